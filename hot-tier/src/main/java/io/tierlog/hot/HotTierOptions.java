@@ -1,0 +1,168 @@
+package io.tierlog.hot;
+
+import io.tierlog.common.ByteSize;
+import io.tierlog.common.ConfigOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The hot tier's configuration keys, named and defaulted as in Apache Kafka's topic configs. A
+ * value of -1 (or Kafka's {@code Long.MAX_VALUE}) means "unlimited" where Kafka says so; {@link
+ * LogConfig} turns those sentinels into {@code Optional.empty()}.
+ *
+ * <p>Stateless; the constants are immutable and thread-safe.
+ */
+public final class HotTierOptions {
+    private HotTierOptions() {}
+
+    public static final ConfigOption<ByteSize> SEGMENT_BYTES =
+            ConfigOption.bytesOption("segment.bytes")
+                    .defaultValue(ByteSize.ofGiB(1))
+                    .validator(v -> between(v.bytes(), 14, Integer.MAX_VALUE))
+                    .doc("Roll a new segment when the active one would grow past this size.")
+                    .build();
+
+    public static final ConfigOption<Duration> SEGMENT_MS =
+            ConfigOption.durationOption("segment.ms")
+                    .defaultValue(Duration.ofDays(7))
+                    .validator(v -> v.toMillis() >= 1 ? null : "must be at least 1 ms")
+                    .doc("Roll a non-empty segment once its first batch is older than this.")
+                    .build();
+
+    public static final ConfigOption<ByteSize> INDEX_INTERVAL_BYTES =
+            ConfigOption.bytesOption("index.interval.bytes")
+                    .defaultValue(ByteSize.ofBytes(4096))
+                    .validator(v -> between(v.bytes(), 0, Integer.MAX_VALUE))
+                    .doc("Bytes of log between two entries of the sparse offset and time indexes.")
+                    .build();
+
+    public static final ConfigOption<ByteSize> SEGMENT_INDEX_BYTES =
+            ConfigOption.bytesOption("segment.index.bytes")
+                    .defaultValue(ByteSize.ofMiB(10))
+                    .validator(v -> between(v.bytes(), 12 * 2, Integer.MAX_VALUE))
+                    .doc(
+                            "Size preallocated for each index file; a full index rolls the"
+                                    + " segment. Trimmed to the real size when the segment closes.")
+                    .build();
+
+    public static final ConfigOption<ByteSize> MESSAGE_MAX_BYTES =
+            ConfigOption.bytesOption("message.max.bytes")
+                    .defaultValue(ByteSize.ofBytes(1048588))
+                    .validator(v -> between(v.bytes(), 61, Integer.MAX_VALUE))
+                    .doc("Largest record batch accepted (whole batch, header included).")
+                    .build();
+
+    public static final ConfigOption<String> MESSAGE_TIMESTAMP_TYPE =
+            ConfigOption.stringOption("message.timestamp.type")
+                    .defaultValue("CreateTime")
+                    .validator(
+                            v ->
+                                    v.equalsIgnoreCase("CreateTime")
+                                                    || v.equalsIgnoreCase("LogAppendTime")
+                                            ? null
+                                            : "expected CreateTime or LogAppendTime")
+                    .doc(
+                            "CreateTime keeps the producer's timestamps; LogAppendTime stamps"
+                                    + " every batch with the broker's clock.")
+                    .build();
+
+    public static final ConfigOption<Duration> MESSAGE_TIMESTAMP_BEFORE_MAX_MS =
+            ConfigOption.durationOption("message.timestamp.before.max.ms")
+                    .defaultValue(Duration.ofMillis(Long.MAX_VALUE))
+                    .validator(HotTierOptions::nonNegative)
+                    .doc("CreateTime records may be at most this much older than the broker clock.")
+                    .build();
+
+    public static final ConfigOption<Duration> MESSAGE_TIMESTAMP_AFTER_MAX_MS =
+            ConfigOption.durationOption("message.timestamp.after.max.ms")
+                    .defaultValue(Duration.ofMillis(Long.MAX_VALUE))
+                    .validator(HotTierOptions::nonNegative)
+                    .doc("CreateTime records may be at most this much ahead of the broker clock.")
+                    .build();
+
+    public static final ConfigOption<Duration> LOCAL_RETENTION_MS =
+            ConfigOption.durationOption("local.retention.ms")
+                    .defaultValue(Duration.ofMillis(-1))
+                    .validator(HotTierOptions::minusOneOrNonNegative)
+                    .doc(
+                            "Delete closed local segments whose newest record is older than this"
+                                    + " (-1: unlimited); never past the caller's offset bound.")
+                    .build();
+
+    public static final ConfigOption<Long> LOCAL_RETENTION_BYTES =
+            ConfigOption.longOption("local.retention.bytes")
+                    .defaultValue(-1L)
+                    .validator(v -> v >= -1 ? null : "must be -1 (unlimited) or >= 0")
+                    .doc(
+                            "Delete the oldest closed local segments while the partition is larger"
+                                    + " than this (-1: unlimited); never past the offset bound.")
+                    .build();
+
+    public static final ConfigOption<Long> FLUSH_MESSAGES =
+            ConfigOption.longOption("flush.messages")
+                    .defaultValue(Long.MAX_VALUE)
+                    .validator(v -> v >= 1 ? null : "must be at least 1")
+                    .doc("Fsync after this many records (default: never; page cache only).")
+                    .build();
+
+    public static final ConfigOption<Duration> FLUSH_MS =
+            ConfigOption.durationOption("flush.ms")
+                    .defaultValue(Duration.ofMillis(Long.MAX_VALUE))
+                    .validator(HotTierOptions::minusOneOrNonNegative)
+                    .doc("Fsync data older than this (default: never; page cache only).")
+                    .build();
+
+    public static final ConfigOption<Durability> LOG_DURABILITY =
+            ConfigOption.enumOption("log.durability", Durability.class)
+                    .defaultValue(Durability.PAGE_CACHE)
+                    .doc(
+                            "page_cache: acknowledge after writing to the page cache (Kafka);"
+                                    + " fsync: acknowledge after an fsync shared by concurrent"
+                                    + " appenders (group commit).")
+                    .build();
+
+    public static final ConfigOption<Duration> FILE_DELETE_DELAY_MS =
+            ConfigOption.durationOption("file.delete.delay.ms")
+                    .defaultValue(Duration.ofSeconds(60))
+                    .validator(HotTierOptions::nonNegative)
+                    .doc(
+                            "Deleted segments are renamed to .deleted and removed after this"
+                                    + " delay, so in-flight reads finish.")
+                    .build();
+
+    /** Every option of the hot tier, in documentation order. */
+    public static List<ConfigOption<?>> all() {
+        return List.of(
+                SEGMENT_BYTES,
+                SEGMENT_MS,
+                INDEX_INTERVAL_BYTES,
+                SEGMENT_INDEX_BYTES,
+                MESSAGE_MAX_BYTES,
+                MESSAGE_TIMESTAMP_TYPE,
+                MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
+                MESSAGE_TIMESTAMP_AFTER_MAX_MS,
+                LOCAL_RETENTION_MS,
+                LOCAL_RETENTION_BYTES,
+                FLUSH_MESSAGES,
+                FLUSH_MS,
+                LOG_DURABILITY,
+                FILE_DELETE_DELAY_MS);
+    }
+
+    static boolean isLogAppendTime(String timestampType) {
+        return timestampType.toLowerCase(Locale.ROOT).equals("logappendtime");
+    }
+
+    private static String between(long v, long min, long max) {
+        return v >= min && v <= max ? null : "must be between " + min + " and " + max;
+    }
+
+    private static String nonNegative(Duration d) {
+        return d.isNegative() ? "must not be negative" : null;
+    }
+
+    private static String minusOneOrNonNegative(Duration d) {
+        return d.toMillis() >= -1 ? null : "must be -1 (unlimited) or >= 0";
+    }
+}
