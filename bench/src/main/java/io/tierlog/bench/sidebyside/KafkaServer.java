@@ -1,0 +1,116 @@
+package io.tierlog.bench.sidebyside;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * Apache Kafka 4.4.0 (KRaft, combined broker + controller, one node) as a child JVM on free
+ * loopback ports, with the JVM options of Kafka's own start script ({@code -Xmx1G -Xms1G}, G1 with
+ * 20 ms pause target) and Kafka's default log settings (page cache only, no fsync per message).
+ *
+ * <p>Thread-safety: not thread-safe; used by one harness thread.
+ */
+final class KafkaServer implements ServerUnderTest {
+    private final Process process;
+    private final String bootstrap;
+
+    private KafkaServer(Process process, String bootstrap) {
+        this.process = process;
+        this.bootstrap = bootstrap;
+    }
+
+    static KafkaServer start(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        int port = Children.freePort();
+        int controllerPort = Children.freePort();
+        Path logDir = dir.resolve("kafka-logs");
+        String config =
+                String.join(
+                        "\n",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:"
+                                + port
+                                + ",CONTROLLER://127.0.0.1:"
+                                + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "controller.listener.names=CONTROLLER",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                        "log.dirs=" + logDir.toAbsolutePath(),
+                        "num.partitions=1",
+                        "offsets.topic.replication.factor=1",
+                        "offsets.topic.num.partitions=1",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "share.coordinator.state.topic.replication.factor=1",
+                        "share.coordinator.state.topic.min.isr=1",
+                        "group.initial.rebalance.delay.ms=0",
+                        "");
+        Path props = dir.resolve("server.properties");
+        Files.writeString(props, config);
+        Path out = dir.resolve("kafka.out");
+        int rc =
+                Children.run(
+                        Children.java(
+                                List.of("-Xmx512m"),
+                                List.of(
+                                        "kafka.tools.StorageTool",
+                                        "format",
+                                        "--cluster-id",
+                                        Uuid.randomUuid().toString(),
+                                        "--config",
+                                        props.toString()),
+                                out),
+                        Duration.ofMinutes(2));
+        if (rc != 0) {
+            throw new IOException("StorageTool format failed:\n" + Children.tail(out));
+        }
+        Process p =
+                Children.java(
+                                List.of(
+                                        "-Xmx1G",
+                                        "-Xms1G",
+                                        "-XX:+UseG1GC",
+                                        "-XX:MaxGCPauseMillis=20",
+                                        "-XX:InitiatingHeapOccupancyPercent=35",
+                                        "-XX:+ExplicitGCInvokesConcurrent",
+                                        "-Djava.awt.headless=true"),
+                                List.of("kafka.Kafka", props.toString()),
+                                out)
+                        .start();
+        String bootstrap = "127.0.0.1:" + port;
+        try {
+            Children.awaitAnswering(p, bootstrap, out, Duration.ofMinutes(2));
+        } catch (IOException e) {
+            p.destroyForcibly();
+            throw e;
+        }
+        return new KafkaServer(p, bootstrap);
+    }
+
+    @Override
+    public String name() {
+        return "kafka";
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return bootstrap;
+    }
+
+    @Override
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public void close() throws IOException {
+        Children.stop(process);
+    }
+}
