@@ -1,0 +1,10 @@
+package io.tierlog.cold;
+
+/** Compression codec of the Parquet pages of cold objects ({@code cold.compression}). */
+public enum ColdCompression {
+    ZSTD,
+    SNAPPY,
+    GZIP,
+    LZ4_RAW,
+    UNCOMPRESSED
+}

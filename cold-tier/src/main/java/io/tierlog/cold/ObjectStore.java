@@ -1,0 +1,53 @@
+package io.tierlog.cold;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Narrow object-store seam (the size of Iceberg's {@code FileIO}). Keys are full object keys
+ * relative to the store's bucket (and prefix, if the implementation applies one); every failure is
+ * an {@link ObjectStoreException} carrying the key.
+ *
+ * <p>Contract:
+ *
+ * <ul>
+ *   <li>{@code put} replaces any object under the key; a completed {@code put} is durable and
+ *       readable by {@code get}/{@code head}/{@code list}. Payloads are checksummed end to end.
+ *   <li>{@code get} of an absent key and {@code head} of an absent key throw {@link
+ *       ObjectNotFoundException}.
+ *   <li>{@code delete} is idempotent: deleting an absent key succeeds.
+ *   <li>{@code list} returns every object under the prefix (all pages), sorted by key.
+ *   <li>The caller closes the store; closing releases connections.
+ * </ul>
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface ObjectStore extends Closeable {
+
+    /** Uploads a local file; implementations switch to multipart above a size threshold. */
+    void put(String key, Path file) throws IOException;
+
+    /** Uploads a byte array. */
+    void put(String key, byte[] data) throws IOException;
+
+    /**
+     * Reads {@code length} bytes starting at {@code position} (a ranged GET). A range that ends
+     * past the object's end returns the bytes up to the end; a position at or past the end fails.
+     */
+    ByteBuffer get(String key, long position, int length) throws IOException;
+
+    /** Reads a whole object. */
+    ByteBuffer get(String key) throws IOException;
+
+    /** Size and modification time of an object; {@link ObjectNotFoundException} if absent. */
+    ObjectInfo head(String key) throws IOException;
+
+    /** Every object whose key starts with {@code prefix}, sorted by key. */
+    List<ObjectInfo> list(String prefix) throws IOException;
+
+    /** Deletes an object; succeeds if it does not exist. */
+    void delete(String key) throws IOException;
+}

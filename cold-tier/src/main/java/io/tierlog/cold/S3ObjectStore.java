@@ -1,0 +1,403 @@
+package io.tierlog.cold;
+
+import io.tierlog.common.Config;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
+
+/**
+ * {@link ObjectStore} on the AWS SDK v2 synchronous S3 client (Apache HttpClient 5 transport).
+ *
+ * <p>Behaviour:
+ *
+ * <ul>
+ *   <li>Endpoint, region, path-style addressing and credentials come from {@link ColdTierOptions};
+ *       without static keys the AWS default credentials provider chain is used.
+ *   <li>Every request is retried by the SDK's standard retry strategy: throttling, 5xx, timeouts
+ *       and connection errors, up to {@code s3.retry.max.attempts} attempts with exponential
+ *       backoff and full jitter between {@code s3.retry.backoff.ms} and {@code
+ *       s3.retry.backoff.max.ms}. The SDK's retry circuit breaker is disabled: an endpoint that is
+ *       down for a while must not make later requests fail fast.
+ *   <li>Uploads carry a CRC32C checksum that the server verifies; whole-object downloads validate
+ *       the stored checksum when the server returns one. Parquet pages carry their own CRC, which
+ *       {@link ParquetLogReader} verifies on ranged reads.
+ *   <li>Files above {@code s3.multipart.threshold.bytes} are uploaded in parts of {@code
+ *       s3.multipart.part.bytes}; a failed multipart upload is aborted.
+ *   <li>Keys are full object keys inside the bucket; this class does not add {@code s3.prefix}
+ *       (callers build keys with {@link ObjectKeys} and {@link ColdTierOptions#prefix()}).
+ * </ul>
+ *
+ * <p>Thread-safe: the SDK client is shared by all threads.
+ */
+public final class S3ObjectStore implements ObjectStore {
+    private static final Logger log = LoggerFactory.getLogger(S3ObjectStore.class);
+
+    private final S3Client s3;
+    private final String bucket;
+    private final long multipartThreshold;
+    private final int partSize;
+
+    private S3ObjectStore(S3Client s3, ColdTierOptions options) {
+        this.s3 = s3;
+        this.bucket = options.bucket();
+        this.multipartThreshold = options.multipartThresholdBytes();
+        this.partSize = Math.toIntExact(options.multipartPartBytes());
+    }
+
+    /** A store configured by the {@code s3.*} keys of {@code config}. */
+    public static S3ObjectStore create(Config config) {
+        return create(ColdTierOptions.from(config));
+    }
+
+    /** A store configured by {@code options}. */
+    public static S3ObjectStore create(ColdTierOptions options) {
+        Objects.requireNonNull(options, "options");
+        AwsCredentialsProvider credentials =
+                options.accessKey().isPresent()
+                        ? StaticCredentialsProvider.create(
+                                AwsBasicCredentials.create(
+                                        options.accessKey().get(), options.secretKey().get()))
+                        : DefaultCredentialsProvider.builder().build();
+        var retryStrategy =
+                AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                        .maxAttempts(options.retryMaxAttempts())
+                        .backoffStrategy(
+                                BackoffStrategy.exponentialDelay(
+                                        options.retryBackoff(), options.retryBackoffMax()))
+                        .throttlingBackoffStrategy(
+                                BackoffStrategy.exponentialDelay(
+                                        options.retryBackoff().multipliedBy(5),
+                                        options.retryBackoffMax()))
+                        .circuitBreakerEnabled(false)
+                        .build();
+        var builder =
+                S3Client.builder()
+                        .region(Region.of(options.region()))
+                        .credentialsProvider(credentials)
+                        .serviceConfiguration(
+                                S3Configuration.builder()
+                                        .pathStyleAccessEnabled(options.pathStyle())
+                                        .build())
+                        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                        .responseChecksumValidation(ResponseChecksumValidation.WHEN_SUPPORTED)
+                        .httpClientBuilder(
+                                Apache5HttpClient.builder()
+                                        .maxConnections(64)
+                                        .connectionTimeout(
+                                                min(
+                                                        options.requestTimeout(),
+                                                        java.time.Duration.ofSeconds(10)))
+                                        .socketTimeout(options.requestTimeout()))
+                        .overrideConfiguration(
+                                c ->
+                                        c.retryStrategy(retryStrategy)
+                                                .apiCallAttemptTimeout(options.requestTimeout()));
+        options.endpoint().ifPresent(e -> builder.endpointOverride(URI.create(e)));
+        return new S3ObjectStore(builder.build(), options);
+    }
+
+    private static java.time.Duration min(java.time.Duration a, java.time.Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /** The bucket this store reads and writes. */
+    public String bucket() {
+        return bucket;
+    }
+
+    @Override
+    public void put(String key, Path file) throws IOException {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            throw new ObjectStoreException(key, "cannot read local file " + file, e);
+        }
+        if (size > multipartThreshold) {
+            putMultipart(key, file, size);
+            return;
+        }
+        try {
+            s3.putObject(
+                    b ->
+                            b.bucket(bucket)
+                                    .key(key)
+                                    .contentLength(size)
+                                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
+                    RequestBody.fromFile(file));
+        } catch (SdkException | UncheckedIOException e) {
+            throw translate(key, "PUT", e);
+        }
+    }
+
+    @Override
+    public void put(String key, byte[] data) throws IOException {
+        Objects.requireNonNull(data, "data");
+        try {
+            s3.putObject(
+                    b ->
+                            b.bucket(bucket)
+                                    .key(key)
+                                    .contentLength((long) data.length)
+                                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
+                    RequestBody.fromBytes(data));
+        } catch (SdkException e) {
+            throw translate(key, "PUT", e);
+        }
+    }
+
+    private void putMultipart(String key, Path file, long size) throws IOException {
+        CreateMultipartUploadResponse created;
+        try {
+            created =
+                    s3.createMultipartUpload(
+                            b ->
+                                    b.bucket(bucket)
+                                            .key(key)
+                                            .checksumAlgorithm(ChecksumAlgorithm.CRC32_C));
+        } catch (SdkException e) {
+            throw translate(key, "CreateMultipartUpload", e);
+        }
+        String uploadId = created.uploadId();
+        List<CompletedPart> parts = new ArrayList<>();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.allocate((int) Math.min(partSize, size));
+            long position = 0;
+            int partNumber = 1;
+            while (position < size) {
+                buf.clear();
+                int want = (int) Math.min(partSize, size - position);
+                buf.limit(want);
+                while (buf.hasRemaining()) {
+                    if (ch.read(buf, position + buf.position()) < 0) {
+                        throw new ObjectStoreException(
+                                key, "local file " + file + " shrank during upload");
+                    }
+                }
+                buf.flip();
+                final int pn = partNumber;
+                UploadPartResponse r =
+                        s3.uploadPart(
+                                b ->
+                                        b.bucket(bucket)
+                                                .key(key)
+                                                .uploadId(uploadId)
+                                                .partNumber(pn)
+                                                .contentLength((long) want)
+                                                .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
+                                RequestBody.fromByteBuffer(buf));
+                parts.add(
+                        CompletedPart.builder()
+                                .partNumber(pn)
+                                .eTag(r.eTag())
+                                .checksumCRC32C(r.checksumCRC32C())
+                                .build());
+                position += want;
+                partNumber++;
+            }
+            s3.completeMultipartUpload(
+                    b ->
+                            b.bucket(bucket)
+                                    .key(key)
+                                    .uploadId(uploadId)
+                                    .multipartUpload(
+                                            CompletedMultipartUpload.builder()
+                                                    .parts(parts)
+                                                    .build()));
+        } catch (IOException | RuntimeException e) {
+            abortQuietly(key, uploadId, e);
+            if (e instanceof ObjectStoreException ose) {
+                throw ose;
+            }
+            if (e instanceof SdkException se) {
+                throw translate(key, "multipart upload", se);
+            }
+            throw new ObjectStoreException(key, "multipart upload failed: " + e, e);
+        }
+    }
+
+    private void abortQuietly(String key, String uploadId, Exception cause) {
+        try {
+            s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+        } catch (SdkException e) {
+            cause.addSuppressed(e);
+            log.warn(
+                    "Could not abort multipart upload {} of {}; the bucket's lifecycle rule"
+                            + " must clean it up",
+                    uploadId,
+                    key,
+                    e);
+        }
+    }
+
+    @Override
+    public ByteBuffer get(String key, long position, int length) throws IOException {
+        if (position < 0 || length < 0) {
+            throw new IllegalArgumentException(
+                    "invalid range position=" + position + " length=" + length + " for " + key);
+        }
+        if (length == 0) {
+            return ByteBuffer.allocate(0);
+        }
+        String range = "bytes=" + position + "-" + (position + length - 1);
+        try {
+            ResponseBytes<GetObjectResponse> bytes =
+                    s3.getObjectAsBytes(b -> b.bucket(bucket).key(key).range(range));
+            return bytes.asByteBuffer();
+        } catch (SdkException | UncheckedIOException e) {
+            throw translate(key, "GET " + range, e);
+        }
+    }
+
+    @Override
+    public ByteBuffer get(String key) throws IOException {
+        try {
+            ResponseBytes<GetObjectResponse> bytes =
+                    s3.getObjectAsBytes(
+                            b -> b.bucket(bucket).key(key).checksumMode(ChecksumMode.ENABLED));
+            return bytes.asByteBuffer();
+        } catch (SdkException | UncheckedIOException e) {
+            throw translate(key, "GET", e);
+        }
+    }
+
+    /** Streams a whole object; the caller closes the stream. */
+    public InputStream openStream(String key) throws IOException {
+        try {
+            return s3.getObject(b -> b.bucket(bucket).key(key));
+        } catch (SdkException e) {
+            throw translate(key, "GET", e);
+        }
+    }
+
+    @Override
+    public ObjectInfo head(String key) throws IOException {
+        try {
+            HeadObjectResponse r = s3.headObject(b -> b.bucket(bucket).key(key));
+            return new ObjectInfo(key, r.contentLength(), orEpoch(r.lastModified()));
+        } catch (SdkException e) {
+            throw translate(key, "HEAD", e);
+        }
+    }
+
+    @Override
+    public List<ObjectInfo> list(String prefix) throws IOException {
+        List<ObjectInfo> out = new ArrayList<>();
+        try {
+            for (S3Object o :
+                    s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+                out.add(new ObjectInfo(o.key(), o.size(), orEpoch(o.lastModified())));
+            }
+        } catch (SdkException e) {
+            throw translate(prefix, "LIST", e);
+        }
+        out.sort(Comparator.comparing(ObjectInfo::key));
+        return out;
+    }
+
+    @Override
+    public void delete(String key) throws IOException {
+        try {
+            s3.deleteObject(b -> b.bucket(bucket).key(key));
+        } catch (SdkException e) {
+            ObjectStoreException t = translate(key, "DELETE", e);
+            if (!(t instanceof ObjectNotFoundException)) {
+                throw t;
+            }
+        }
+    }
+
+    /** Creates the bucket if it does not exist yet (for embedded and test setups). */
+    public void createBucketIfMissing() throws IOException {
+        try {
+            s3.headBucket(b -> b.bucket(bucket));
+        } catch (S3Exception e) {
+            if (e.statusCode() != 404) {
+                throw translate(bucket, "HEAD bucket", e);
+            }
+            try {
+                s3.createBucket(b -> b.bucket(bucket));
+            } catch (SdkException ce) {
+                throw translate(bucket, "CREATE bucket", ce);
+            }
+        } catch (SdkException e) {
+            throw translate(bucket, "HEAD bucket", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        s3.close();
+    }
+
+    private static Instant orEpoch(Instant i) {
+        return i == null ? Instant.EPOCH : i;
+    }
+
+    private ObjectStoreException translate(String key, String op, Exception e) {
+        if (e instanceof NoSuchKeyException) {
+            return new ObjectNotFoundException(key, e);
+        }
+        if (e instanceof S3Exception se) {
+            if (se.statusCode() == 404
+                    && (se.awsErrorDetails() == null
+                            || !"NoSuchBucket".equals(se.awsErrorDetails().errorCode()))) {
+                return new ObjectNotFoundException(key, e);
+            }
+            String code =
+                    se.awsErrorDetails() == null ? "" : " " + se.awsErrorDetails().errorCode();
+            return new ObjectStoreException(
+                    key,
+                    op
+                            + " s3://"
+                            + bucket
+                            + " failed: HTTP "
+                            + se.statusCode()
+                            + code
+                            + ": "
+                            + se.getMessage(),
+                    e);
+        }
+        return new ObjectStoreException(
+                key, op + " s3://" + bucket + " failed: " + e.getMessage(), e);
+    }
+}
