@@ -1,0 +1,122 @@
+package io.tierlog.catalog;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The source of truth for what the cold tier holds: topics, per-partition cold state, and the
+ * ordered, contiguous list of committed cold objects of each partition.
+ *
+ * <p>Contract: every method is one transaction. Commits are conditional on the partition's current
+ * cold high watermark (compare-and-set), so several processes sharing one catalog (a SQLite file or
+ * a PostgreSQL database) never commit overlapping ranges: exactly one wins, the others get a {@link
+ * CommitConflictException}. "Not found" is an empty {@link Optional} (or an empty list), never an
+ * exception, except for writes to an unknown topic or partition. Failures are unchecked {@link
+ * CatalogException}s. The caller closes the catalog.
+ *
+ * <p>Thread-safe.
+ */
+public interface Catalog extends AutoCloseable {
+
+    /**
+     * Opens (creating if needed) the catalog at {@code jdbcUrl} and migrates its schema to the
+     * latest version. {@code jdbc:sqlite:<file>} (WAL mode; parent directories are created) or
+     * {@code jdbc:postgresql:...}.
+     */
+    static Catalog open(String jdbcUrl) throws CatalogException {
+        return open(jdbcUrl, Map.of());
+    }
+
+    /**
+     * Like {@link #open(String)}, with extra JDBC connection properties (for example {@code user}
+     * and {@code password}).
+     */
+    static Catalog open(String jdbcUrl, Map<String, String> connectionProperties)
+            throws CatalogException {
+        return JdbcCatalog.open(jdbcUrl, connectionProperties);
+    }
+
+    /**
+     * Creates a topic with partitions {@code 0..partitions-1}. Idempotent: if a topic of that name
+     * exists with the same partition count and configs, returns it.
+     *
+     * @throws TopicExistsException if it exists with a different partition count or configs
+     */
+    TopicRecord createTopic(String name, int partitions, Map<String, String> configs);
+
+    /** The topic named {@code name}, if any. */
+    Optional<TopicRecord> topic(String name);
+
+    /** All topics, ordered by name. */
+    List<TopicRecord> topics();
+
+    /**
+     * Deletes a topic with its partitions and object rows; its objects become orphans for the
+     * sweeper. No-op if absent.
+     */
+    void deleteTopic(String name);
+
+    /**
+     * Raises a topic's partition count (Kafka's CreatePartitions). No-op if it already has at least
+     * {@code partitions}; never lowers it.
+     *
+     * @throws CatalogException if the topic does not exist
+     */
+    TopicRecord ensurePartitions(String name, int partitions);
+
+    /**
+     * Replaces a topic's configs.
+     *
+     * @throws CatalogException if the topic does not exist
+     */
+    TopicRecord updateTopicConfigs(String name, Map<String, String> configs);
+
+    /**
+     * The cold state of one partition.
+     *
+     * @throws CatalogException if the topic or partition does not exist
+     */
+    PartitionState partitionState(String topic, int partition);
+
+    /**
+     * Appends {@code obj} if its first offset equals the partition's cold high watermark (or, while
+     * the partition has no object yet, at any first offset), advancing the watermark to {@code
+     * obj.lastOffset() + 1}, in one transaction. Committing the same object (same key and range)
+     * again is a no-op success.
+     *
+     * @return {@link CommitResult#COMMITTED} or {@link CommitResult#ALREADY_COMMITTED}
+     * @throws CommitConflictException gap or overlap, or another writer committed first: nothing
+     *     was written
+     * @throws CommitFailedException unknown topic/partition or a failure before the commit point:
+     *     nothing was written, the object may be deleted
+     * @throws CommitStateUnknownException the outcome is unknown: never delete the object
+     */
+    CommitResult commit(ColdObject obj);
+
+    /** The committed object whose range holds {@code offset}, if any. */
+    Optional<ColdObject> objectFor(String topic, int partition, long offset);
+
+    /**
+     * The first committed object (lowest offsets) holding a record with timestamp {@code >=
+     * timestampMs}, if any.
+     */
+    Optional<ColdObject> firstObjectReaching(String topic, int partition, long timestampMs);
+
+    /** The committed objects of a partition, ordered by offset (empty for an unknown partition). */
+    List<ColdObject> objects(String topic, int partition);
+
+    /**
+     * Removes from the catalog the objects of a partition that lie entirely below {@code offset}
+     * (cold retention) and advances the cold log start offset. The removed objects are returned so
+     * the caller can delete them from the store; if it does not, the sweeper will.
+     */
+    List<ColdObject> removeObjectsBelow(String topic, int partition, long offset);
+
+    /** The keys of every committed object of every topic, for the orphan sweeper. */
+    List<String> allObjectKeys();
+
+    /** Releases the connection(s). Idempotent. */
+    @Override
+    void close();
+}

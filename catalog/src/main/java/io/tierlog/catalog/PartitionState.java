@@ -1,0 +1,28 @@
+package io.tierlog.catalog;
+
+/**
+ * What the cold tier holds for one partition. Immutable, so thread-safe.
+ *
+ * @param topic topic name
+ * @param partition partition number
+ * @param coldHighWatermark the next offset not in the cold tier: the last committed object's last
+ *     offset + 1, or 0 while no object was ever committed (then the first commit may start at any
+ *     offset >= 0)
+ * @param coldLogStartOffset the first offset the cold tier holds (the first object's first offset);
+ *     equals {@code coldHighWatermark} while the cold tier holds nothing
+ * @param objectCount number of committed objects
+ * @param committedBytes sum of the committed objects' sizes
+ */
+public record PartitionState(
+        String topic,
+        int partition,
+        long coldHighWatermark,
+        long coldLogStartOffset,
+        long objectCount,
+        long committedBytes) {
+
+    /** True if no object was ever committed to this partition. */
+    public boolean empty() {
+        return objectCount == 0;
+    }
+}

@@ -1,0 +1,180 @@
+package io.tierlog.catalog;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The catalog's schema, as an ordered list of migrations, and the code that brings a database up to
+ * the latest one. A shipped migration is never edited: a change is a new migration appended to
+ * {@link #ALL}, so a newer tierlog opens an older catalog. A catalog newer than this code is
+ * refused rather than misread. Each migration runs in its own transaction together with its {@code
+ * schema_version} row, so a crash mid-migration leaves the previous version intact. Stateless, so
+ * thread-safe; concurrent migrators of one database serialise on a lock (see {@link Dialect}).
+ *
+ * <p>Tables (latest version):
+ *
+ * <ul>
+ *   <li>{@code schema_version(version, description, applied_at)}: one row per applied migration.
+ *   <li>{@code topics(id, name, partition_count, created_at)}: id is a UUID string; name unique.
+ *   <li>{@code topic_configs(topic_id, config_key, config_value)} (since v2).
+ *   <li>{@code partitions(topic_id, partition_id, cold_hw, cold_log_start)}: {@code cold_hw} is the
+ *       next offset not in cold, NULL until the first commit; {@code cold_log_start} (since v2) the
+ *       first offset still in cold.
+ *   <li>{@code cold_objects(topic_id, partition_id, first_offset, last_offset, min_ts, max_ts,
+ *       record_count, size_bytes, object_key, created_at)}: key unique; timestamps epoch millis.
+ * </ul>
+ */
+final class SchemaMigrations {
+    private static final Logger LOG = LoggerFactory.getLogger(SchemaMigrations.class);
+
+    /** One schema step. */
+    record Migration(int version, String description, List<String> statements) {}
+
+    static final List<Migration> ALL =
+            List.of(
+                    new Migration(
+                            1,
+                            "topics, partitions with cold high watermark, cold objects",
+                            List.of(
+                                    "CREATE TABLE topics ("
+                                            + " id VARCHAR(36) PRIMARY KEY,"
+                                            + " name VARCHAR(255) NOT NULL UNIQUE,"
+                                            + " partition_count INTEGER NOT NULL,"
+                                            + " created_at BIGINT NOT NULL)",
+                                    "CREATE TABLE partitions ("
+                                            + " topic_id VARCHAR(36) NOT NULL"
+                                            + " REFERENCES topics(id) ON DELETE CASCADE,"
+                                            + " partition_id INTEGER NOT NULL,"
+                                            + " cold_hw BIGINT,"
+                                            + " PRIMARY KEY (topic_id, partition_id))",
+                                    "CREATE TABLE cold_objects ("
+                                            + " topic_id VARCHAR(36) NOT NULL,"
+                                            + " partition_id INTEGER NOT NULL,"
+                                            + " first_offset BIGINT NOT NULL,"
+                                            + " last_offset BIGINT NOT NULL,"
+                                            + " min_ts BIGINT NOT NULL,"
+                                            + " max_ts BIGINT NOT NULL,"
+                                            + " record_count BIGINT NOT NULL,"
+                                            + " size_bytes BIGINT NOT NULL,"
+                                            + " object_key VARCHAR(1024) NOT NULL UNIQUE,"
+                                            + " created_at BIGINT NOT NULL,"
+                                            + " PRIMARY KEY (topic_id, partition_id, first_offset),"
+                                            + " FOREIGN KEY (topic_id, partition_id)"
+                                            + " REFERENCES partitions(topic_id, partition_id)"
+                                            + " ON DELETE CASCADE)")),
+                    new Migration(
+                            2,
+                            "topic configs; cold log start offset",
+                            List.of(
+                                    "CREATE TABLE topic_configs ("
+                                            + " topic_id VARCHAR(36) NOT NULL"
+                                            + " REFERENCES topics(id) ON DELETE CASCADE,"
+                                            + " config_key VARCHAR(255) NOT NULL,"
+                                            + " config_value TEXT NOT NULL,"
+                                            + " PRIMARY KEY (topic_id, config_key))",
+                                    "ALTER TABLE partitions ADD COLUMN cold_log_start BIGINT",
+                                    "UPDATE partitions SET cold_log_start = (SELECT"
+                                            + " MIN(o.first_offset) FROM cold_objects o"
+                                            + " WHERE o.topic_id = partitions.topic_id"
+                                            + " AND o.partition_id = partitions.partition_id)")),
+                    new Migration(
+                            3,
+                            "index for timestamp lookups",
+                            List.of(
+                                    "CREATE INDEX cold_objects_max_ts ON cold_objects"
+                                            + " (topic_id, partition_id, max_ts)")));
+
+    private SchemaMigrations() {}
+
+    /** The version this code writes and reads. */
+    static int latestVersion() {
+        return ALL.get(ALL.size() - 1).version();
+    }
+
+    /**
+     * Migrates the database to {@code target} (normally {@link #latestVersion()}).
+     *
+     * @return the version before migrating (0 for a new database)
+     */
+    static int migrate(Connection c, Dialect dialect, int target) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version ("
+                            + " version INTEGER PRIMARY KEY,"
+                            + " description VARCHAR(255) NOT NULL,"
+                            + " applied_at BIGINT NOT NULL)");
+        }
+        int initial = -1;
+        while (true) {
+            dialect.begin(c);
+            boolean done = false;
+            try {
+                dialect.lockForMigration(c);
+                int current = currentVersion(c);
+                if (initial < 0) {
+                    initial = current;
+                }
+                if (current > latestVersion()) {
+                    throw new CatalogException(
+                            "catalog schema version "
+                                    + current
+                                    + " is newer than this tierlog supports ("
+                                    + latestVersion()
+                                    + "): upgrade tierlog");
+                }
+                if (current >= target) {
+                    dialect.rollback(c);
+                    done = true;
+                    return initial;
+                }
+                Migration m = ALL.get(current); // versions are 1..n, contiguous
+                try (Statement s = c.createStatement()) {
+                    for (String sql : m.statements()) {
+                        s.execute(sql);
+                    }
+                }
+                try (PreparedStatement ps =
+                        c.prepareStatement(
+                                "INSERT INTO schema_version (version, description, applied_at)"
+                                        + " VALUES (?, ?, ?)")) {
+                    ps.setInt(1, m.version());
+                    ps.setString(2, m.description());
+                    ps.setLong(3, System.currentTimeMillis());
+                    ps.executeUpdate();
+                }
+                dialect.commit(c);
+                done = true;
+                if (initial > 0) {
+                    LOG.info(
+                            "catalog schema migrated from version {} to {}: {}",
+                            current,
+                            m.version(),
+                            m.description());
+                } else {
+                    LOG.debug("catalog schema created at version {}", m.version());
+                }
+            } finally {
+                if (!done) {
+                    try {
+                        dialect.rollback(c);
+                    } catch (SQLException suppressed) {
+                        LOG.debug("rollback after failed migration failed", suppressed);
+                    }
+                }
+            }
+        }
+    }
+
+    static int currentVersion(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT MAX(version) FROM schema_version")) {
+            return rs.next() ? rs.getInt(1) : 0;
+        }
+    }
+}

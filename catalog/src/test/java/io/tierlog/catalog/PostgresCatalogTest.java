@@ -1,0 +1,91 @@
+package io.tierlog.catalog;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The catalog contract on PostgreSQL, each test in a fresh schema. The server is {@code
+ * TIERLOG_IT_PG_URL} (a JDBC URL with user and password), else {@value #DEFAULT_URL}; the tests are
+ * skipped with a reason when neither answers.
+ */
+class PostgresCatalogTest extends CatalogContractTest {
+    static final String DEFAULT_URL =
+            "jdbc:postgresql://127.0.0.1:5432/tierlog?user=tierlog&password=tierlog";
+
+    private String schema;
+
+    static String baseUrl() {
+        String env = System.getenv("TIERLOG_IT_PG_URL");
+        return env == null || env.isBlank() ? DEFAULT_URL : env;
+    }
+
+    private String url() {
+        String base = baseUrl();
+        return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+
+    @BeforeEach
+    @Override
+    void openFirst() {
+        schema = "tl_" + UUID.randomUUID().toString().replace("-", "").toLowerCase(Locale.ROOT);
+        try (Connection c = DriverManager.getConnection(baseUrl() + connectTimeout());
+                Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + schema);
+        } catch (SQLException e) {
+            schema = null;
+            Assumptions.abort(
+                    "PostgreSQL not reachable at "
+                            + baseUrl().replaceAll("password=[^&]*", "password=***")
+                            + " ("
+                            + e.getMessage()
+                            + "); set TIERLOG_IT_PG_URL to run these tests");
+        }
+        super.openFirst();
+    }
+
+    private static String connectTimeout() {
+        return (baseUrl().contains("?") ? "&" : "?") + "connectTimeout=3";
+    }
+
+    @AfterEach
+    void dropSchema() throws SQLException {
+        if (schema == null) {
+            return;
+        }
+        try (Connection c = DriverManager.getConnection(baseUrl());
+                Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
+    }
+
+    @Override
+    Catalog openCatalog() {
+        return Catalog.open(url());
+    }
+
+    @Override
+    Connection rawConnection() throws SQLException {
+        return DriverManager.getConnection(url());
+    }
+
+    @Override
+    List<String> commitTrapStatements() {
+        return List.of(
+                "CREATE TABLE trap_target (y INTEGER PRIMARY KEY)",
+                "CREATE TABLE trap (x INTEGER REFERENCES trap_target(y)"
+                        + " DEFERRABLE INITIALLY DEFERRED)",
+                "CREATE FUNCTION trap_fn() RETURNS trigger AS"
+                        + " $$ BEGIN INSERT INTO trap VALUES (42); RETURN NEW; END $$"
+                        + " LANGUAGE plpgsql",
+                "CREATE TRIGGER trap_insert AFTER INSERT ON cold_objects"
+                        + " FOR EACH ROW EXECUTE FUNCTION trap_fn()");
+    }
+}

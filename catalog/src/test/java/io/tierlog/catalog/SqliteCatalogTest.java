@@ -1,0 +1,83 @@
+package io.tierlog.catalog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The catalog contract on the embedded default: a SQLite file in WAL mode. */
+class SqliteCatalogTest extends CatalogContractTest {
+    @TempDir Path dir;
+
+    String url() {
+        return "jdbc:sqlite:" + dir.resolve("data/catalog.db");
+    }
+
+    @Override
+    Catalog openCatalog() {
+        return Catalog.open(url());
+    }
+
+    @Override
+    Connection rawConnection() throws SQLException {
+        return DriverManager.getConnection(url());
+    }
+
+    @Override
+    List<String> commitTrapStatements() {
+        return List.of(
+                "CREATE TABLE trap_target (y INTEGER PRIMARY KEY)",
+                "CREATE TABLE trap (x INTEGER REFERENCES trap_target(y)"
+                        + " DEFERRABLE INITIALLY DEFERRED)",
+                "CREATE TRIGGER trap_insert AFTER INSERT ON cold_objects"
+                        + " BEGIN INSERT INTO trap VALUES (42); END");
+    }
+
+    @Test
+    void theFileIsCreatedWithItsDirectoryAndUsesWriteAheadLogging() throws Exception {
+        assertThat(dir.resolve("data/catalog.db")).exists();
+        try (Connection c = rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).isEqualToIgnoringCase("wal");
+        }
+    }
+
+    @Test
+    void anUnsupportedUrlGetsAClearError() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Catalog.open("jdbc:mysql://localhost/x"))
+                .isInstanceOf(CatalogException.class)
+                .hasMessageContaining("jdbc:sqlite:");
+    }
+
+    @Test
+    void aFileThatIsNotADatabaseGetsAClearErrorAndIsLeftAlone() throws Exception {
+        Path bogus = dir.resolve("bogus.db");
+        Files.writeString(bogus, "this is not a database, it is a very important text file\n");
+        byte[] before = Files.readAllBytes(bogus);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Catalog.open("jdbc:sqlite:" + bogus))
+                .isInstanceOf(CatalogException.class);
+        assertThat(Files.readAllBytes(bogus)).isEqualTo(before);
+    }
+
+    @Test
+    void topicsCreatedBeforeAConnectionIsReusedAreVisibleToAnotherProcessesConnection() {
+        catalog.createTopic(T, 1, Map.of());
+        try (Catalog other = openCatalog()) {
+            other.commit(obj(0, 4));
+        }
+        assertThat(catalog.partitionState(T, 0).coldHighWatermark()).isEqualTo(5);
+    }
+}
