@@ -1,0 +1,147 @@
+package io.tierlog.server;
+
+import io.tierlog.common.ByteSize;
+import io.tierlog.common.ConfigOption;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Typed options of the Kafka protocol server, with Kafka's names and meanings where Kafka has the
+ * concept. Topic-level defaults of the hot tier ({@code segment.bytes}, ...) are declared by {@code
+ * HotTierOptions}; {@code message.max.bytes} is one of them. Immutable constants; thread-safe.
+ */
+public final class ServerOptions {
+    private ServerOptions() {}
+
+    public static final ConfigOption<Integer> NODE_ID =
+            ConfigOption.intOption("node.id")
+                    .defaultValue(0)
+                    .validator(v -> v < 0 ? "must be >= 0" : null)
+                    .doc("Id of this server in Metadata responses (the only broker of its cluster).")
+                    .build();
+
+    public static final ConfigOption<String> CLUSTER_ID =
+            ConfigOption.stringOption("cluster.id")
+                    .defaultValue("tierlog-cluster")
+                    .doc("Cluster id reported in Metadata responses.")
+                    .build();
+
+    public static final ConfigOption<String> LISTENERS =
+            ConfigOption.stringOption("listeners")
+                    .defaultValue("PLAINTEXT://127.0.0.1:9092")
+                    .validator(Listener::validateList)
+                    .doc(
+                            "Comma-separated listeners to bind, NAME://host:port (PLAINTEXT only);"
+                                    + " empty host = all interfaces, port 0 = any free port.")
+                    .build();
+
+    public static final ConfigOption<String> ADVERTISED_LISTENERS =
+            ConfigOption.stringOption("advertised.listeners")
+                    .defaultValue("")
+                    .validator(v -> v.isBlank() ? null : Listener.validateList(v))
+                    .doc(
+                            "Listeners given to clients in Metadata responses, by listener name;"
+                                    + " empty = the bound listeners (a wildcard host becomes the"
+                                    + " canonical host name).")
+                    .build();
+
+    public static final ConfigOption<String> DATA_DIR =
+            ConfigOption.stringOption("data.dir")
+                    .defaultValue("./data")
+                    .validator(v -> v.isBlank() ? "must not be empty" : null)
+                    .doc(
+                            "Root of everything stored locally: hot-tier logs in <data.dir>/log,"
+                                    + " server metadata in <data.dir>/meta.")
+                    .build();
+
+    public static final ConfigOption<Integer> NUM_PARTITIONS =
+            ConfigOption.intOption("num.partitions")
+                    .defaultValue(1)
+                    .validator(v -> v < 1 ? "must be >= 1" : null)
+                    .doc("Partitions of an auto-created topic or of CreateTopics with -1.")
+                    .build();
+
+    public static final ConfigOption<Boolean> AUTO_CREATE_TOPICS_ENABLE =
+            ConfigOption.booleanOption("auto.create.topics.enable")
+                    .defaultValue(true)
+                    .doc("Create a topic when a Metadata request names an unknown one.")
+                    .build();
+
+    public static final ConfigOption<Boolean> DELETE_TOPIC_ENABLE =
+            ConfigOption.booleanOption("delete.topic.enable")
+                    .defaultValue(true)
+                    .doc("Allow DeleteTopics; when false it answers TOPIC_DELETION_DISABLED.")
+                    .build();
+
+    public static final ConfigOption<ByteSize> SOCKET_REQUEST_MAX_BYTES =
+            ConfigOption.bytesOption("socket.request.max.bytes")
+                    .defaultValue(ByteSize.ofBytes(104857600))
+                    .validator(
+                            v ->
+                                    v.bytes() < 1024 || v.bytes() > Integer.MAX_VALUE - 4
+                                            ? "must be between 1KiB and 2GiB"
+                                            : null)
+                    .doc(
+                            "Largest request frame accepted; a larger (or negative) size prefix"
+                                    + " closes the connection before anything is allocated.")
+                    .build();
+
+    public static final ConfigOption<Integer> MAX_CONNECTIONS =
+            ConfigOption.intOption("max.connections")
+                    .defaultValue(10_000)
+                    .validator(v -> v < 1 ? "must be >= 1" : null)
+                    .doc("Connections accepted at once; further ones are closed at accept.")
+                    .build();
+
+    public static final ConfigOption<Duration> CONNECTIONS_MAX_IDLE_MS =
+            ConfigOption.durationOption("connections.max.idle.ms")
+                    .defaultValue(Duration.ofMinutes(10))
+                    .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                    .doc("Close a connection that sent and received nothing for this long.")
+                    .build();
+
+    public static final ConfigOption<Integer> NUM_NETWORK_THREADS =
+            ConfigOption.intOption("num.network.threads")
+                    .defaultValue(0)
+                    .validator(v -> v < 0 ? "must be >= 0" : null)
+                    .doc(
+                            "Event-loop threads serving connections (they also run requests);"
+                                    + " 0 = number of CPUs.")
+                    .build();
+
+    public static final ConfigOption<Integer> PRODUCER_ID_BLOCK_SIZE =
+            ConfigOption.intOption("producer.id.block.size")
+                    .defaultValue(1000)
+                    .validator(v -> v < 1 ? "must be >= 1" : null)
+                    .doc(
+                            "Producer ids reserved on disk at a time; ids of a reserved block are"
+                                    + " never handed out again, even after a crash.")
+                    .build();
+
+    public static final ConfigOption<Boolean> EPOLL_ENABLE =
+            ConfigOption.booleanOption("epoll.enable")
+                    .defaultValue(true)
+                    .doc(
+                            "Use Linux epoll (native sendfile for zero-copy fetch) when available;"
+                                    + " false = Java NIO.")
+                    .build();
+
+    /** Every server option, in documentation order. */
+    public static List<ConfigOption<?>> all() {
+        return List.of(
+                NODE_ID,
+                CLUSTER_ID,
+                LISTENERS,
+                ADVERTISED_LISTENERS,
+                DATA_DIR,
+                NUM_PARTITIONS,
+                AUTO_CREATE_TOPICS_ENABLE,
+                DELETE_TOPIC_ENABLE,
+                SOCKET_REQUEST_MAX_BYTES,
+                MAX_CONNECTIONS,
+                CONNECTIONS_MAX_IDLE_MS,
+                NUM_NETWORK_THREADS,
+                PRODUCER_ID_BLOCK_SIZE,
+                EPOLL_ENABLE);
+    }
+}

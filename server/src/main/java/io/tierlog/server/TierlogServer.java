@@ -1,0 +1,255 @@
+package io.tierlog.server;
+
+import io.tierlog.common.Config;
+import io.tierlog.common.Time;
+import io.tierlog.hot.HotTierOptions;
+import io.tierlog.hot.LogManager;
+import io.tierlog.server.api.ApiHandlers;
+import io.tierlog.server.fetch.FetchSource;
+import io.tierlog.server.fetch.FetchWaiters;
+import io.tierlog.server.fetch.HotFetchSource;
+import io.tierlog.server.meta.ProducerIdManager;
+import io.tierlog.server.meta.TopicRegistry;
+import io.tierlog.server.net.ApiRegistry;
+import io.tierlog.server.net.NettyServer;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running tierlog server: storage, metadata and the Kafka listeners, started in dependency order
+ * and stopped in reverse.
+ *
+ * <p>Startup: validate every option; open {@code <data.dir>/meta} (topics, producer ids); open the
+ * hot tier in {@code <data.dir>/log} (recovering after an unclean stop); start extra services (the
+ * seam for the embedded object store, catalog and offloader of later issues: {@link
+ * Builder#service}); build the fetch source (hot only, or wrapped by a tiered source via {@link
+ * Builder#fetchSource}); bind the listeners last, so no client is served before storage is ready.
+ *
+ * <p>Shutdown ({@link #close()}, also on SIGTERM through the CLI): stop accepting, close
+ * connections and event loops, stop services, then close the hot tier (flush, recovery-point
+ * checkpoint, clean-shutdown marker). Thread-safe; close is idempotent.
+ */
+public final class TierlogServer implements Closeable {
+    private static final Logger log = LoggerFactory.getLogger(TierlogServer.class);
+
+    private final Broker broker;
+    private final NettyServer net;
+    private final LogManager logs;
+    private final ScheduledExecutorService scheduler;
+    private final Deque<AutoCloseable> services;
+    private boolean closed;
+
+    private TierlogServer(
+            Broker broker,
+            NettyServer net,
+            LogManager logs,
+            ScheduledExecutorService scheduler,
+            Deque<AutoCloseable> services) {
+        this.broker = broker;
+        this.net = net;
+        this.logs = logs;
+        this.scheduler = scheduler;
+        this.services = services;
+    }
+
+    public static Builder builder(Config config) {
+        return new Builder(config);
+    }
+
+    /** Starts a server with default wiring. */
+    public static TierlogServer start(Config config) throws IOException {
+        return builder(config).start();
+    }
+
+    /** Builder of a server; not thread-safe. */
+    public static final class Builder {
+        private final Config config;
+        private Time time = Time.SYSTEM;
+        private final List<Function<Path, AutoCloseable>> services = new ArrayList<>();
+        private Function<FetchSource, FetchSource> fetchSource = Function.identity();
+
+        private Builder(Config config) {
+            this.config = config;
+        }
+
+        public Builder time(Time time) {
+            this.time = time;
+            return this;
+        }
+
+        /** A service started after storage and before the listeners, given the data dir. */
+        public Builder service(Function<Path, AutoCloseable> starter) {
+            services.add(starter);
+            return this;
+        }
+
+        /** Wraps the hot-tier fetch source (e.g. to route old offsets to the cold tier). */
+        public Builder fetchSource(Function<FetchSource, FetchSource> wrapper) {
+            this.fetchSource = wrapper;
+            return this;
+        }
+
+        public TierlogServer start() throws IOException {
+            return TierlogServer.start(this);
+        }
+    }
+
+    private static TierlogServer start(Builder b) throws IOException {
+        Config config = b.config;
+        config.validate(ServerOptions.all());
+        config.validate(HotTierOptions.all());
+        Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath();
+        Path metaDir = dataDir.resolve("meta");
+        Path logDir = dataDir.resolve("log");
+        Files.createDirectories(metaDir);
+        Files.createDirectories(logDir);
+        List<Listener> listeners = Listener.parseList(config.get(ServerOptions.LISTENERS));
+
+        Deque<AutoCloseable> opened = new ArrayDeque<>();
+        ScheduledExecutorService scheduler =
+                Executors.newScheduledThreadPool(
+                        1,
+                        r -> {
+                            Thread t = new Thread(r, "tierlog-scheduler");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        LogManager logs = null;
+        try {
+            TopicRegistry topics = TopicRegistry.load(metaDir, config);
+            logs = LogManager.open(logDir, topics::logConfig, b.time, scheduler);
+            FetchWaiters waiters = new FetchWaiters();
+            topics.attach(logs, pl -> pl.addListener(waiters));
+            ProducerIdManager producerIds =
+                    ProducerIdManager.open(metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
+            for (Function<Path, AutoCloseable> s : b.services) {
+                opened.push(s.apply(dataDir));
+            }
+            FetchSource source = b.fetchSource.apply(new HotFetchSource(logs));
+            NettyServer[] net = new NettyServer[1];
+            Broker broker =
+                    new Broker(
+                            config,
+                            topics,
+                            logs,
+                            source,
+                            producerIds,
+                            waiters,
+                            () -> advertised(config, listeners, net[0]),
+                            b.time);
+            ApiRegistry[] registry = new ApiRegistry[1];
+            registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
+            List<InetSocketAddress> addresses = new ArrayList<>();
+            for (Listener l : listeners) {
+                addresses.add(
+                        l.wildcard()
+                                ? new InetSocketAddress(l.port())
+                                : new InetSocketAddress(l.host(), l.port()));
+            }
+            net[0] =
+                    NettyServer.start(
+                            new NettyServer.Settings(
+                                    config.get(ServerOptions.NUM_NETWORK_THREADS),
+                                    config.get(ServerOptions.EPOLL_ENABLE),
+                                    config.get(ServerOptions.SOCKET_REQUEST_MAX_BYTES).toIntExact(),
+                                    config.get(ServerOptions.MAX_CONNECTIONS),
+                                    config.get(ServerOptions.CONNECTIONS_MAX_IDLE_MS)),
+                            registry[0],
+                            addresses);
+            log.info(
+                    "tierlog serving {} from {} (advertised {})",
+                    net[0].boundAddresses(),
+                    dataDir,
+                    broker.advertised());
+            return new TierlogServer(broker, net[0], logs, scheduler, opened);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(opened);
+            if (logs != null) {
+                logs.close();
+            }
+            scheduler.shutdownNow();
+            throw e;
+        }
+    }
+
+    private static Listener advertised(Config config, List<Listener> listeners, NettyServer net) {
+        String adv = config.get(ServerOptions.ADVERTISED_LISTENERS);
+        if (!adv.isBlank()) {
+            return Listener.parseList(adv).get(0);
+        }
+        Listener l = listeners.get(0);
+        int port = net == null ? l.port() : net.boundAddresses().get(0).getPort();
+        String host = l.host();
+        if (l.wildcard()) {
+            try {
+                host = InetAddress.getLocalHost().getCanonicalHostName();
+            } catch (UnknownHostException e) {
+                host = "localhost";
+            }
+        }
+        return new Listener(l.name(), host, port);
+    }
+
+    public Broker broker() {
+        return broker;
+    }
+
+    /** The bound port of the first listener. */
+    public int port() {
+        return net.boundAddresses().get(0).getPort();
+    }
+
+    public List<InetSocketAddress> boundAddresses() {
+        return net.boundAddresses();
+    }
+
+    public boolean usingEpoll() {
+        return net.usingEpoll();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        log.info("tierlog shutting down");
+        net.close();
+        closeQuietly(services);
+        logs.close();
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log.info("tierlog stopped");
+    }
+
+    private static void closeQuietly(Deque<AutoCloseable> services) {
+        AutoCloseable s;
+        while ((s = services.poll()) != null) {
+            try {
+                s.close();
+            } catch (Exception e) {
+                log.warn("error stopping {}", s, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.tierlog.server.api;
+
+import io.tierlog.server.Broker;
+import io.tierlog.server.net.ApiHandler;
+import io.tierlog.server.net.ApiRegistry;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The list of served APIs: adding a handler here both routes and advertises it. Stateless.
+ *
+ * <p>Version ranges are chosen for today's clients: kafka-clients 4.4 (up to the listed maxima),
+ * librdkafka 2.0.2 (needs Produce >= 7 and Fetch >= 10 for ZSTD, FindCoordinator for LZ4) and
+ * kafka-python 2.0.2 (Produce 7, Fetch 4, ListOffsets 1, Metadata 1).
+ */
+public final class ApiHandlers {
+    private ApiHandlers() {}
+
+    public static List<ApiHandler> all(Broker broker, Supplier<ApiRegistry> registry) {
+        return List.of(
+                new ApiVersionsHandler(broker, registry),
+                new MetadataHandler(broker),
+                new ProduceHandler(broker),
+                new FetchHandler(broker),
+                new ListOffsetsHandler(broker),
+                new InitProducerIdHandler(broker),
+                new CreateTopicsHandler(broker),
+                new DeleteTopicsHandler(broker),
+                new DescribeConfigsHandler(broker),
+                new FindCoordinatorHandler(broker));
+    }
+}

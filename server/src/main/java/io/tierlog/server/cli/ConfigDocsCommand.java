@@ -1,0 +1,82 @@
+package io.tierlog.server.cli;
+
+import io.tierlog.common.Config;
+import io.tierlog.common.ConfigOption;
+import io.tierlog.hot.HotTierOptions;
+import io.tierlog.server.ServerOptions;
+import java.io.PrintStream;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code tierlog config-docs}: prints the Markdown reference table of every option of every module
+ * (the README's table is generated from it). {@link #MODULES} is the one list of option sets.
+ * Stateless.
+ */
+@Command(
+        name = "config-docs",
+        mixinStandardHelpOptions = true,
+        description = "Print the Markdown reference of every setting (key | type | default | doc).")
+public final class ConfigDocsCommand implements Callable<Integer> {
+
+    /** Option lists by module, in documentation order; add new modules here. */
+    static Map<String, List<ConfigOption<?>>> modules() {
+        Map<String, List<ConfigOption<?>>> m = new LinkedHashMap<>();
+        m.put("server", ServerOptions.all());
+        m.put("hot tier (topic defaults; per topic via CreateTopics configs)", HotTierOptions.all());
+        return m;
+    }
+
+    @Override
+    public Integer call() {
+        print(System.out);
+        return 0;
+    }
+
+    static void print(PrintStream out) {
+        for (Map.Entry<String, List<ConfigOption<?>>> e : modules().entrySet()) {
+            out.println("### " + e.getKey());
+            out.println();
+            out.println("| key | type | default | doc |");
+            out.println("|---|---|---|---|");
+            for (ConfigOption<?> o : e.getValue()) {
+                out.println(
+                        "| `"
+                                + o.key()
+                                + "` | "
+                                + o.type()
+                                + " | "
+                                + (o.defaultString().isEmpty()
+                                        ? ""
+                                        : "`" + o.defaultString() + "`")
+                                + " | "
+                                + o.doc().replace("|", "\\|")
+                                + " |");
+            }
+            out.println();
+        }
+        out.flush();
+    }
+
+    /** Warns about keys no module declares (likely typos); they are otherwise ignored. */
+    static void warnUnknownKeys(Config config) {
+        Set<String> known = new HashSet<>();
+        for (List<ConfigOption<?>> opts : modules().values()) {
+            for (ConfigOption<?> o : opts) {
+                known.add(o.key());
+            }
+        }
+        for (String k : config.asMap().keySet()) {
+            if (!known.contains(k)) {
+                LoggerFactory.getLogger(ConfigDocsCommand.class)
+                        .warn("unknown setting '{}' is ignored (see tierlog config-docs)", k);
+            }
+        }
+    }
+}

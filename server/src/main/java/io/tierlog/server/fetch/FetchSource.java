@@ -1,0 +1,26 @@
+package io.tierlog.server.fetch;
+
+import java.io.IOException;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Where a fetch finds its record batches. The hot tier answers from segment files (sent with
+ * sendfile); a cold tier will answer with in-memory batches rebuilt from Parquet. A unified source
+ * routes by offset.
+ *
+ * <p>Contract: {@link #read} returns whole batches starting with the one that contains {@code
+ * offset}, at most {@code maxBytes} unless the first batch alone is larger (then exactly that
+ * batch, so consumers always progress), never past the high watermark; {@code offset ==
+ * highWatermark} gives empty records. Implementations are thread-safe.
+ */
+public interface FetchSource {
+    /**
+     * @throws org.apache.kafka.common.errors.UnknownTopicOrPartitionException no such partition
+     * @throws org.apache.kafka.common.errors.OffsetOutOfRangeException offset outside [log start,
+     *     high watermark]
+     */
+    PartitionRead read(TopicPartition tp, long offset, int maxBytes) throws IOException;
+
+    /** Offsets of a partition without reading. @throws UnknownTopicOrPartitionException */
+    PartitionRead offsets(TopicPartition tp);
+}

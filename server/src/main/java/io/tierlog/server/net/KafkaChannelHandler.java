@@ -1,0 +1,233 @@
+package io.tierlog.server.net;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiMessageType;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Per-connection request pipeline: parses each frame's header and body with kafka-clients'
+ * generated classes, routes it to its {@link ApiHandler} and writes the response. Requests of one
+ * connection are processed strictly in order (Kafka clients match responses by order as well as by
+ * correlation id): while a handler is pending (a long-poll fetch), later frames wait in a queue.
+ *
+ * <p>Bad input, as Kafka treats it: an unknown API key, an unsupported version (except for
+ * ApiVersions, which answers v0 with {@code UNSUPPORTED_VERSION} and the supported list) or a body
+ * that does not parse closes this connection only. One instance per channel; event-loop confined.
+ */
+public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(KafkaChannelHandler.class);
+
+    private final ApiRegistry registry;
+    private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
+    private boolean busy;
+    private boolean closed;
+
+    public KafkaChannelHandler(ApiRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        if (closed) {
+            frame.release();
+        } else if (busy) {
+            queued.add(frame);
+        } else {
+            process(ctx, frame);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+    }
+
+    private void drain(ChannelHandlerContext ctx) {
+        while (!busy && !closed && !queued.isEmpty()) {
+            process(ctx, queued.poll());
+        }
+        ctx.flush();
+    }
+
+    private void process(ChannelHandlerContext ctx, ByteBuf frame) {
+        ByteBuffer nio = frame.nioBuffer();
+        RequestHeader header;
+        ApiHandler handler;
+        ApiMessage request;
+        try {
+            if (nio.remaining() < 4) {
+                throw new IllegalArgumentException("frame of " + nio.remaining() + " bytes");
+            }
+            short apiKey = nio.getShort(0);
+            short version = nio.getShort(2);
+            if (!ApiKeys.hasId(apiKey)) {
+                throw new IllegalArgumentException("unknown API key " + apiKey);
+            }
+            handler = registry.handler(apiKey).orElse(null);
+            if (handler == null) {
+                throw new IllegalArgumentException("API " + ApiKeys.forId(apiKey) + " not served");
+            }
+            if (version < handler.minVersion() || version > handler.maxVersion()) {
+                if (apiKey == ApiKeys.API_VERSIONS.id) {
+                    answerUnsupportedApiVersions(ctx, nio, frame);
+                    return;
+                }
+                throw new UnsupportedVersionException(
+                        ApiKeys.forId(apiKey) + " version " + version + " not supported");
+            }
+            header = RequestHeader.parse(nio);
+            request = ApiMessageType.fromApiKey(apiKey).newRequest();
+            request.read(new ByteBufferAccessor(nio), version);
+        } catch (RuntimeException e) {
+            frame.release();
+            log.debug("bad request from {}: {}; closing", ctx.channel().remoteAddress(), e.toString());
+            closeNow(ctx);
+            return;
+        }
+        RequestContext rc = new RequestContext(header, ctx.channel().remoteAddress(), ctx.executor());
+        CompletionStage<ApiMessage> stage;
+        try {
+            stage = handler.handle(rc, request);
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<ApiMessage> f = stage.toCompletableFuture();
+        if (f.isDone() && ctx.executor().inEventLoop()) {
+            complete(ctx, frame, header, f, false);
+        } else {
+            busy = true;
+            f.whenComplete(
+                    (r, e) ->
+                            ctx.executor()
+                                    .execute(
+                                            () -> {
+                                                busy = false;
+                                                complete(ctx, frame, header, f, true);
+                                                drain(ctx);
+                                            }));
+        }
+    }
+
+    private void complete(
+            ChannelHandlerContext ctx,
+            ByteBuf frame,
+            RequestHeader header,
+            CompletableFuture<ApiMessage> f,
+            boolean flush) {
+        try {
+            ApiMessage response = f.join();
+            if (response != null && !closed) {
+                List<Object> parts =
+                        ResponseEncoder.encode(
+                                ctx.alloc(),
+                                header.correlationId(),
+                                header.apiKey().responseHeaderVersion(header.apiVersion()),
+                                response,
+                                header.apiVersion());
+                for (Object p : parts) {
+                    ctx.write(p, ctx.voidPromise());
+                }
+                if (flush) {
+                    ctx.flush();
+                }
+            }
+        } catch (RuntimeException e) {
+            fail(ctx, "internal error serving " + header, e);
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** Kafka's answer to ApiVersions of a version it does not know: v0 body, error 35. */
+    private void answerUnsupportedApiVersions(
+            ChannelHandlerContext ctx, ByteBuffer nio, ByteBuf frame) {
+        try {
+            // Header v1 prefix: api key, version, correlation id; enough to answer.
+            int correlationId = nio.getInt(4);
+            List<Object> parts =
+                    ResponseEncoder.encode(
+                            ctx.alloc(),
+                            correlationId,
+                            (short) 0,
+                            registry.apiVersions(Errors.UNSUPPORTED_VERSION.code()),
+                            (short) 0);
+            for (Object p : parts) {
+                ctx.write(p, ctx.voidPromise());
+            }
+        } catch (RuntimeException e) {
+            fail(ctx, "bad ApiVersions request", e);
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void fail(ChannelHandlerContext ctx, String what, Throwable e) {
+        if (e instanceof java.io.IOException
+                || e instanceof io.netty.handler.codec.DecoderException) {
+            log.debug("{}: {}; closing connection", what, e.toString());
+        } else {
+            log.warn("{}; closing connection", what, e);
+        }
+        closeNow(ctx);
+    }
+
+    private void closeNow(ChannelHandlerContext ctx) {
+        closed = true;
+        releaseQueued();
+        ctx.flush();
+        ctx.close();
+    }
+
+    private void releaseQueued() {
+        ByteBuf b;
+        while ((b = queued.poll()) != null) {
+            ReferenceCountUtil.release(b);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        // Stop reading requests while the peer does not read responses (slow consumer).
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed = true;
+        releaseQueued();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            log.debug("closing idle connection {}", ctx.channel().remoteAddress());
+            closeNow(ctx);
+        } else {
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        fail(ctx, "connection " + ctx.channel().remoteAddress(), cause);
+    }
+}

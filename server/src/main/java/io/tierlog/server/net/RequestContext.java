@@ -1,0 +1,20 @@
+package io.tierlog.server.net;
+
+import io.netty.util.concurrent.EventExecutor;
+import java.net.SocketAddress;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/**
+ * What a handler knows about the request beyond its body: the parsed header (API version,
+ * correlation id, client id), the peer, and the event loop of the connection (where delayed work
+ * should complete). Immutable.
+ */
+public record RequestContext(RequestHeader header, SocketAddress peer, EventExecutor executor) {
+    public short apiVersion() {
+        return header.apiVersion();
+    }
+
+    public String clientId() {
+        return header.clientId();
+    }
+}
