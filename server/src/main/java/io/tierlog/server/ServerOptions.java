@@ -17,7 +17,8 @@ public final class ServerOptions {
             ConfigOption.intOption("node.id")
                     .defaultValue(0)
                     .validator(v -> v < 0 ? "must be >= 0" : null)
-                    .doc("Id of this server in Metadata responses (the only broker of its cluster).")
+                    .doc(
+                            "Id of this server in Metadata responses (the only broker of its cluster).")
                     .build();
 
     public static final ConfigOption<String> CLUSTER_ID =

@@ -137,7 +137,8 @@ public final class TierlogServer implements Closeable {
             FetchWaiters waiters = new FetchWaiters();
             topics.attach(logs, pl -> pl.addListener(waiters));
             ProducerIdManager producerIds =
-                    ProducerIdManager.open(metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
+                    ProducerIdManager.open(
+                            metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
             }

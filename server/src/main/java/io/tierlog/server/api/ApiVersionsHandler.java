@@ -10,9 +10,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * ApiVersions: lists every served API with its version range (from the {@link ApiRegistry}, so
- * what is advertised is exactly what is routed). Unsupported versions of ApiVersions itself are
- * answered by the channel handler with a v0 body and {@code UNSUPPORTED_VERSION}. Thread-safe.
+ * ApiVersions: lists every served API with its version range (from the {@link ApiRegistry}, so what
+ * is advertised is exactly what is routed). Unsupported versions of ApiVersions itself are answered
+ * by the channel handler with a v0 body and {@code UNSUPPORTED_VERSION}. Thread-safe.
  */
 public final class ApiVersionsHandler extends SyncApiHandler<ApiVersionsRequestData> {
     private final Supplier<ApiRegistry> registry;

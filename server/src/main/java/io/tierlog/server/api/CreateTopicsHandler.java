@@ -62,7 +62,8 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
                             .setReplicationFactor((short) -1);
             if (duplicated.contains(t.name())) {
                 res.setErrorCode(Errors.INVALID_REQUEST.code())
-                        .setErrorMessage("Create topics request contains duplicate topic " + t.name());
+                        .setErrorMessage(
+                                "Create topics request contains duplicate topic " + t.name());
             } else {
                 create(t, request.validateOnly(), version, res);
             }
@@ -73,7 +74,8 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
         return r;
     }
 
-    private void create(CreatableTopic t, boolean validateOnly, short version, CreatableTopicResult res)
+    private void create(
+            CreatableTopic t, boolean validateOnly, short version, CreatableTopicResult res)
             throws IOException {
         int partitions = t.numPartitions();
         if (!t.assignments().isEmpty()) {
@@ -103,9 +105,12 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
         }
         try {
             TopicMeta meta = broker.topics().create(t.name(), partitions, configs, validateOnly);
-            res.setTopicId(meta.id()).setNumPartitions(meta.partitions()).setReplicationFactor((short) 1);
+            res.setTopicId(meta.id())
+                    .setNumPartitions(meta.partitions())
+                    .setReplicationFactor((short) 1);
             if (version >= 5) {
-                for (ConfigDescriber.Entry e : ConfigDescriber.topicConfigs(broker, meta.configs())) {
+                for (ConfigDescriber.Entry e :
+                        ConfigDescriber.topicConfigs(broker, meta.configs())) {
                     res.configs()
                             .add(
                                     new CreatableTopicConfigs()

@@ -62,8 +62,8 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
         }
     }
 
-    private DeletableTopicResult delete(
-            Optional<TopicMeta> t, String name, Uuid id, boolean byName) throws IOException {
+    private DeletableTopicResult delete(Optional<TopicMeta> t, String name, Uuid id, boolean byName)
+            throws IOException {
         DeletableTopicResult res =
                 new DeletableTopicResult()
                         .setName(t.map(TopicMeta::name).orElse(name))

@@ -19,11 +19,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Fetch (v4-v16): resolves topics by name (or by id from v13), reads each partition from the
- * {@link io.tierlog.server.fetch.FetchSource} within the partition and response byte limits, and
- * answers at once when it has {@code min_bytes}, hit an error, or {@code max_wait_ms} is 0.
- * Otherwise a {@link DelayedFetch} waits until appends bring enough bytes or the wait expires.
- * Sessionless: every response has session id 0, so clients send full requests. Thread-safe.
+ * Fetch (v4-v16): resolves topics by name (or by id from v13), reads each partition from the {@link
+ * io.tierlog.server.fetch.FetchSource} within the partition and response byte limits, and answers
+ * at once when it has {@code min_bytes}, hit an error, or {@code max_wait_ms} is 0. Otherwise a
+ * {@link DelayedFetch} waits until appends bring enough bytes or the wait expires. Sessionless:
+ * every response has session id 0, so clients send full requests. Thread-safe.
  */
 public final class FetchHandler implements ApiHandler {
     private final Broker broker;

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * Reads the partitions of one fetch request into a {@link FetchResponseData}, applying Kafka's
  * limits: each partition gets at most its {@code partition_max_bytes}, the whole response at most
  * {@code max_bytes}, except that the first batch of the first partition with data is returned even
- * when larger (so consumers always progress); later partitions get no records once the response
- * is full. Can be re-run (a delayed fetch reads again when woken). Not thread-safe: one owner.
+ * when larger (so consumers always progress); later partitions get no records once the response is
+ * full. Can be re-run (a delayed fetch reads again when woken). Not thread-safe: one owner.
  */
 final class FetchReader {
     private static final Logger log = LoggerFactory.getLogger(FetchReader.class);

@@ -36,7 +36,11 @@ public final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinator
         FindCoordinatorResponseData r = new FindCoordinatorResponseData();
         short code = Errors.COORDINATOR_NOT_AVAILABLE.code();
         if (version < 4) {
-            return r.setErrorCode(code).setErrorMessage(MESSAGE).setNodeId(-1).setHost("").setPort(-1);
+            return r.setErrorCode(code)
+                    .setErrorMessage(MESSAGE)
+                    .setNodeId(-1)
+                    .setHost("")
+                    .setPort(-1);
         }
         for (String key : request.coordinatorKeys()) {
             r.coordinators()

@@ -25,8 +25,8 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Metadata: this server is the only broker, controller and leader of every partition. Topics are
  * listed with their ids (v10+); an unknown topic is created when {@code auto.create.topics.enable}
- * and the request allows it (v4+), and is then immediately usable. Leader epochs are reported as
- * -1 (unknown) so clients skip the epoch validation this server does not implement. Thread-safe.
+ * and the request allows it (v4+), and is then immediately usable. Leader epochs are reported as -1
+ * (unknown) so clients skip the epoch validation this server does not implement. Thread-safe.
  */
 public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
     private final boolean autoCreate;
@@ -87,9 +87,13 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
             Optional<TopicMeta> t = broker.topics().topic(rt.name());
             if (t.isEmpty() && mayCreate) {
                 try {
-                    t = Optional.of(broker.topics().create(rt.name(), defaultPartitions, Map.of(), false));
+                    t =
+                            Optional.of(
+                                    broker.topics()
+                                            .create(rt.name(), defaultPartitions, Map.of(), false));
                 } catch (InvalidTopicException e) {
-                    r.topics().add(error(rt.name(), Uuid.ZERO_UUID, Errors.INVALID_TOPIC_EXCEPTION));
+                    r.topics()
+                            .add(error(rt.name(), Uuid.ZERO_UUID, Errors.INVALID_TOPIC_EXCEPTION));
                     continue;
                 } catch (TopicExistsException e) {
                     t = broker.topics().topic(rt.name());

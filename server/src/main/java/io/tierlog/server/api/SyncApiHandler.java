@@ -33,6 +33,5 @@ abstract class SyncApiHandler<Q extends ApiMessage> implements ApiHandler {
     }
 
     /** The response body, or {@code null} for no response. */
-    abstract ApiMessage handle(RequestContext context, Q request, short version)
-            throws IOException;
+    abstract ApiMessage handle(RequestContext context, Q request, short version) throws IOException;
 }

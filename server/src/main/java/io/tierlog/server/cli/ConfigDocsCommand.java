@@ -29,7 +29,9 @@ public final class ConfigDocsCommand implements Callable<Integer> {
     static Map<String, List<ConfigOption<?>>> modules() {
         Map<String, List<ConfigOption<?>>> m = new LinkedHashMap<>();
         m.put("server", ServerOptions.all());
-        m.put("hot tier (topic defaults; per topic via CreateTopics configs)", HotTierOptions.all());
+        m.put(
+                "hot tier (topic defaults; per topic via CreateTopics configs)",
+                HotTierOptions.all());
         return m;
     }
 
@@ -52,9 +54,7 @@ public final class ConfigDocsCommand implements Callable<Integer> {
                                 + "` | "
                                 + o.type()
                                 + " | "
-                                + (o.defaultString().isEmpty()
-                                        ? ""
-                                        : "`" + o.defaultString() + "`")
+                                + (o.defaultString().isEmpty() ? "" : "`" + o.defaultString() + "`")
                                 + " | "
                                 + o.doc().replace("|", "\\|")
                                 + " |");

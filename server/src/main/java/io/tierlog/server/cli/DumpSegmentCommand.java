@@ -12,8 +12,9 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "dump-segment",
         mixinStandardHelpOptions = true,
-        description = "Print the batches (and with --deep the records) of a .log file, or the"
-                + " entries of a .index/.timeindex file.")
+        description =
+                "Print the batches (and with --deep the records) of a .log file, or the"
+                        + " entries of a .index/.timeindex file.")
 public final class DumpSegmentCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", description = "Segment file (.log, .index, .timeindex).")
     Path file;

@@ -36,7 +36,8 @@ final class MetaFiles {
             }
             ch.force(true);
         }
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+                tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         fsyncDir(target.getParent());
     }
 

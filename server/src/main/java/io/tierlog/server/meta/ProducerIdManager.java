@@ -7,8 +7,8 @@ import java.util.Properties;
 
 /**
  * Hands out producer ids for InitProducerId. Ids are reserved in blocks: before the first id of a
- * block is handed out, the end of the block is persisted, so after any restart or crash the next
- * id is past every id ever given out, and an id is never reused.
+ * block is handed out, the end of the block is persisted, so after any restart or crash the next id
+ * is past every id ever given out, and an id is never reused.
  *
  * <p>Format of {@code <meta>/producer-ids.properties} (Java properties, rewritten atomically):
  * {@code next.block.start} = first id not yet reserved (int64, starts at 0).

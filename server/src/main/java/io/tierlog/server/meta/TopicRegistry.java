@@ -36,11 +36,11 @@ import org.slf4j.LoggerFactory;
  * The topics of this server: their ids, partition counts and config overrides, persisted under
  * {@code <data.dir>/meta/topics/}, and their partitions in the hot tier's {@link LogManager}.
  *
- * <p>Format: one file {@code <topic>.properties} per topic (Java properties, rewritten
- * atomically): {@code topic.id} (base64 Kafka UUID), {@code partitions} (int32 >= 1), and one
- * {@code config.<key>} per topic-level override of a hot-tier option. Deletion renames the file to
- * {@code <topic>.deleting} (the commit point), removes the partition folders, then the tombstone;
- * a restart finishes interrupted deletions. Partition folders found without any topic file are
+ * <p>Format: one file {@code <topic>.properties} per topic (Java properties, rewritten atomically):
+ * {@code topic.id} (base64 Kafka UUID), {@code partitions} (int32 >= 1), and one {@code
+ * config.<key>} per topic-level override of a hot-tier option. Deletion renames the file to {@code
+ * <topic>.deleting} (the commit point), removes the partition folders, then the tombstone; a
+ * restart finishes interrupted deletions. Partition folders found without any topic file are
  * adopted (new id, partitions = highest index + 1) rather than deleted, so a lost meta dir never
  * destroys data.
  *
@@ -200,8 +200,7 @@ public final class TopicRegistry {
         for (Map.Entry<String, String> e : configs.entrySet()) {
             ConfigOption<?> o = known.get(e.getKey());
             if (o == null) {
-                throw new InvalidConfigurationException(
-                        "Unknown topic config name: " + e.getKey());
+                throw new InvalidConfigurationException("Unknown topic config name: " + e.getKey());
             }
             if (e.getValue() == null) {
                 throw new InvalidConfigurationException("Null value for " + e.getKey());
@@ -220,8 +219,7 @@ public final class TopicRegistry {
     }
 
     private TopicMeta persistAndRegister(
-            String name, Uuid id, int partitions, Map<String, String> configs)
-            throws IOException {
+            String name, Uuid id, int partitions, Map<String, String> configs) throws IOException {
         Properties p = new Properties();
         p.setProperty("topic.id", id.toString());
         p.setProperty("partitions", Integer.toString(partitions));

@@ -27,7 +27,11 @@ public final class ApiRegistry {
                     || h.maxVersion() > h.apiKey().latestVersion(true)
                     || h.minVersion() > h.maxVersion()) {
                 throw new IllegalArgumentException(
-                        "bad version range for " + h.apiKey() + ": " + h.minVersion() + "-"
+                        "bad version range for "
+                                + h.apiKey()
+                                + ": "
+                                + h.minVersion()
+                                + "-"
                                 + h.maxVersion());
             }
             byKey[h.apiKey().id] = h;

@@ -97,11 +97,15 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             request.read(new ByteBufferAccessor(nio), version);
         } catch (RuntimeException e) {
             frame.release();
-            log.debug("bad request from {}: {}; closing", ctx.channel().remoteAddress(), e.toString());
+            log.debug(
+                    "bad request from {}: {}; closing",
+                    ctx.channel().remoteAddress(),
+                    e.toString());
             closeNow(ctx);
             return;
         }
-        RequestContext rc = new RequestContext(header, ctx.channel().remoteAddress(), ctx.executor());
+        RequestContext rc =
+                new RequestContext(header, ctx.channel().remoteAddress(), ctx.executor());
         CompletionStage<ApiMessage> stage;
         try {
             stage = handler.handle(rc, request);

@@ -11,10 +11,10 @@ import java.util.List;
  *
  * <p>Wire format of one frame: {@code int32 size} (big endian, bytes that follow), then {@code
  * size} bytes of request header and body. A size below 0 or above {@code socket.request.max.bytes}
- * fails the channel before any buffer is sized after it, so a hostile prefix cannot make the
- * server allocate; the stream only ever holds bytes the peer actually sent. Emitted frames are
- * retained slices of the cumulation buffer: the request body (including produce record batches) is
- * never copied.
+ * fails the channel before any buffer is sized after it, so a hostile prefix cannot make the server
+ * allocate; the stream only ever holds bytes the peer actually sent. Emitted frames are retained
+ * slices of the cumulation buffer: the request body (including produce record batches) is never
+ * copied.
  *
  * <p>One instance per channel; not thread-safe (Netty calls it from the channel's event loop).
  */

@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The Netty side of the server: event loops (epoll when available, else NIO), one server channel
  * per listener, and the per-connection pipeline: idle timeout, connection limit, frame decoder,
- * request handler. Thread-safe; {@link #close()} stops accepting, closes every connection and
- * stops the loops.
+ * request handler. Thread-safe; {@link #close()} stops accepting, closes every connection and stops
+ * the loops.
  */
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
@@ -118,10 +118,7 @@ public final class NettyServer implements AutoCloseable {
             try {
                 Channel ch = b.bind(a).sync().channel();
                 serverChannels.add(ch);
-                log.info(
-                        "listening on {} ({})",
-                        ch.localAddress(),
-                        usingEpoll ? "epoll" : "nio");
+                log.info("listening on {} ({})", ch.localAddress(), usingEpoll ? "epoll" : "nio");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while binding " + a, e);

@@ -10,8 +10,8 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
 /**
  * Serialises one response frame: {@code int32 size}, the response header ({@code int32
  * correlation_id}, plus tagged fields in header v1), then the body in the request's version. The
- * size is computed first by the generated {@code size()} (which counts file-backed records by
- * their length), so record bytes can follow as file regions. Stateless; thread-safe.
+ * size is computed first by the generated {@code size()} (which counts file-backed records by their
+ * length), so record bytes can follow as file regions. Stateless; thread-safe.
  */
 public final class ResponseEncoder {
     private static final int MAX_INITIAL_BUFFER = 16 * 1024;
@@ -33,8 +33,7 @@ public final class ResponseEncoder {
         if (frame > Integer.MAX_VALUE) {
             throw new IllegalStateException("response of " + frame + " bytes exceeds 2 GiB");
         }
-        NettyWritable out =
-                new NettyWritable(alloc, (int) Math.min(4 + frame, MAX_INITIAL_BUFFER));
+        NettyWritable out = new NettyWritable(alloc, (int) Math.min(4 + frame, MAX_INITIAL_BUFFER));
         try {
             out.writeInt((int) frame);
             header.write(out, cache, headerVersion);

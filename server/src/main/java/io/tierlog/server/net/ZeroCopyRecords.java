@@ -5,8 +5,8 @@ import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.RecordsSend;
 
 /**
- * Records that live in a file and are sent with {@code sendfile}: {@link NettyWritable} writes
- * them as a Netty {@code FileRegion} of ({@link #channel()}, {@link #position()}, {@link
+ * Records that live in a file and are sent with {@code sendfile}: {@link NettyWritable} writes them
+ * as a Netty {@code FileRegion} of ({@link #channel()}, {@link #position()}, {@link
  * #sizeInBytes()}) instead of copying bytes. Implementations must keep the channel open until the
  * region is written (the hot tier delays closing deleted segments). Immutable.
  */
