@@ -1,22 +1,97 @@
 package io.tierlog.hot;
 
+import static io.tierlog.hot.BatchFormat.*;
+
 import io.tierlog.common.Time;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** One partition's segmented log. Thread-safe: appends serialised internally; reads lock-free. */
+/**
+ * One partition's segmented log in a folder {@code <topic>-<partition>}: append, zero-copy reads,
+ * roll, durability, recovery, local retention.
+ *
+ * <p>Thread-safe: appends, rolls and deletions are serialised by an internal lock; reads are
+ * lock-free against a volatile array of segments and only see batches below the high watermark and
+ * the segment's published size (both published after the write, or after the fsync in {@link
+ * Durability#FSYNC} mode).
+ */
 public final class PartitionLog implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
-    public static PartitionLog open(Path dir, LogConfig config, Time time) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+    private final Path dir;
+    private final TopicPartition tp;
+    private final LogConfig config;
+    private final Time time;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ProducerStateManager producers = new ProducerStateManager();
+    private final List<LogListener> listeners = new CopyOnWriteArrayList<>();
+    private final SegmentDeleter deleter;
+    private final GroupCommit groupCommit;
+
+    private volatile LogSegment[] segments;
+    private volatile long logStartOffset;
+    private volatile long logEndOffset;
+    private volatile long highWatermark;
+    private volatile long recoveryPoint;
+    private volatile boolean closed;
+    private long unflushedRecords;
+    private volatile long lastFlushMs;
+
+    private PartitionLog(
+            Path dir,
+            TopicPartition tp,
+            LogConfig config,
+            Time time,
+            ScheduledExecutorService scheduler,
+            List<LogSegment> loaded) {
+        this.dir = dir;
+        this.tp = tp;
+        this.config = config;
+        this.time = time;
+        this.segments = loaded.toArray(new LogSegment[0]);
+        this.deleter = new SegmentDeleter(scheduler, time, config.fileDeleteDelay());
+        LogSegment active = segments[segments.length - 1];
+        this.logStartOffset = segments[0].baseOffset;
+        this.logEndOffset = active.nextOffset();
+        this.highWatermark = logEndOffset;
+        this.recoveryPoint = logEndOffset;
+        this.lastFlushMs = time.milliseconds();
+        this.groupCommit = new GroupCommit(this::capture, this::publishDurable, logEndOffset);
     }
 
+    /**
+     * Opens (or creates) the log in {@code dir}, a folder named {@code <topic>-<partition>},
+     * recovering every segment (as after an unclean stop). Used by tools and tests that own one
+     * partition; {@link LogManager} passes its recovery point and shutdown state instead.
+     */
+    public static PartitionLog open(Path dir, LogConfig config, Time time) throws IOException {
+        return open(dir, config, time, null, 0, false);
+    }
+
+    /**
+     * Opens (or creates) the log in {@code dir}.
+     *
+     * @param scheduler runs delayed file deletions; null to delete on the next retention pass
+     * @param recoveryPoint offset below which data is known to be fsynced (with its indexes)
+     * @param hadCleanShutdown true when the log dir's clean-shutdown marker was present: no segment
+     *     is recovered unless its indexes are missing or corrupt
+     */
     public static PartitionLog open(
             Path dir,
             LogConfig config,
@@ -25,79 +100,478 @@ public final class PartitionLog implements Closeable {
             long recoveryPoint,
             boolean hadCleanShutdown)
             throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        TopicPartition tp = TopicNames.parseDirName(dir.getFileName().toString());
+        List<LogSegment> loaded = LogLoader.load(dir, config, recoveryPoint, hadCleanShutdown);
+        PartitionLog log = new PartitionLog(dir, tp, config, time, scheduler, loaded);
+        LogLoader.rebuildProducerState(loaded, log.producers);
+        return log;
     }
 
     public TopicPartition topicPartition() {
-        throw new UnsupportedOperationException("not yet");
+        return tp;
     }
 
     public Path dir() {
-        throw new UnsupportedOperationException("not yet");
+        return dir;
     }
 
     public LogConfig config() {
-        throw new UnsupportedOperationException("not yet");
+        return config;
     }
 
+    /**
+     * Validates (magic 2, CRC-32C, lengths, record count, offset deltas, timestamps, size vs
+     * message.max.bytes), assigns offsets by rewriting each base offset in place, applies
+     * LogAppendTime if configured (timestamp-type attribute, max timestamp, CRC), checks idempotent
+     * producer sequences and writes. A retried idempotent batch (same producer id, epoch and
+     * sequence range as one of that producer's last 5 batches) is not written again: its original
+     * offsets are returned with {@code duplicate() == true}. Invalid input leaves the log untouched
+     * (the request's base offsets may have been rewritten). In {@link Durability#FSYNC} mode
+     * returns only after the batches are fsynced.
+     *
+     * @throws InvalidBatchException when a batch is invalid
+     * @throws ProducerStateException when an idempotent producer's sequence or epoch is wrong
+     */
     public AppendResult append(ByteBuffer batches) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        long now = time.milliseconds();
+        ValidatedBatches vb = BatchValidator.validate(batches, config, now);
+        boolean logAppendTime = config.messageTimestampType() == TimestampType.LOG_APPEND_TIME;
+        AppendResult result;
+        long durableTarget;
+        lock.lock();
+        try {
+            ensureOpen();
+            ProducerEntry.BatchMetadata dup = findDuplicate(vb);
+            if (dup != null) {
+                result =
+                        new AppendResult(
+                                dup.firstOffset(),
+                                dup.lastOffset(),
+                                -1,
+                                logStartOffset,
+                                (int) vb.totalRecords,
+                                true);
+                durableTarget = dup.lastOffset() + 1;
+            } else {
+                result = appendLocked(batches, vb, now, logAppendTime);
+                durableTarget = result.lastOffset() + 1;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (config.durability() == Durability.FSYNC) {
+            groupCommit.awaitDurable(durableTarget);
+        }
+        if (!result.duplicate()) {
+            long hw = highWatermark;
+            for (LogListener l : listeners) {
+                try {
+                    l.onAppend(this, hw);
+                } catch (RuntimeException e) {
+                    LOG.warn("Listener failed on append to {}", tp, e);
+                }
+            }
+        }
+        return result;
     }
 
+    private ProducerEntry.BatchMetadata findDuplicate(ValidatedBatches vb) {
+        for (int i = 0; i < vb.count; i++) {
+            if (vb.producerId[i] >= 0) {
+                ProducerEntry.BatchMetadata d =
+                        producers.findDuplicate(
+                                vb.producerId[i],
+                                vb.producerEpoch[i],
+                                vb.baseSequence[i],
+                                ProducerStateManager.lastSequence(
+                                        vb.baseSequence[i], vb.lastOffsetDelta[i]));
+                if (d != null) {
+                    return d;
+                }
+            }
+        }
+        return null;
+    }
+
+    private AppendResult appendLocked(
+            ByteBuffer buf, ValidatedBatches vb, long now, boolean logAppendTime)
+            throws IOException {
+        long offset = logEndOffset;
+        long first = offset;
+        ProducerStateManager.Pending pending = new ProducerStateManager.Pending();
+        for (int i = 0; i < vb.count; i++) {
+            int p = vb.position[i];
+            long last = offset + vb.lastOffsetDelta[i];
+            buf.putLong(p + BASE_OFFSET_OFFSET, offset);
+            if (logAppendTime) {
+                short attributes = buf.getShort(p + ATTRIBUTES_OFFSET);
+                buf.putShort(p + ATTRIBUTES_OFFSET, (short) (attributes | TIMESTAMP_TYPE_MASK));
+                buf.putLong(p + MAX_TIMESTAMP_OFFSET, now);
+                writeCrc(buf, p, vb.size[i]);
+            }
+            if (vb.producerId[i] >= 0) {
+                producers.checkAndStage(
+                        pending,
+                        vb.producerId[i],
+                        vb.producerEpoch[i],
+                        vb.baseSequence[i],
+                        ProducerStateManager.lastSequence(
+                                vb.baseSequence[i], vb.lastOffsetDelta[i]),
+                        offset,
+                        last,
+                        buf.getLong(p + MAX_TIMESTAMP_OFFSET));
+            }
+            offset = last + 1;
+        }
+        int bytes = buf.remaining();
+        LogSegment seg = activeSegment();
+        if (seg.shouldRoll(bytes, offset - 1, now)) {
+            seg = rollLocked();
+        }
+        int newSize = seg.append(buf, vb, now);
+        producers.commit(pending);
+        logEndOffset = offset;
+        if (config.durability() == Durability.PAGE_CACHE) {
+            seg.publish(newSize);
+            highWatermark = offset;
+            unflushedRecords += vb.totalRecords;
+            if (unflushedRecords >= config.flushMessages()) {
+                flushSegmentsLocked();
+            }
+        }
+        return new AppendResult(
+                first,
+                offset - 1,
+                logAppendTime ? now : -1,
+                logStartOffset,
+                (int) vb.totalRecords,
+                false);
+    }
+
+    private GroupCommit.Capture capture() {
+        lock.lock();
+        try {
+            LogSegment s = activeSegment();
+            return new GroupCommit.Capture(s, s.size(), s.nextOffset());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void publishDurable(LogSegment segment, int position, long nextOffset) {
+        segment.publish(position);
+        if (nextOffset > highWatermark) {
+            highWatermark = nextOffset;
+        }
+        if (nextOffset > recoveryPoint) {
+            recoveryPoint = nextOffset;
+        }
+    }
+
+    private LogSegment rollLocked() throws IOException {
+        LogSegment old = activeSegment();
+        if (config.durability() == Durability.FSYNC) {
+            old.flush();
+            groupCommit.markDurable(old, old.size(), old.nextOffset());
+        }
+        old.closeForAppend();
+        LogSegment next = LogSegment.create(dir, old.nextOffset(), config);
+        if (config.durability() == Durability.FSYNC) {
+            fsyncDir();
+        }
+        LogSegment[] s = Arrays.copyOf(segments, segments.length + 1);
+        s[s.length - 1] = next;
+        segments = s;
+        SegmentInfo info = old.info(tp, false);
+        for (LogListener l : listeners) {
+            try {
+                l.onSegmentClosed(this, info);
+            } catch (RuntimeException e) {
+                LOG.warn("Listener failed on segment close of {}", tp, e);
+            }
+        }
+        return next;
+    }
+
+    private void fsyncDir() {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            LOG.debug("Cannot fsync directory {}", dir, e);
+        }
+    }
+
+    /**
+     * Batches from the one containing {@code startOffset}, ending on a batch boundary at or below
+     * the high watermark, at most {@code maxBytes} unless the first batch alone is larger (then
+     * exactly that batch). {@code startOffset == highWatermark} gives an empty slice.
+     *
+     * @throws OffsetOutOfRangeException outside [logStartOffset, highWatermark]
+     */
     public FileSlice read(long startOffset, int maxBytes) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        long hw = highWatermark;
+        LogSegment[] segs = segments;
+        long start = logStartOffset;
+        if (startOffset < start || startOffset > hw) {
+            throw new OffsetOutOfRangeException(
+                    "Offset "
+                            + startOffset
+                            + " of "
+                            + tp
+                            + " is outside ["
+                            + start
+                            + ", "
+                            + hw
+                            + "]");
+        }
+        if (startOffset == hw) {
+            return FileSlice.emptyAt(hw);
+        }
+        for (int i = floorIndex(segs, startOffset); i < segs.length; i++) {
+            FileSlice s = segs[i].read(startOffset, Math.max(maxBytes, 0), hw);
+            if (s != null) {
+                return s;
+            }
+        }
+        return FileSlice.emptyAt(startOffset);
+    }
+
+    private static int floorIndex(LogSegment[] segs, long offset) {
+        int lo = 0;
+        int hi = segs.length - 1;
+        int found = 0;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (segs[mid].baseOffset <= offset) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
     }
 
     public long logStartOffset() {
-        throw new UnsupportedOperationException("not yet");
+        return logStartOffset;
     }
 
     public long logEndOffset() {
-        throw new UnsupportedOperationException("not yet");
+        return logEndOffset;
     }
 
+    /** Readable end: = logEndOffset in PAGE_CACHE mode; the fsynced end in FSYNC mode. */
     public long highWatermark() {
-        throw new UnsupportedOperationException("not yet");
+        return highWatermark;
     }
 
+    /** Offset below which data and indexes are fsynced (for the recovery-point checkpoint). */
     public long recoveryPoint() {
-        throw new UnsupportedOperationException("not yet");
+        return recoveryPoint;
     }
 
+    /** First record whose timestamp is {@code >= timestampMs} (Kafka's ListOffsets semantics). */
     public Optional<TimestampOffset> offsetForTimestamp(long timestampMs) {
-        throw new UnsupportedOperationException("not yet");
+        long hw = highWatermark;
+        try {
+            for (LogSegment s : segments) {
+                if (s.maxTimestamp() >= timestampMs) {
+                    TimestampOffset r = s.findOffsetByTimestamp(timestampMs, hw);
+                    if (r != null) {
+                        return r.offset() >= logStartOffset ? Optional.of(r) : Optional.empty();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Optional.empty();
     }
 
+    /** The largest batch max timestamp and the last offset of its batch (ListOffsets -3). */
     public Optional<TimestampOffset> maxTimestamp() {
-        throw new UnsupportedOperationException("not yet");
+        long best = -1;
+        long offset = -1;
+        for (LogSegment s : segments) {
+            if (s.maxTimestamp() > best) {
+                best = s.maxTimestamp();
+                offset = s.offsetOfMaxTimestamp();
+            }
+        }
+        return offset < 0 ? Optional.empty() : Optional.of(new TimestampOffset(best, offset));
     }
 
+    /** Snapshot of the segments, oldest first; the last one is active. */
     public List<SegmentInfo> segments() {
-        throw new UnsupportedOperationException("not yet");
+        LogSegment[] segs = segments;
+        List<SegmentInfo> out = new ArrayList<>(segs.length);
+        for (int i = 0; i < segs.length; i++) {
+            out.add(segs[i].info(tp, i == segs.length - 1));
+        }
+        return out;
     }
 
     public void addListener(LogListener l) {
-        throw new UnsupportedOperationException("not yet");
+        listeners.add(l);
     }
 
+    public void removeListener(LogListener l) {
+        listeners.remove(l);
+    }
+
+    /** Rolls the active segment if {@code segment.ms} passed since its first batch. */
     public void maybeRoll() throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        lock.lock();
+        try {
+            if (!closed && activeSegment().timeToRoll(time.milliseconds())) {
+                rollLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
+    /**
+     * Deletes the oldest closed segments that are beyond {@code local.retention.ms} (by their
+     * largest timestamp) or {@code local.retention.bytes}, but never one whose next offset is above
+     * {@code maxDeletableOffset}. Advances the log start offset. Deleted files are renamed to
+     * {@code .deleted} and removed after {@code file.delete.delay.ms}.
+     *
+     * @return the number of segments deleted
+     */
     public int maybeDeleteSegments(long maxDeletableOffset) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        deleter.deleteDue();
+        if (config.localRetentionMs().isEmpty() && config.localRetentionBytes().isEmpty()) {
+            return 0;
+        }
+        long now = time.milliseconds();
+        lock.lock();
+        try {
+            if (closed) {
+                return 0;
+            }
+            LogSegment[] segs = segments;
+            long total = 0;
+            for (LogSegment s : segs) {
+                total += s.size();
+            }
+            int n = 0;
+            for (int i = 0; i < segs.length - 1; i++) {
+                LogSegment s = segs[i];
+                if (s.nextOffset() > maxDeletableOffset || s.nextOffset() > highWatermark) {
+                    break;
+                }
+                boolean byTime =
+                        config.localRetentionMs().isPresent()
+                                && now - s.maxTimestamp()
+                                        > config.localRetentionMs().get().toMillis();
+                boolean bySize =
+                        config.localRetentionBytes().isPresent()
+                                && total - s.size() >= config.localRetentionBytes().get().bytes();
+                if (!byTime && !bySize) {
+                    break;
+                }
+                total -= s.size();
+                n++;
+            }
+            if (n == 0) {
+                return 0;
+            }
+            segments = Arrays.copyOfRange(segs, n, segs.length);
+            logStartOffset = segments[0].baseOffset;
+            for (int i = 0; i < n; i++) {
+                segs[i].renameToDeleted();
+                deleter.schedule(segs[i]);
+            }
+            LOG.info("Deleted {} segments of {}; log start offset {}", n, tp, logStartOffset);
+            return n;
+        } finally {
+            lock.unlock();
+        }
     }
 
+    /** Fsyncs every segment with unflushed data and advances the recovery point. */
     public void flush() throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        if (config.durability() == Durability.FSYNC) {
+            groupCommit.awaitDurable(logEndOffset);
+            return;
+        }
+        lock.lock();
+        try {
+            flushSegmentsLocked();
+        } finally {
+            lock.unlock();
+        }
     }
 
+    /** Flushes when {@code flush.ms} has passed since the last flush (called by the scheduler). */
+    public void maybeFlush() throws IOException {
+        Optional<java.time.Duration> ms = config.flushMs();
+        if (ms.isPresent()
+                && logEndOffset > recoveryPoint
+                && time.milliseconds() - lastFlushMs >= ms.get().toMillis()) {
+            flush();
+        }
+    }
+
+    private void flushSegmentsLocked() throws IOException {
+        long target = logEndOffset;
+        LogSegment[] segs = segments;
+        for (int i = floorIndex(segs, recoveryPoint); i < segs.length; i++) {
+            segs[i].flush();
+        }
+        recoveryPoint = Math.max(recoveryPoint, target);
+        unflushedRecords = 0;
+        lastFlushMs = time.milliseconds();
+    }
+
+    /** The idempotent state of a producer (epoch and last batches), if known. */
     public Optional<ProducerEntry> producerState(long producerId) {
-        throw new UnsupportedOperationException("not yet");
+        lock.lock();
+        try {
+            return producers.entry(producerId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Number of fsyncs done by FSYNC-mode flushers so far (group commit observability). */
+    public long groupCommitFsyncs() {
+        return groupCommit.fsyncs();
+    }
+
+    private LogSegment activeSegment() {
+        LogSegment[] s = segments;
+        return s[s.length - 1];
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("Log " + tp + " is closed");
+        }
+    }
+
+    /** Flushes, trims the active indexes and closes every file; deletes pending segments now. */
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            flushSegmentsLocked();
+            closed = true;
+            for (LogSegment s : segments) {
+                s.close();
+            }
+            deleter.deleteAllNow();
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
-    public void close() throws IOException {
-        throw new UnsupportedOperationException("not yet");
+    public String toString() {
+        return "PartitionLog{" + tp + ", [" + logStartOffset + ", " + logEndOffset + ")}";
     }
 }

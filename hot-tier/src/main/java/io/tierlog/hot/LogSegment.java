@@ -1,0 +1,507 @@
+package io.tierlog.hot;
+
+import static io.tierlog.hot.BatchFormat.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Iterator;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
+
+/**
+ * One segment: {@code <20-digit base offset>.log} (record batches back to back, written through a
+ * {@link FileChannel}, never mmapped) with its {@link OffsetIndex} and {@link TimeIndex}.
+ *
+ * <p>Thread-safety: mutators are called by one thread at a time (the log's append lock); readers
+ * call {@link #read} and {@link #findOffsetByTimestamp} without locks and only see bytes below the
+ * volatile {@link #readableSize}, which is published after the bytes were written.
+ */
+final class LogSegment {
+    static final String LOG_SUFFIX = ".log";
+    static final String INDEX_SUFFIX = ".index";
+    static final String TIME_INDEX_SUFFIX = ".timeindex";
+    static final String DELETED_SUFFIX = ".deleted";
+
+    /** Bytes of a batch header read when scanning for offsets: base offset .. lastOffsetDelta. */
+    private static final int SCAN_HEADER = LAST_OFFSET_DELTA_OFFSET + 4;
+
+    final long baseOffset;
+    private final Path dir;
+    private final LogConfig config;
+    private volatile Path logFile;
+    private final FileChannel channel;
+    private OffsetIndex offsetIndex;
+    private TimeIndex timeIndex;
+
+    private int size;
+    private volatile int readableSize;
+    private volatile long nextOffset;
+    private volatile long maxTimestamp = -1;
+    private volatile long offsetOfMaxTimestamp = -1;
+    private int bytesSinceLastIndexEntry;
+    private long rollingBaseMs = -1;
+    private volatile boolean closed;
+
+    /** Bytes cut off by the last {@link #recover()}, or -1 when not recovered. */
+    long truncatedByRecovery = -1;
+
+    private LogSegment(Path dir, long baseOffset, LogConfig config, FileChannel channel) {
+        this.dir = dir;
+        this.baseOffset = baseOffset;
+        this.config = config;
+        this.channel = channel;
+        this.logFile = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
+        this.nextOffset = baseOffset;
+    }
+
+    static String fileName(long offset) {
+        return String.format("%020d", offset);
+    }
+
+    /** Creates a new, empty active segment (replacing leftover files of the same name). */
+    static LogSegment create(Path dir, long baseOffset, LogConfig config) throws IOException {
+        Path log = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
+        FileChannel ch =
+                FileChannel.open(
+                        log,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.READ,
+                        StandardOpenOption.WRITE,
+                        StandardOpenOption.TRUNCATE_EXISTING);
+        LogSegment s = new LogSegment(dir, baseOffset, config, ch);
+        s.openIndexes(true, true);
+        return s;
+    }
+
+    /**
+     * Opens an existing segment. With {@code recover}, every batch is validated, the file is
+     * truncated after the last valid one and both indexes are rebuilt. Without it, the indexes are
+     * loaded and checked.
+     *
+     * @throws CorruptIndexException (only without recover) when an index is missing or insane
+     */
+    static LogSegment open(
+            Path dir, long baseOffset, LogConfig config, boolean active, boolean recover)
+            throws IOException {
+        Path log = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
+        FileChannel ch = FileChannel.open(log, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        LogSegment s = new LogSegment(dir, baseOffset, config, ch);
+        try {
+            if (recover) {
+                s.openIndexes(true, true);
+                s.recover();
+                if (!active) {
+                    s.closeForAppend();
+                }
+            } else {
+                s.loadExisting(active);
+            }
+            return s;
+        } catch (IOException | RuntimeException e) {
+            s.closeQuietly();
+            throw e;
+        }
+    }
+
+    private void openIndexes(boolean writable, boolean fresh) throws IOException {
+        String name = fileName(baseOffset);
+        offsetIndex =
+                new OffsetIndex(
+                        dir.resolve(name + INDEX_SUFFIX),
+                        baseOffset,
+                        config.segmentIndexBytes(),
+                        writable,
+                        fresh);
+        timeIndex =
+                new TimeIndex(
+                        dir.resolve(name + TIME_INDEX_SUFFIX),
+                        baseOffset,
+                        config.segmentIndexBytes(),
+                        writable,
+                        fresh);
+    }
+
+    private void loadExisting(boolean active) throws IOException {
+        String name = fileName(baseOffset);
+        if (!Files.exists(dir.resolve(name + INDEX_SUFFIX))
+                || !Files.exists(dir.resolve(name + TIME_INDEX_SUFFIX))) {
+            throw new CorruptIndexException("Missing index files of segment " + logFile);
+        }
+        openIndexes(active, false);
+        size = (int) Math.min(channel.size(), Integer.MAX_VALUE);
+        offsetIndex.sanityCheck(size);
+        int n = offsetIndex.entries();
+        long scanFrom = n == 0 ? 0 : offsetIndex.position(n - 1);
+        long expected = n == 0 ? baseOffset : -1;
+        LogScanner sc = new LogScanner(channel, scanFrom, size, expected, false, false);
+        long next = n == 0 ? baseOffset : baseOffset + offsetIndex.relativeOffset(n - 1) + 1;
+        long maxTs = timeIndex.lastTimestamp();
+        long maxOff =
+                timeIndex.entries() == 0
+                        ? -1
+                        : baseOffset + timeIndex.relativeOffset(timeIndex.entries() - 1);
+        long bytesAfterEntry = 0;
+        while (sc.next()) {
+            next = sc.lastOffset + 1;
+            if (sc.maxTimestamp > maxTs) {
+                maxTs = sc.maxTimestamp;
+                maxOff = sc.lastOffset;
+            }
+            bytesAfterEntry += sc.size;
+        }
+        if (sc.validEnd() != size) {
+            throw new CorruptIndexException(
+                    "Segment "
+                            + logFile
+                            + " has an invalid batch after its last index entry: "
+                            + sc.stopReason());
+        }
+        nextOffset = next;
+        maxTimestamp = maxTs;
+        offsetOfMaxTimestamp = maxOff;
+        readableSize = size;
+        bytesSinceLastIndexEntry = (int) Math.min(bytesAfterEntry, Integer.MAX_VALUE);
+        rollingBaseMs = firstBatchTimestamp();
+        closed = !active;
+    }
+
+    /**
+     * Validates every batch, truncates the file after the last valid one and rebuilds the indexes.
+     * Returns the number of bytes truncated.
+     */
+    long recover() throws IOException {
+        truncatedByRecovery = -1;
+        offsetIndex.reset();
+        timeIndex.reset();
+        long maxTs = -1;
+        long maxOff = -1;
+        bytesSinceLastIndexEntry = 0;
+        long fileSize = channel.size();
+        LogScanner sc = new LogScanner(channel, 0, fileSize, baseOffset, true, true);
+        long next = baseOffset;
+        while (sc.next()) {
+            if (sc.maxTimestamp > maxTs) {
+                maxTs = sc.maxTimestamp;
+                maxOff = sc.lastOffset;
+            }
+            if (bytesSinceLastIndexEntry > config.indexIntervalBytes() && !offsetIndex.isFull()) {
+                offsetIndex.append(sc.lastOffset, (int) sc.position);
+                if (!timeIndex.isFull()) {
+                    timeIndex.maybeAppend(maxTs, maxOff);
+                }
+                bytesSinceLastIndexEntry = 0;
+            }
+            bytesSinceLastIndexEntry += sc.size;
+            next = sc.lastOffset + 1;
+        }
+        long valid = sc.validEnd();
+        if (valid < fileSize) {
+            channel.truncate(valid);
+        }
+        size = (int) valid;
+        readableSize = size;
+        nextOffset = next;
+        maxTimestamp = maxTs;
+        offsetOfMaxTimestamp = maxOff;
+        rollingBaseMs = firstBatchTimestamp();
+        truncatedByRecovery = fileSize - valid;
+        return fileSize - valid;
+    }
+
+    private long firstBatchTimestamp() throws IOException {
+        if (size < HEADER_SIZE) {
+            return -1;
+        }
+        ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
+        channel.read(h, 0);
+        return h.getLong(MAX_TIMESTAMP_OFFSET);
+    }
+
+    /** Whether the next append of {@code bytes} bytes ending at {@code lastOffset} must roll. */
+    boolean shouldRoll(int bytes, long lastOffset, long now) {
+        if (size == 0) {
+            return false;
+        }
+        return size > config.segmentBytes() - bytes
+                || (rollingBaseMs >= 0 && now - rollingBaseMs >= config.segmentMs().toMillis())
+                || offsetIndex.isFull()
+                || timeIndex.entries() >= timeIndex.maxEntries - 1
+                || lastOffset - baseOffset > Integer.MAX_VALUE;
+    }
+
+    /** Whether segment.ms has passed since the first batch (for the scheduler's roll). */
+    boolean timeToRoll(long now) {
+        return size > 0
+                && rollingBaseMs >= 0
+                && now - rollingBaseMs >= config.segmentMs().toMillis();
+    }
+
+    /**
+     * Writes the validated batches of {@code buf} (position..limit, offsets already assigned) at
+     * the end of the file and indexes them. Does not publish them to readers.
+     *
+     * @return the new written size
+     */
+    int append(ByteBuffer buf, ValidatedBatches vb, long now) throws IOException {
+        int start = buf.position();
+        int filePos = size;
+        ByteBuffer d = buf.duplicate();
+        long p = filePos;
+        try {
+            while (d.hasRemaining()) {
+                p += channel.write(d, p);
+            }
+        } catch (IOException e) {
+            channel.truncate(filePos);
+            throw e;
+        }
+        if (size == 0 && rollingBaseMs < 0) {
+            rollingBaseMs = now;
+        }
+        long maxTs = maxTimestamp;
+        long maxOff = offsetOfMaxTimestamp;
+        long last = nextOffset - 1;
+        for (int i = 0; i < vb.count; i++) {
+            int bp = vb.position[i];
+            last = buf.getLong(bp + BASE_OFFSET_OFFSET) + vb.lastOffsetDelta[i];
+            long ts = buf.getLong(bp + MAX_TIMESTAMP_OFFSET);
+            if (ts > maxTs) {
+                maxTs = ts;
+                maxOff = last;
+            }
+            if (bytesSinceLastIndexEntry > config.indexIntervalBytes()) {
+                offsetIndex.append(last, filePos + (bp - start));
+                timeIndex.maybeAppend(maxTs, maxOff);
+                bytesSinceLastIndexEntry = 0;
+            }
+            bytesSinceLastIndexEntry += vb.size[i];
+        }
+        size = filePos + (buf.limit() - start);
+        maxTimestamp = maxTs;
+        offsetOfMaxTimestamp = maxOff;
+        nextOffset = last + 1;
+        return size;
+    }
+
+    /** Makes bytes below {@code position} visible to readers. */
+    void publish(int position) {
+        if (position > readableSize) {
+            readableSize = position;
+        }
+    }
+
+    /**
+     * Batches starting with the one holding {@code startOffset}, up to {@code maxBytes} (at least
+     * one batch), not including batches at or past {@code maxOffset}.
+     *
+     * @return the slice, or null when this segment has no readable batch ending at or after {@code
+     *     startOffset}
+     */
+    FileSlice read(long startOffset, int maxBytes, long maxOffset) throws IOException {
+        int end = readableSize;
+        int pos = startOffset <= baseOffset ? 0 : offsetIndex.lookup(startOffset);
+        ByteBuffer h = ByteBuffer.allocate(SCAN_HEADER);
+        int startPos = -1;
+        long first = -1;
+        long next = -1;
+        int total = 0;
+        while (pos < end && end - pos >= HEADER_SIZE) {
+            h.clear();
+            readFully(h, pos);
+            long base = h.getLong(BASE_OFFSET_OFFSET);
+            int bsize = h.getInt(LENGTH_OFFSET) + LOG_OVERHEAD;
+            long last = base + h.getInt(LAST_OFFSET_DELTA_OFFSET);
+            if (base >= maxOffset || bsize > end - pos) {
+                break;
+            }
+            if (startPos < 0) {
+                if (last >= startOffset) {
+                    startPos = pos;
+                    first = base;
+                    total = bsize;
+                    next = last + 1;
+                }
+            } else {
+                if ((long) total + bsize > maxBytes) {
+                    break;
+                }
+                total += bsize;
+                next = last + 1;
+            }
+            if (startPos >= 0 && total >= maxBytes) {
+                break;
+            }
+            pos += bsize;
+        }
+        if (startPos < 0) {
+            return null;
+        }
+        return new FileSlice(channel, startPos, total, first, next);
+    }
+
+    /**
+     * First record with timestamp {@code >= target} below {@code maxOffset}, or null. Uses the time
+     * index to skip, then scans batches and the records of the first batch that qualifies.
+     */
+    TimestampOffset findOffsetByTimestamp(long target, long maxOffset) throws IOException {
+        if (maxTimestamp < target) {
+            return null;
+        }
+        long from = timeIndex.lookup(target);
+        int pos = from <= baseOffset ? 0 : offsetIndex.lookup(from);
+        int end = readableSize;
+        ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
+        while (pos < end && end - pos >= HEADER_SIZE) {
+            h.clear();
+            readFully(h, pos);
+            int bsize = h.getInt(LENGTH_OFFSET) + LOG_OVERHEAD;
+            long base = h.getLong(BASE_OFFSET_OFFSET);
+            if (base >= maxOffset || bsize > end - pos) {
+                return null;
+            }
+            if (h.getLong(MAX_TIMESTAMP_OFFSET) >= target) {
+                ByteBuffer b = ByteBuffer.allocate(bsize);
+                readFully(b, pos);
+                MutableRecordBatch batch =
+                        MemoryRecords.readableRecords(b).batches().iterator().next();
+                Iterator<Record> it = batch.iterator();
+                while (it.hasNext()) {
+                    Record r = it.next();
+                    if (r.timestamp() >= target) {
+                        return new TimestampOffset(r.timestamp(), r.offset());
+                    }
+                }
+            }
+            pos += bsize;
+        }
+        return null;
+    }
+
+    private void readFully(ByteBuffer buf, long pos) throws IOException {
+        while (buf.hasRemaining()) {
+            if (channel.read(buf, pos + buf.position()) < 0) {
+                throw new IOException("Unexpected end of " + logFile + " at " + pos);
+            }
+        }
+        buf.flip();
+    }
+
+    /** Appends the final time index entry and trims both indexes (Kafka's roll). */
+    void closeForAppend() throws IOException {
+        if (timeIndex.entries() < timeIndex.maxEntries && maxTimestamp >= 0) {
+            timeIndex.maybeAppend(maxTimestamp, offsetOfMaxTimestamp);
+        }
+        offsetIndex.trimToValidSize();
+        timeIndex.trimToValidSize();
+        closed = true;
+    }
+
+    /** Makes a closed segment the active one again (after later segments were truncated away). */
+    void reactivate() throws IOException {
+        if (closed) {
+            openIndexes(true, false);
+            closed = false;
+        }
+    }
+
+    /** Fsyncs the log file and both indexes. */
+    void flush() throws IOException {
+        channel.force(false);
+        offsetIndex.flush();
+        timeIndex.flush();
+    }
+
+    /** Renames the files to {@code *.deleted}; the channel stays open for in-flight reads. */
+    void renameToDeleted() throws IOException {
+        String name = fileName(baseOffset);
+        for (String suffix : new String[] {LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX}) {
+            Path f = dir.resolve(name + suffix);
+            if (Files.exists(f)) {
+                Files.move(
+                        f,
+                        dir.resolve(name + suffix + DELETED_SUFFIX),
+                        StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        logFile = dir.resolve(name + LOG_SUFFIX + DELETED_SUFFIX);
+    }
+
+    /** Closes the channel and deletes the (renamed) files. */
+    void closeAndDelete() throws IOException {
+        closeQuietly();
+        String name = fileName(baseOffset);
+        for (String suffix : new String[] {LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX}) {
+            Files.deleteIfExists(dir.resolve(name + suffix + DELETED_SUFFIX));
+            Files.deleteIfExists(dir.resolve(name + suffix));
+        }
+    }
+
+    /** Trims indexes (if still active) and closes the channel. */
+    void close() throws IOException {
+        if (!closed) {
+            offsetIndex.trimToValidSize();
+            timeIndex.trimToValidSize();
+        }
+        channel.close();
+    }
+
+    void closeQuietly() {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing after a failure: the original error matters
+        }
+    }
+
+    SegmentInfo info(TopicPartition tp, boolean active) {
+        return new SegmentInfo(
+                tp, baseOffset, nextOffset, readableSize, maxTimestamp, !active, logFile);
+    }
+
+    int size() {
+        return size;
+    }
+
+    int readableSize() {
+        return readableSize;
+    }
+
+    long nextOffset() {
+        return nextOffset;
+    }
+
+    long maxTimestamp() {
+        return maxTimestamp;
+    }
+
+    long offsetOfMaxTimestamp() {
+        return offsetOfMaxTimestamp;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    FileChannel channel() {
+        return channel;
+    }
+
+    Path logFile() {
+        return logFile;
+    }
+
+    OffsetIndex offsetIndex() {
+        return offsetIndex;
+    }
+
+    TimeIndex timeIndex() {
+        return timeIndex;
+    }
+}
