@@ -158,9 +158,11 @@ public final class ColdTierOptions {
 
     public static final ConfigOption<Integer> COLD_PAGE_ROW_LIMIT =
             ConfigOption.intOption("cold.parquet.page.row.limit")
-                    .defaultValue(20_000)
+                    .defaultValue(10_000)
                     .validator(v -> v >= 1 ? null : "must be at least 1")
-                    .doc("Maximum rows per Parquet data page.")
+                    .doc(
+                            "Maximum rows per Parquet data page: the granularity at which a"
+                                    + " reader selects rows through the page index.")
                     .build();
 
     public static final ConfigOption<ByteSize> COLD_CACHE_BYTES =

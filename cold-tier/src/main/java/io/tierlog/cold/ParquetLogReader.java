@@ -1,33 +1,199 @@
 package io.tierlog.cold;
 
+import static org.apache.parquet.filter2.predicate.FilterApi.and;
+import static org.apache.parquet.filter2.predicate.FilterApi.gtEq;
+import static org.apache.parquet.filter2.predicate.FilterApi.longColumn;
+import static org.apache.parquet.filter2.predicate.FilterApi.ltEq;
+
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterPredicate;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.api.ReadSupport;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.InputFile;
 
 /**
- * Reads record batches back from one Parquet object in an {@link ObjectStore}, fetching the footer
- * with one ranged GET of the object's tail and then only the column chunks' pages that hold the
- * requested offsets (row-group statistics plus the page index on {@code offset}).
+ * Reads record batches back from one Parquet object in an {@link ObjectStore}. The first read
+ * fetches the object's tail (footer) with one ranged GET and the page indexes with a second one;
+ * each {@link #read} then fetches only the pages, of the row groups whose statistics match, that
+ * hold the batches asked for (ranged GETs through {@link ObjectStoreInputFile}). Batches are
+ * rebuilt by {@link BatchFormat} with their original boundaries, offsets, timestamps, producer
+ * fields, headers and codec; Parquet page checksums are verified.
  *
- * <p>Thread-safe after construction.
+ * <p>Thread-safe: concurrent reads share the cached footer and indexes.
  */
 public final class ParquetLogReader {
-    private final ObjectStore store;
-    private final String key;
-    private final long objectSize;
+    private static final int MAX_INITIAL_BUFFER = 1 << 20;
 
+    private final String key;
+    private final ObjectStoreInputFile file;
+    private final ParquetConfiguration conf = new PlainParquetConfiguration();
+    private volatile Footer footer;
+
+    /** What the file metadata says about the object. */
+    private record Footer(
+            String topic,
+            int partition,
+            long firstOffset,
+            long lastOffset,
+            long recordCount,
+            long sourceBytes) {}
+
+    /**
+     * A reader of object {@code key} of {@code objectSize} bytes (as committed in the catalog). No
+     * request is made until the first read.
+     */
     public ParquetLogReader(ObjectStore store, String key, long objectSize) {
-        this.store = store;
-        this.key = key;
-        this.objectSize = objectSize;
+        this.key = Objects.requireNonNull(key, "key");
+        this.file =
+                new ObjectStoreInputFile(Objects.requireNonNull(store, "store"), key, objectSize);
+    }
+
+    private Footer footer() throws IOException {
+        Footer f = footer;
+        if (f != null) {
+            return f;
+        }
+        synchronized (this) {
+            if (footer != null) {
+                return footer;
+            }
+            ParquetMetadata meta;
+            try (ParquetFileReader r =
+                    ParquetFileReader.open(file, ParquetReadOptions.builder(conf).build())) {
+                meta = r.getFooter();
+            } catch (ObjectStoreException e) {
+                throw e;
+            } catch (IOException | RuntimeException e) {
+                throw new ObjectStoreException(key, "cannot read Parquet footer: " + e, e);
+            }
+            file.prefetchIndexes(meta);
+            Map<String, String> kv = meta.getFileMetaData().getKeyValueMetaData();
+            try {
+                String version = kv.get(ColdLayout.META_FORMAT_VERSION);
+                if (version == null || Integer.parseInt(version) > ColdLayout.FORMAT_VERSION) {
+                    throw new ObjectStoreException(
+                            key, "unsupported cold object format version " + version);
+                }
+                footer =
+                        new Footer(
+                                kv.get(ColdLayout.META_TOPIC),
+                                Integer.parseInt(kv.get(ColdLayout.META_PARTITION)),
+                                Long.parseLong(kv.get(ColdLayout.META_FIRST_OFFSET)),
+                                Long.parseLong(kv.get(ColdLayout.META_LAST_OFFSET)),
+                                Long.parseLong(kv.get(ColdLayout.META_RECORD_COUNT)),
+                                Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)));
+            } catch (NumberFormatException | NullPointerException e) {
+                throw new ObjectStoreException(key, "missing or bad tierlog metadata: " + e, e);
+            }
+            return footer;
+        }
+    }
+
+    /** First offset held by the object (from its metadata). */
+    public long firstOffset() throws IOException {
+        return footer().firstOffset();
+    }
+
+    /** Last offset held by the object, inclusive (from its metadata). */
+    public long lastOffset() throws IOException {
+        return footer().lastOffset();
     }
 
     /**
      * The batches holding offsets from {@code startOffset}: starting with the batch that contains
-     * it, whole batches with their original boundaries, offsets, timestamps, producer fields,
-     * headers and compression codec, at least one batch, and no more than {@code maxBytes} beyond
-     * the first batch. Empty when {@code startOffset} is past the object's last offset.
+     * it (or the object's first batch if {@code startOffset} precedes it), whole batches in order,
+     * at least one batch, and more only while the total stays within {@code maxBytes}. Empty when
+     * {@code startOffset} is past the object's last offset.
      */
     public MemoryRecords read(long startOffset, int maxBytes) throws IOException {
-        throw new UnsupportedOperationException("not implemented yet");
+        if (maxBytes < 0) {
+            throw new IllegalArgumentException("negative maxBytes " + maxBytes);
+        }
+        Footer f = footer();
+        if (startOffset > f.lastOffset() || f.recordCount() == 0) {
+            return MemoryRecords.EMPTY;
+        }
+        long from = Math.max(startOffset, f.firstOffset());
+        long avgRecordBytes = Math.max(1, f.sourceBytes() / Math.max(1, f.recordCount()));
+        long upper = saturatedAdd(from, maxBytes / avgRecordBytes + 1);
+        FilterPredicate wanted =
+                and(
+                        gtEq(longColumn(ColdLayout.BATCH_LAST_OFFSET), from),
+                        ltEq(longColumn(ColdLayout.BATCH_BASE_OFFSET), upper));
+        ByteBufferOutputStream out =
+                new ByteBufferOutputStream(Math.min(Math.max(maxBytes, 1024), MAX_INITIAL_BUFFER));
+        int complete = 0;
+        try (ParquetReader<ColdRow> reader =
+                new Builder(file, conf)
+                        .withFilter(FilterCompat.get(wanted))
+                        .useStatsFilter(true)
+                        .useColumnIndexFilter(true)
+                        .useRecordFilter(true)
+                        .useDictionaryFilter(false)
+                        .useBloomFilter(false)
+                        .usePageChecksumVerification(true)
+                        .build()) {
+            BatchFormat current = null;
+            ColdRow row;
+            while ((row = reader.read()) != null) {
+                if (current != null && row.batchBaseOffset != current.baseOffset()) {
+                    current.close();
+                    current = null;
+                    if (complete > 0 && out.position() > maxBytes) {
+                        break; // this batch does not fit: drop it
+                    }
+                    complete = out.position();
+                    if (complete >= maxBytes) {
+                        break;
+                    }
+                }
+                if (current == null) {
+                    current = new BatchFormat(out, row);
+                }
+                current.append(row);
+            }
+            if (current != null) {
+                current.close();
+                if (complete == 0 || out.position() <= maxBytes) {
+                    complete = out.position();
+                }
+            }
+        } catch (ObjectStoreException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new ObjectStoreException(
+                    key, "cannot read offsets from " + startOffset + ": " + e, e);
+        }
+        ByteBuffer buf = out.buffer().duplicate();
+        buf.position(0).limit(complete);
+        return MemoryRecords.readableRecords(buf.slice());
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+
+    /** parquet-mr reader builder bound to our read support. */
+    private static final class Builder extends ParquetReader.Builder<ColdRow> {
+        Builder(InputFile file, ParquetConfiguration conf) {
+            super(file, conf);
+        }
+
+        @Override
+        protected ReadSupport<ColdRow> getReadSupport() {
+            return new ColdRowReadSupport();
+        }
     }
 }

@@ -3,25 +3,85 @@ package io.tierlog.cold;
 import io.tierlog.common.Config;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
+import org.apache.kafka.common.utils.internals.CloseableIterator;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.OutputFile;
 
 /**
  * Writes one Parquet object (layout documented in {@code ColdLayout}) from the record batches of
- * one partition, in offset order. Batches of any codec are accepted and decompressed.
+ * one partition, in offset order. Batches of any codec are accepted and decompressed; every record
+ * becomes one row carrying its batch's fields, so that {@link ParquetLogReader} can rebuild the
+ * batches.
  *
  * <p>Not thread-safe: one thread appends, then calls {@link #finish()}; {@link #close()} without
  * {@code finish()} aborts and deletes the partial file.
  */
 public final class ParquetLogWriter implements Closeable {
+    private final Path file;
+    private final String topic;
+    private final int partition;
+    private final ColdRowWriteSupport writeSupport;
+    private final ParquetWriter<ColdRow> writer;
+    private final ColdRow row = new ColdRow();
+    private final BufferSupplier buffers = BufferSupplier.create();
 
-    private ParquetLogWriter() {}
+    private long firstOffset = -1;
+    private long lastOffset = -1;
+    private long minTimestamp = Long.MAX_VALUE;
+    private long maxTimestamp = Long.MIN_VALUE;
+    private long recordCount;
+    private long batchCount;
+    private long sourceBytes;
+    private boolean finished;
+    private boolean failed;
+    private boolean closed;
+
+    private ParquetLogWriter(
+            Path file,
+            String topic,
+            int partition,
+            ColdRowWriteSupport writeSupport,
+            ParquetWriter<ColdRow> writer) {
+        this.file = file;
+        this.topic = topic;
+        this.partition = partition;
+        this.writeSupport = writeSupport;
+        this.writer = writer;
+    }
 
     /** Creates (or replaces) {@code localFile} for records of {@code topic}-{@code partition}. */
     public static ParquetLogWriter open(
             Path localFile, String topic, int partition, ColdTierOptions options)
             throws IOException {
-        throw new UnsupportedOperationException("not implemented yet");
+        Objects.requireNonNull(localFile, "localFile");
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(options, "options");
+        if (partition < 0) {
+            throw new IllegalArgumentException("negative partition " + partition);
+        }
+        ColdRowWriteSupport support = new ColdRowWriteSupport();
+        ParquetWriter<ColdRow> writer =
+                configure(new Builder(new LocalOutputFile(localFile), support), options).build();
+        return new ParquetLogWriter(localFile, topic, partition, support, writer);
     }
 
     /** As {@link #open(Path, String, int, ColdTierOptions)} with options from {@code config}. */
@@ -30,19 +90,219 @@ public final class ParquetLogWriter implements Closeable {
         return open(localFile, topic, partition, ColdTierOptions.from(config));
     }
 
+    /** Applies the cold layout's writer settings (also used by the benchmark's bare writer). */
+    static <T, B extends ParquetWriter.Builder<T, B>> B configure(
+            B builder, ColdTierOptions options) {
+        PlainParquetConfiguration conf = new PlainParquetConfiguration();
+        conf.setInt("parquet.compression.codec.zstd.level", options.zstdLevel());
+        builder.withConf(conf)
+                .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+                .withCompressionCodec(codec(options.compression()))
+                .withRowGroupSize(options.rowGroupBytes())
+                .withPageSize(options.pageBytes())
+                .withPageRowCountLimit(options.pageRowLimit())
+                .withDictionaryEncoding(true)
+                .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+                .withPageWriteChecksumEnabled(true)
+                .withSizeStatisticsEnabled(false)
+                .withValidation(false);
+        for (String c : ColdLayout.NO_DICTIONARY_COLUMNS) {
+            builder.withDictionaryEncoding(c, false);
+        }
+        for (String c : ColdLayout.NO_STATISTICS_COLUMNS) {
+            builder.withStatisticsEnabled(c, false);
+        }
+        return builder;
+    }
+
+    static CompressionCodecName codec(ColdCompression c) {
+        switch (c) {
+            case ZSTD:
+                return CompressionCodecName.ZSTD;
+            case SNAPPY:
+                return CompressionCodecName.SNAPPY;
+            case GZIP:
+                return CompressionCodecName.GZIP;
+            case LZ4_RAW:
+                return CompressionCodecName.LZ4_RAW;
+            case UNCOMPRESSED:
+                return CompressionCodecName.UNCOMPRESSED;
+            default:
+                throw new IllegalArgumentException("unknown codec " + c);
+        }
+    }
+
     /**
-     * Appends every record of {@code batch}; its base offset must be greater than the last offset
-     * of the previous batch.
+     * Appends every record of {@code batch} (magic v2, any codec); its base offset must be greater
+     * than the last offset of the previous batch.
+     *
+     * @throws IllegalArgumentException for an older magic or out-of-order offsets; nothing of the
+     *     batch is written then
      */
     public void append(RecordBatch batch) throws IOException {
-        throw new UnsupportedOperationException("not implemented yet");
+        ensureOpen();
+        if (batch.magic() != RecordBatch.MAGIC_VALUE_V2) {
+            throw new IllegalArgumentException(
+                    "only record batch magic v2 is supported, got v"
+                            + batch.magic()
+                            + " at offset "
+                            + batch.baseOffset());
+        }
+        if (batch.baseOffset() <= lastOffset) {
+            throw new IllegalArgumentException(
+                    "batch at offset "
+                            + batch.baseOffset()
+                            + " does not follow the previous last offset "
+                            + lastOffset
+                            + " in "
+                            + topic
+                            + "-"
+                            + partition);
+        }
+        DefaultRecordBatch b = asDefault(batch);
+        b.ensureValid(); // a corrupt batch fails before any of its rows is written
+        if (failed) {
+            throw new IllegalStateException("an earlier append to " + file + " failed");
+        }
+        failed = true; // until the whole batch is written
+        boolean logAppendTime = b.timestampType() == TimestampType.LOG_APPEND_TIME;
+        row.setBatch(b, BatchFormat.attributesOf(b), b.baseTimestamp());
+        try (CloseableIterator<Record> it = b.streamingIterator(buffers)) {
+            while (it.hasNext()) {
+                Record r = it.next();
+                row.offset = r.offset();
+                row.timestamp = logAppendTime ? b.maxTimestamp() : r.timestamp();
+                row.key = r.hasKey() ? r.key() : null;
+                row.value = r.hasValue() ? r.value() : null;
+                row.headers = r.headers();
+                writer.write(row);
+                recordCount++;
+                minTimestamp = Math.min(minTimestamp, row.timestamp);
+                maxTimestamp = Math.max(maxTimestamp, row.timestamp);
+            }
+        }
+        failed = false;
+        if (firstOffset < 0) {
+            firstOffset = b.baseOffset();
+        }
+        lastOffset = b.lastOffset();
+        batchCount++;
+        sourceBytes += b.sizeInBytes();
     }
 
-    /** Writes the footer and closes the file. */
+    private static DefaultRecordBatch asDefault(RecordBatch batch) {
+        if (batch instanceof DefaultRecordBatch d) {
+            return d;
+        }
+        // e.g. a FileChannelRecordBatch of a segment: load it (reading it is needed anyway).
+        ByteBuffer buf = ByteBuffer.allocate(batch.sizeInBytes());
+        batch.writeTo(buf);
+        buf.flip();
+        return (DefaultRecordBatch) MemoryRecords.readableRecords(buf).firstBatch();
+    }
+
+    /** Number of rows written so far. */
+    public long recordCount() {
+        return recordCount;
+    }
+
+    /** Bytes of input batches appended so far (Kafka's format, compressed as received). */
+    public long sourceBytes() {
+        return sourceBytes;
+    }
+
+    /**
+     * Writes the file metadata and footer and closes the file.
+     *
+     * @throws IllegalStateException if no batch was appended
+     */
     public WrittenObject finish() throws IOException {
-        throw new UnsupportedOperationException("not implemented yet");
+        ensureOpen();
+        if (failed) {
+            throw new IllegalStateException("an earlier append to " + file + " failed");
+        }
+        if (batchCount == 0) {
+            throw new IllegalStateException("no batch appended to " + file);
+        }
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put(ColdLayout.META_FORMAT_VERSION, Integer.toString(ColdLayout.FORMAT_VERSION));
+        meta.put(ColdLayout.META_TOPIC, topic);
+        meta.put(ColdLayout.META_PARTITION, Integer.toString(partition));
+        meta.put(ColdLayout.META_FIRST_OFFSET, Long.toString(firstOffset));
+        meta.put(ColdLayout.META_LAST_OFFSET, Long.toString(lastOffset));
+        long minTs = recordCount == 0 ? -1 : minTimestamp;
+        long maxTs = recordCount == 0 ? -1 : maxTimestamp;
+        meta.put(ColdLayout.META_MIN_TIMESTAMP, Long.toString(minTs));
+        meta.put(ColdLayout.META_MAX_TIMESTAMP, Long.toString(maxTs));
+        meta.put(ColdLayout.META_RECORD_COUNT, Long.toString(recordCount));
+        meta.put(ColdLayout.META_BATCH_COUNT, Long.toString(batchCount));
+        meta.put(ColdLayout.META_SOURCE_BYTES, Long.toString(sourceBytes));
+        writeSupport.finalMetadata(meta);
+        finished = true;
+        closed = true;
+        writer.close();
+        buffers.close();
+        return new WrittenObject(
+                file,
+                topic,
+                partition,
+                firstOffset,
+                lastOffset,
+                minTs,
+                maxTs,
+                recordCount,
+                batchCount,
+                sourceBytes,
+                Files.size(file));
     }
 
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("writer of " + file + " is closed");
+        }
+    }
+
+    /** Aborts an unfinished file (deleting it); no-op after {@link #finish()}. */
     @Override
-    public void close() throws IOException {}
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            writer.close();
+        } catch (IOException | RuntimeException e) {
+            // the partial file is deleted below anyway
+        } finally {
+            buffers.close();
+            if (!finished) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /** parquet-mr builder bound to our write support. */
+    static final class Builder extends ParquetWriter.Builder<ColdRow, Builder> {
+        private final WriteSupport<ColdRow> support;
+
+        Builder(OutputFile file, WriteSupport<ColdRow> support) {
+            super(file);
+            this.support = support;
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        @Override
+        protected WriteSupport<ColdRow> getWriteSupport(org.apache.hadoop.conf.Configuration c) {
+            return support;
+        }
+
+        @Override
+        protected WriteSupport<ColdRow> getWriteSupport(ParquetConfiguration conf) {
+            return support;
+        }
+    }
 }

@@ -1,0 +1,219 @@
+package io.tierlog.cold;
+
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BOOLEAN;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
+
+import java.util.List;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Types;
+
+/**
+ * The Parquet layout of a cold object: one object per offset range of one partition, one row per
+ * record, rows in offset order. Field IDs are set so that Iceberg can register the files.
+ *
+ * <pre>
+ * id  column                          type                                 meaning
+ *  1  offset                          INT64 required                       record offset
+ *  2  timestamp                       INT64 TIMESTAMP(MICROS, UTC) req.    record timestamp as
+ *                                                                          consumers see it (the
+ *                                                                          batch max timestamp for
+ *                                                                          LogAppendTime), in us
+ *  3  key                             BINARY optional                      record key, null = none
+ *  4  value                           BINARY optional                      record value, null =
+ *                                                                          tombstone
+ *  5  headers                         LIST required                        record headers in order
+ *  6    element                       group required
+ *  7      key                         BINARY (STRING) required             header key
+ *  8      value                       BINARY optional                      header value
+ *  9  batch_base_offset               INT64 required                       base offset of the batch
+ * 10  batch_last_offset_delta         INT32 required                       last offset delta of the
+ *                                                                          batch (may exceed the
+ *                                                                          last record's delta)
+ * 11  batch_partition_leader_epoch    INT32 required
+ * 12  batch_producer_id               INT64 required                       -1 = none
+ * 13  batch_producer_epoch            INT32 (INT16) required               -1 = none
+ * 14  batch_base_sequence             INT32 required                       -1 = none; a record's
+ *                                                                          sequence is base +
+ *                                                                          offset delta
+ * 15  batch_attributes                INT32 (INT16) required               raw batch attributes:
+ *                                                                          bits 0-2 codec, 3
+ *                                                                          timestamp type, 4
+ *                                                                          transactional, 5 control,
+ *                                                                          6 delete horizon
+ * 16  batch_base_timestamp            INT64 required                       raw base timestamp (ms)
+ * 17  batch_max_timestamp             INT64 required                       raw max timestamp (ms)
+ * 18  batch_compression               INT32 required                       Kafka codec id (0 none,
+ *                                                                          1 gzip, 2 snappy, 3 lz4,
+ *                                                                          4 zstd), for analytics
+ * 19  batch_is_transactional          BOOLEAN required                     for analytics
+ * 20  batch_is_control                BOOLEAN required                     control batch (txn
+ *                                                                          markers)
+ * 21  batch_last_offset               INT64 required                       base offset + last
+ *                                                                          offset delta: lets a
+ *                                                                          reader select whole
+ *                                                                          batches by offset
+ * </pre>
+ *
+ * Columns 18-21 repeat what {@code batch_attributes} holds, for SQL users; batch-level columns
+ * repeat per row and cost almost nothing after dictionary/RLE encoding. Statistics and the page
+ * index (column index + offset index) are written for {@code offset}, {@code timestamp} and the
+ * batch columns, not for {@code key}, {@code value} or headers. Empty batches (no records, left by
+ * log compaction) have no rows and are not reproduced.
+ *
+ * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
+ * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
+ * source batches.
+ *
+ * <p>Stateless; constants only.
+ */
+final class ColdLayout {
+    private ColdLayout() {}
+
+    static final int FORMAT_VERSION = 1;
+
+    static final String META_FORMAT_VERSION = "tierlog.format.version";
+    static final String META_TOPIC = "tierlog.topic";
+    static final String META_PARTITION = "tierlog.partition";
+    static final String META_FIRST_OFFSET = "tierlog.first.offset";
+    static final String META_LAST_OFFSET = "tierlog.last.offset";
+    static final String META_MIN_TIMESTAMP = "tierlog.min.timestamp";
+    static final String META_MAX_TIMESTAMP = "tierlog.max.timestamp";
+    static final String META_RECORD_COUNT = "tierlog.record.count";
+    static final String META_BATCH_COUNT = "tierlog.batch.count";
+    static final String META_SOURCE_BYTES = "tierlog.source.bytes";
+
+    static final String OFFSET = "offset";
+    static final String TIMESTAMP = "timestamp";
+    static final String KEY = "key";
+    static final String VALUE = "value";
+    static final String HEADERS = "headers";
+    static final String BATCH_BASE_OFFSET = "batch_base_offset";
+    static final String BATCH_LAST_OFFSET_DELTA = "batch_last_offset_delta";
+    static final String BATCH_PARTITION_LEADER_EPOCH = "batch_partition_leader_epoch";
+    static final String BATCH_PRODUCER_ID = "batch_producer_id";
+    static final String BATCH_PRODUCER_EPOCH = "batch_producer_epoch";
+    static final String BATCH_BASE_SEQUENCE = "batch_base_sequence";
+    static final String BATCH_ATTRIBUTES = "batch_attributes";
+    static final String BATCH_BASE_TIMESTAMP = "batch_base_timestamp";
+    static final String BATCH_MAX_TIMESTAMP = "batch_max_timestamp";
+    static final String BATCH_COMPRESSION = "batch_compression";
+    static final String BATCH_IS_TRANSACTIONAL = "batch_is_transactional";
+    static final String BATCH_IS_CONTROL = "batch_is_control";
+    static final String BATCH_LAST_OFFSET = "batch_last_offset";
+
+    /** Field indexes in {@link #SCHEMA} (top level), used by the write and read supports. */
+    static final int F_OFFSET = 0;
+
+    static final int F_TIMESTAMP = 1;
+    static final int F_KEY = 2;
+    static final int F_VALUE = 3;
+    static final int F_HEADERS = 4;
+    static final int F_BATCH_BASE_OFFSET = 5;
+    static final int F_BATCH_LAST_OFFSET_DELTA = 6;
+    static final int F_BATCH_PARTITION_LEADER_EPOCH = 7;
+    static final int F_BATCH_PRODUCER_ID = 8;
+    static final int F_BATCH_PRODUCER_EPOCH = 9;
+    static final int F_BATCH_BASE_SEQUENCE = 10;
+    static final int F_BATCH_ATTRIBUTES = 11;
+    static final int F_BATCH_BASE_TIMESTAMP = 12;
+    static final int F_BATCH_MAX_TIMESTAMP = 13;
+    static final int F_BATCH_COMPRESSION = 14;
+    static final int F_BATCH_IS_TRANSACTIONAL = 15;
+    static final int F_BATCH_IS_CONTROL = 16;
+    static final int F_BATCH_LAST_OFFSET = 17;
+
+    static final MessageType SCHEMA =
+            Types.buildMessage()
+                    .required(INT64)
+                    .id(1)
+                    .named(OFFSET)
+                    .required(INT64)
+                    .as(
+                            LogicalTypeAnnotation.timestampType(
+                                    true, LogicalTypeAnnotation.TimeUnit.MICROS))
+                    .id(2)
+                    .named(TIMESTAMP)
+                    .optional(BINARY)
+                    .id(3)
+                    .named(KEY)
+                    .optional(BINARY)
+                    .id(4)
+                    .named(VALUE)
+                    .addField(
+                            Types.requiredGroup()
+                                    .as(LogicalTypeAnnotation.listType())
+                                    .id(5)
+                                    .addField(
+                                            Types.repeatedGroup()
+                                                    .addField(
+                                                            Types.requiredGroup()
+                                                                    .id(6)
+                                                                    .required(BINARY)
+                                                                    .as(
+                                                                            LogicalTypeAnnotation
+                                                                                    .stringType())
+                                                                    .id(7)
+                                                                    .named(KEY)
+                                                                    .optional(BINARY)
+                                                                    .id(8)
+                                                                    .named(VALUE)
+                                                                    .named("element"))
+                                                    .named("list"))
+                                    .named(HEADERS))
+                    .required(INT64)
+                    .id(9)
+                    .named(BATCH_BASE_OFFSET)
+                    .required(INT32)
+                    .id(10)
+                    .named(BATCH_LAST_OFFSET_DELTA)
+                    .required(INT32)
+                    .id(11)
+                    .named(BATCH_PARTITION_LEADER_EPOCH)
+                    .required(INT64)
+                    .id(12)
+                    .named(BATCH_PRODUCER_ID)
+                    .required(INT32)
+                    .as(LogicalTypeAnnotation.intType(16, true))
+                    .id(13)
+                    .named(BATCH_PRODUCER_EPOCH)
+                    .required(INT32)
+                    .id(14)
+                    .named(BATCH_BASE_SEQUENCE)
+                    .required(INT32)
+                    .as(LogicalTypeAnnotation.intType(16, true))
+                    .id(15)
+                    .named(BATCH_ATTRIBUTES)
+                    .required(INT64)
+                    .id(16)
+                    .named(BATCH_BASE_TIMESTAMP)
+                    .required(INT64)
+                    .id(17)
+                    .named(BATCH_MAX_TIMESTAMP)
+                    .required(INT32)
+                    .id(18)
+                    .named(BATCH_COMPRESSION)
+                    .required(BOOLEAN)
+                    .id(19)
+                    .named(BATCH_IS_TRANSACTIONAL)
+                    .required(BOOLEAN)
+                    .id(20)
+                    .named(BATCH_IS_CONTROL)
+                    .required(INT64)
+                    .id(21)
+                    .named(BATCH_LAST_OFFSET)
+                    .named("kafka_record");
+
+    /** Columns whose min/max statistics and page index are worthless (random bytes). */
+    static final List<String> NO_STATISTICS_COLUMNS =
+            List.of(
+                    KEY,
+                    VALUE,
+                    HEADERS + ".list.element." + KEY,
+                    HEADERS + ".list.element." + VALUE);
+
+    /** Columns that rarely repeat, so dictionary encoding only costs time. */
+    static final List<String> NO_DICTIONARY_COLUMNS = List.of(OFFSET, TIMESTAMP, VALUE);
+}

@@ -1,0 +1,305 @@
+package io.tierlog.cold;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.hadoop.api.InitContext;
+import org.apache.parquet.hadoop.api.ReadSupport;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.io.api.RecordMaterializer;
+import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Types;
+
+/**
+ * Materializes rows of a cold object into one reused {@link ColdRow}, reading every column except
+ * the analytics-only ones (compression id, transactional and control flags, which {@code
+ * batch_attributes} already holds). Key and value buffers are views into parquet-mr's page buffers:
+ * valid only until the next row is read, so a consumer must copy or write them out first.
+ *
+ * <p>Not thread-safe: one instance per reader.
+ */
+final class ColdRowReadSupport extends ReadSupport<ColdRow> {
+    private static final List<String> SKIPPED =
+            List.of(
+                    ColdLayout.BATCH_COMPRESSION,
+                    ColdLayout.BATCH_IS_TRANSACTIONAL,
+                    ColdLayout.BATCH_IS_CONTROL);
+
+    static MessageType projection(MessageType fileSchema) {
+        Types.MessageTypeBuilder b = Types.buildMessage();
+        for (Type t : fileSchema.getFields()) {
+            if (!SKIPPED.contains(t.getName())) {
+                b.addField(t);
+            }
+        }
+        return b.named(fileSchema.getName());
+    }
+
+    @Override
+    public ReadContext init(InitContext context) {
+        return new ReadContext(projection(context.getFileSchema()));
+    }
+
+    @Override
+    public RecordMaterializer<ColdRow> prepareForRead(
+            Configuration configuration,
+            Map<String, String> keyValueMetaData,
+            MessageType fileSchema,
+            ReadContext readContext) {
+        return new Materializer(readContext.getRequestedSchema());
+    }
+
+    @Override
+    public RecordMaterializer<ColdRow> prepareForRead(
+            ParquetConfiguration configuration,
+            Map<String, String> keyValueMetaData,
+            MessageType fileSchema,
+            ReadContext readContext) {
+        return new Materializer(readContext.getRequestedSchema());
+    }
+
+    private static final class Materializer extends RecordMaterializer<ColdRow> {
+        private final ColdRow row = new ColdRow();
+        private final RootConverter root;
+
+        Materializer(MessageType schema) {
+            root = new RootConverter(schema, row);
+        }
+
+        @Override
+        public ColdRow getCurrentRecord() {
+            return row;
+        }
+
+        @Override
+        public GroupConverter getRootConverter() {
+            return root;
+        }
+    }
+
+    private static final class RootConverter extends GroupConverter {
+        private final ColdRow row;
+        private final Converter[] converters;
+        private final List<Header> headers = new ArrayList<>();
+
+        RootConverter(MessageType schema, ColdRow row) {
+            this.row = row;
+            this.converters = new Converter[schema.getFieldCount()];
+            for (int i = 0; i < converters.length; i++) {
+                converters[i] = converterFor(schema.getType(i));
+            }
+        }
+
+        private Converter converterFor(Type t) {
+            switch (t.getName()) {
+                case ColdLayout.OFFSET:
+                    return longs(v -> row.offset = v);
+                case ColdLayout.TIMESTAMP:
+                    return longs(v -> row.timestamp = Math.floorDiv(v, 1000L));
+                case ColdLayout.KEY:
+                    return binaries(v -> row.key = v.toByteBuffer());
+                case ColdLayout.VALUE:
+                    return binaries(v -> row.value = v.toByteBuffer());
+                case ColdLayout.HEADERS:
+                    return new HeadersConverter(t.asGroupType(), headers);
+                case ColdLayout.BATCH_BASE_OFFSET:
+                    return longs(v -> row.batchBaseOffset = v);
+                case ColdLayout.BATCH_LAST_OFFSET_DELTA:
+                    return ints(v -> row.batchLastOffsetDelta = v);
+                case ColdLayout.BATCH_PARTITION_LEADER_EPOCH:
+                    return ints(v -> row.partitionLeaderEpoch = v);
+                case ColdLayout.BATCH_PRODUCER_ID:
+                    return longs(v -> row.producerId = v);
+                case ColdLayout.BATCH_PRODUCER_EPOCH:
+                    return ints(v -> row.producerEpoch = (short) v);
+                case ColdLayout.BATCH_BASE_SEQUENCE:
+                    return ints(v -> row.baseSequence = v);
+                case ColdLayout.BATCH_ATTRIBUTES:
+                    return ints(v -> row.attributes = (short) v);
+                case ColdLayout.BATCH_BASE_TIMESTAMP:
+                    return longs(v -> row.batchBaseTimestamp = v);
+                case ColdLayout.BATCH_MAX_TIMESTAMP:
+                    return longs(v -> row.batchMaxTimestamp = v);
+                default:
+                    // columns added by a later format version, or batch_last_offset (derived)
+                    return t.isPrimitive() ? new IgnoredPrimitive() : new IgnoredGroup(t);
+            }
+        }
+
+        @Override
+        public Converter getConverter(int fieldIndex) {
+            return converters[fieldIndex];
+        }
+
+        @Override
+        public void start() {
+            row.key = null;
+            row.value = null;
+            headers.clear();
+        }
+
+        @Override
+        public void end() {
+            row.headers = headers.isEmpty() ? ColdRow.NO_HEADERS : headers.toArray(new Header[0]);
+        }
+    }
+
+    /** headers (LIST) -> list (repeated) -> element (key, value). */
+    private static final class HeadersConverter extends GroupConverter {
+        private final GroupConverter list;
+
+        HeadersConverter(GroupType headersType, List<Header> headers) {
+            GroupConverter element =
+                    new GroupConverter() {
+                        private String key;
+                        private byte[] value;
+                        private final Converter keyConverter =
+                                new PrimitiveConverter() {
+                                    @Override
+                                    public void addBinary(Binary v) {
+                                        key = v.toStringUsingUTF8();
+                                    }
+                                };
+                        private final Converter valueConverter =
+                                new PrimitiveConverter() {
+                                    @Override
+                                    public void addBinary(Binary v) {
+                                        value = v.getBytes();
+                                    }
+                                };
+
+                        @Override
+                        public Converter getConverter(int i) {
+                            return i == 0 ? keyConverter : valueConverter;
+                        }
+
+                        @Override
+                        public void start() {
+                            key = null;
+                            value = null;
+                        }
+
+                        @Override
+                        public void end() {
+                            headers.add(new RecordHeader(key, value));
+                        }
+                    };
+            list =
+                    new GroupConverter() {
+                        @Override
+                        public Converter getConverter(int i) {
+                            return element;
+                        }
+
+                        @Override
+                        public void start() {}
+
+                        @Override
+                        public void end() {}
+                    };
+        }
+
+        @Override
+        public Converter getConverter(int i) {
+            return list;
+        }
+
+        @Override
+        public void start() {}
+
+        @Override
+        public void end() {}
+    }
+
+    private static final class IgnoredPrimitive extends PrimitiveConverter {
+        @Override
+        public void addBinary(Binary value) {}
+
+        @Override
+        public void addBoolean(boolean value) {}
+
+        @Override
+        public void addDouble(double value) {}
+
+        @Override
+        public void addFloat(float value) {}
+
+        @Override
+        public void addInt(int value) {}
+
+        @Override
+        public void addLong(long value) {}
+    }
+
+    private static final class IgnoredGroup extends GroupConverter {
+        private final Converter[] children;
+
+        IgnoredGroup(Type t) {
+            GroupType g = t.asGroupType();
+            children = new Converter[g.getFieldCount()];
+            for (int i = 0; i < children.length; i++) {
+                Type c = g.getType(i);
+                children[i] = c.isPrimitive() ? new IgnoredPrimitive() : new IgnoredGroup(c);
+            }
+        }
+
+        @Override
+        public Converter getConverter(int i) {
+            return children[i];
+        }
+
+        @Override
+        public void start() {}
+
+        @Override
+        public void end() {}
+    }
+
+    private interface LongSink {
+        void accept(long v);
+    }
+
+    private interface IntSink {
+        void accept(int v);
+    }
+
+    private interface BinarySink {
+        void accept(Binary v);
+    }
+
+    private static PrimitiveConverter longs(LongSink sink) {
+        return new PrimitiveConverter() {
+            @Override
+            public void addLong(long value) {
+                sink.accept(value);
+            }
+        };
+    }
+
+    private static PrimitiveConverter ints(IntSink sink) {
+        return new PrimitiveConverter() {
+            @Override
+            public void addInt(int value) {
+                sink.accept(value);
+            }
+        };
+    }
+
+    private static PrimitiveConverter binaries(BinarySink sink) {
+        return new PrimitiveConverter() {
+            @Override
+            public void addBinary(Binary value) {
+                sink.accept(value);
+            }
+        };
+    }
+}

@@ -1,0 +1,219 @@
+package io.tierlog.cold;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.internal.hadoop.metadata.IndexReference;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.SeekableInputStream;
+
+/**
+ * A parquet-mr {@link InputFile} over ranged GETs of one object. The tail of the object (footer,
+ * and after {@link #prefetchIndexes} the column and offset indexes that parquet-mr writes just
+ * before the footer) is fetched once and kept; every other read is one ranged GET of exactly the
+ * bytes parquet-mr asks for (it coalesces adjacent pages of a column chunk into one read).
+ *
+ * <p>Thread-safe: the cached tail is replaced atomically; streams are per reader.
+ */
+final class ObjectStoreInputFile implements InputFile {
+    private static final int INITIAL_TAIL = 64 * 1024;
+    private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
+
+    private final ObjectStore store;
+    private final String key;
+    private final long length;
+
+    /** Bytes [tailStart, length) of the object, or null before the first read. */
+    private volatile Tail tail;
+
+    private record Tail(long start, ByteBuffer bytes) {}
+
+    ObjectStoreInputFile(ObjectStore store, String key, long length) {
+        this.store = store;
+        this.key = key;
+        this.length = length;
+    }
+
+    @Override
+    public long getLength() {
+        return length;
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+        return new Stream();
+    }
+
+    private Tail tail() throws IOException {
+        Tail t = tail;
+        if (t != null) {
+            return t;
+        }
+        synchronized (this) {
+            if (tail != null) {
+                return tail;
+            }
+            if (length < MAGIC.length * 2 + 4) {
+                throw new ObjectStoreException(
+                        key, "object of " + length + " bytes is not Parquet");
+            }
+            int n = (int) Math.min(length, INITIAL_TAIL);
+            ByteBuffer b = fetch(length - n, n);
+            int footerLength = b.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(n - 8);
+            for (int i = 0; i < MAGIC.length; i++) {
+                if (b.get(n - MAGIC.length + i) != MAGIC[i]) {
+                    throw new ObjectStoreException(key, "object does not end with Parquet magic");
+                }
+            }
+            if (footerLength < 0 || footerLength + 8L + MAGIC.length > length) {
+                throw new ObjectStoreException(
+                        key, "corrupt Parquet footer length " + footerLength);
+            }
+            if (footerLength + 8 > n) {
+                int m = footerLength + 8;
+                b = fetch(length - m, m);
+                n = m;
+            }
+            tail = new Tail(length - n, b);
+            return tail;
+        }
+    }
+
+    /**
+     * Extends the cached tail down to the lowest column/offset index of {@code footer}, with one
+     * ranged GET, so that page-index lookups cost no further requests.
+     */
+    void prefetchIndexes(ParquetMetadata footer) throws IOException {
+        long lowest = Long.MAX_VALUE;
+        for (BlockMetaData block : footer.getBlocks()) {
+            for (ColumnChunkMetaData c : block.getColumns()) {
+                lowest = Math.min(lowest, offsetOf(c.getColumnIndexReference()));
+                lowest = Math.min(lowest, offsetOf(c.getOffsetIndexReference()));
+            }
+        }
+        synchronized (this) {
+            Tail t = tail();
+            if (lowest == Long.MAX_VALUE || lowest >= t.start() || lowest < 0) {
+                return;
+            }
+            int extra = Math.toIntExact(t.start() - lowest);
+            ByteBuffer head = fetch(lowest, extra);
+            ByteBuffer merged = ByteBuffer.allocate(extra + t.bytes().remaining());
+            merged.put(head).put(t.bytes().duplicate()).flip();
+            tail = new Tail(lowest, merged);
+        }
+    }
+
+    private static long offsetOf(IndexReference ref) {
+        return ref == null ? Long.MAX_VALUE : ref.getOffset();
+    }
+
+    private ByteBuffer fetch(long position, int n) throws IOException {
+        ByteBuffer b = store.get(key, position, n);
+        if (b.remaining() != n) {
+            throw new ObjectStoreException(
+                    key,
+                    "short ranged read at "
+                            + position
+                            + ": wanted "
+                            + n
+                            + " bytes, got "
+                            + b.remaining()
+                            + " (object size "
+                            + length
+                            + ")");
+        }
+        return b.slice();
+    }
+
+    /** A positioned stream; reads inside the cached tail are served locally. */
+    private final class Stream extends SeekableInputStream {
+        private long pos;
+
+        @Override
+        public long getPos() {
+            return pos;
+        }
+
+        @Override
+        public void seek(long newPos) throws IOException {
+            if (newPos < 0 || newPos > length) {
+                throw new EOFException("seek to " + newPos + " outside object " + key);
+            }
+            pos = newPos;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            if (pos >= length) {
+                return -1;
+            }
+            int n = (int) Math.min(len, length - pos);
+            readFully(b, off, n);
+            return n;
+        }
+
+        @Override
+        public void readFully(byte[] bytes) throws IOException {
+            readFully(bytes, 0, bytes.length);
+        }
+
+        @Override
+        public void readFully(byte[] bytes, int start, int len) throws IOException {
+            readFully(ByteBuffer.wrap(bytes, start, len));
+        }
+
+        @Override
+        public int read(ByteBuffer buf) throws IOException {
+            if (!buf.hasRemaining()) {
+                return 0;
+            }
+            if (pos >= length) {
+                return -1;
+            }
+            int n = (int) Math.min(buf.remaining(), length - pos);
+            ByteBuffer view = buf.duplicate();
+            view.limit(view.position() + n);
+            readFully(view);
+            buf.position(buf.position() + n);
+            return n;
+        }
+
+        @Override
+        public void readFully(ByteBuffer buf) throws IOException {
+            int n = buf.remaining();
+            if (n == 0) {
+                return;
+            }
+            if (pos + n > length) {
+                throw new EOFException(
+                        "read of " + n + " bytes at " + pos + " past the end of " + key);
+            }
+            Tail t = tail();
+            ByteBuffer src;
+            if (pos >= t.start()) {
+                src = t.bytes().duplicate();
+                src.position((int) (pos - t.start()));
+                src.limit(src.position() + n);
+            } else {
+                src = fetch(pos, n);
+            }
+            buf.put(src);
+            pos += n;
+        }
+    }
+}
