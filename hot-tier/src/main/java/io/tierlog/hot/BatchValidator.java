@@ -242,9 +242,11 @@ final class BatchValidator {
             }
         } catch (InvalidBatchException e) {
             throw e;
+        } catch (org.apache.kafka.common.InvalidRecordException e) {
+            throw new InvalidBatchException(Kind.INVALID_RECORD, e.getMessage(), e);
         } catch (RuntimeException e) {
             throw new InvalidBatchException(
-                    Kind.CORRUPT_MESSAGE, "Cannot decompress batch: " + e.getMessage(), e);
+                    Kind.CORRUPT_MESSAGE, "Cannot decompress batch: " + e, e);
         }
         if (n != count) {
             throw invalid("Batch declares " + count + " records but holds " + n);

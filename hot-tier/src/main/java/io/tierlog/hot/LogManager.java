@@ -3,55 +3,305 @@ package io.tierlog.hot;
 import io.tierlog.common.Time;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Opens every partition folder under a log dir, schedules flushes, rolls and retention.
- * Thread-safe.
+ * Opens every partition folder {@code <topic>-<partition>} under a log dir (recovering after an
+ * unclean stop), creates and deletes partitions, and runs housekeeping on the injected scheduler
+ * every {@link #HOUSEKEEPING_INTERVAL_MS}: {@code segment.ms} rolls, {@code flush.ms} flushes,
+ * local retention (bounded by {@link #setRetentionBound}) and the recovery-point checkpoint.
+ *
+ * <p>The log dir layout is Kafka's: partition folders, {@code recovery-point-offset-checkpoint}
+ * and, between a clean close and the next open, the {@code .kafka_cleanshutdown} marker. Folders
+ * ending in {@code -delete} are leftovers of deletions and are removed on open.
+ *
+ * <p>Thread-safe.
  */
 public final class LogManager implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogManager.class);
 
+    /** Period of the housekeeping task. */
+    public static final long HOUSEKEEPING_INTERVAL_MS = 1000;
+
+    private final Path logDir;
+    private final Function<String, LogConfig> topicConfigs;
+    private final Time time;
+    private final ScheduledExecutorService scheduler;
+    private final RecoveryPointCheckpoint checkpoint;
+    private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
+    private volatile ToLongFunction<TopicPartition> retentionBound = tp -> Long.MAX_VALUE;
+    private final ScheduledFuture<?> housekeeping;
+    private volatile boolean closed;
+
+    private LogManager(
+            Path logDir,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler) {
+        this.logDir = logDir;
+        this.topicConfigs = topicConfigs;
+        this.time = time;
+        this.scheduler = scheduler;
+        this.checkpoint = new RecoveryPointCheckpoint(logDir);
+        this.housekeeping =
+                scheduler == null
+                        ? null
+                        : scheduler.scheduleWithFixedDelay(
+                                this::housekeepingQuietly,
+                                HOUSEKEEPING_INTERVAL_MS,
+                                HOUSEKEEPING_INTERVAL_MS,
+                                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Opens every partition under {@code logDir} (created when absent).
+     *
+     * @param topicConfigs configuration of each topic (called on open and create)
+     * @param scheduler runs housekeeping and delayed deletions; null for none (tests call {@link
+     *     #runHousekeeping()} by hand)
+     */
     public static LogManager open(
             Path logDir,
             Function<String, LogConfig> topicConfigs,
             Time time,
             ScheduledExecutorService scheduler)
             throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        Files.createDirectories(logDir);
+        Path marker = logDir.resolve(RecoveryPointCheckpoint.CLEAN_SHUTDOWN_FILE);
+        boolean clean = Files.exists(marker);
+        RecoveryPointCheckpoint cp = new RecoveryPointCheckpoint(logDir);
+        Map<TopicPartition, Long> points;
+        try {
+            points = cp.read();
+        } catch (IOException e) {
+            LOG.warn("Ignoring unreadable recovery-point checkpoint; recovering everything", e);
+            points = new HashMap<>();
+            clean = false;
+        }
+        List<Path> dirs = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(logDir, Files::isDirectory)) {
+            for (Path d : ds) {
+                dirs.add(d);
+            }
+        }
+        Map<TopicPartition, PartitionLog> opened = new HashMap<>();
+        try {
+            for (Path d : dirs) {
+                String name = d.getFileName().toString();
+                if (name.endsWith("-delete")) {
+                    deleteRecursively(d);
+                    continue;
+                }
+                TopicPartition tp;
+                try {
+                    tp = TopicNames.parseDirName(name);
+                } catch (InvalidTopicException e) {
+                    LOG.warn("Ignoring {} in log dir: not a partition folder", d);
+                    continue;
+                }
+                long rp = points.getOrDefault(tp, 0L);
+                opened.put(
+                        tp,
+                        PartitionLog.open(
+                                d, topicConfigs.apply(tp.topic()), time, scheduler, rp, clean));
+            }
+        } catch (IOException | RuntimeException e) {
+            for (PartitionLog l : opened.values()) {
+                try {
+                    l.close();
+                } catch (IOException ignored) {
+                    // already failing
+                }
+            }
+            throw e;
+        }
+        // A crash from now on must be seen as unclean.
+        Files.deleteIfExists(marker);
+        RecoveryPointCheckpoint.fsyncDir(logDir);
+        LogManager m = new LogManager(logDir, topicConfigs, time, scheduler);
+        m.logs.putAll(opened);
+        m.checkpointRecoveryPoints();
+        return m;
     }
 
     public Path logDir() {
-        throw new UnsupportedOperationException("not yet");
+        return logDir;
     }
 
+    /** The log of {@code tp}, created (folder and first segment) if it does not exist. */
     public PartitionLog getOrCreate(TopicPartition tp) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        String name = TopicNames.dirName(tp);
+        PartitionLog existing = logs.get(tp);
+        if (existing != null) {
+            return existing;
+        }
+        synchronized (this) {
+            ensureOpen();
+            existing = logs.get(tp);
+            if (existing != null) {
+                return existing;
+            }
+            Path dir = logDir.resolve(name).normalize();
+            if (!dir.getParent().equals(logDir.normalize())) {
+                throw new InvalidTopicException("Partition folder escapes the log dir: " + name);
+            }
+            PartitionLog log =
+                    PartitionLog.open(
+                            dir, topicConfigs.apply(tp.topic()), time, scheduler, 0, true);
+            logs.put(tp, log);
+            return log;
+        }
     }
 
     public Optional<PartitionLog> partition(TopicPartition tp) {
-        throw new UnsupportedOperationException("not yet");
+        return Optional.ofNullable(logs.get(tp));
     }
 
     public Collection<PartitionLog> partitions() {
-        throw new UnsupportedOperationException("not yet");
+        return List.copyOf(logs.values());
     }
 
-    public void delete(TopicPartition tp) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+    /** Closes the log and removes its folder (renamed to {@code *-delete} first). */
+    public synchronized void delete(TopicPartition tp) throws IOException {
+        PartitionLog log = logs.remove(tp);
+        Path dir = logDir.resolve(TopicNames.dirName(tp));
+        if (log != null) {
+            log.close();
+        }
+        if (Files.exists(dir)) {
+            Path tomb =
+                    logDir.resolve(
+                            tp.topic()
+                                    + "-"
+                                    + tp.partition()
+                                    + "."
+                                    + UUID.randomUUID().toString().replace("-", "")
+                                    + "-delete");
+            Files.move(dir, tomb);
+            RecoveryPointCheckpoint.fsyncDir(logDir);
+            deleteRecursively(tomb);
+        }
     }
 
+    /** Sets the offset bound of local retention per partition (default Long.MAX_VALUE). */
     public void setRetentionBound(ToLongFunction<TopicPartition> maxDeletableOffset) {
-        throw new UnsupportedOperationException("not yet");
+        this.retentionBound = maxDeletableOffset;
     }
 
+    /** One housekeeping pass: rolls, flushes, retention, checkpoint. Also run by the scheduler. */
+    public void runHousekeeping() throws IOException {
+        for (PartitionLog log : partitions()) {
+            if (closed) {
+                return;
+            }
+            log.maybeRoll();
+            log.maybeFlush();
+            log.maybeDeleteSegments(retentionBound.applyAsLong(log.topicPartition()));
+        }
+        checkpointRecoveryPoints();
+    }
+
+    private void housekeepingQuietly() {
+        try {
+            runHousekeeping();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Housekeeping of {} failed", logDir, e);
+        }
+    }
+
+    /** Writes the recovery point of every partition to the checkpoint file. */
+    public synchronized void checkpointRecoveryPoints() throws IOException {
+        Map<TopicPartition, Long> points = new HashMap<>();
+        for (PartitionLog log : logs.values()) {
+            points.put(log.topicPartition(), log.recoveryPoint());
+        }
+        checkpoint.write(points);
+    }
+
+    /** Flushes and closes every log, writes the checkpoint and the clean-shutdown marker. */
     @Override
-    public void close() {
-        throw new UnsupportedOperationException("not yet");
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (housekeeping != null) {
+            housekeeping.cancel(false);
+        }
+        boolean allClosed = true;
+        for (PartitionLog log : logs.values()) {
+            try {
+                log.close();
+            } catch (IOException | RuntimeException e) {
+                allClosed = false;
+                LOG.error("Cannot close {}", log, e);
+            }
+        }
+        try {
+            Map<TopicPartition, Long> points = new HashMap<>();
+            for (PartitionLog log : logs.values()) {
+                points.put(log.topicPartition(), log.logEndOffset());
+            }
+            checkpoint.write(points);
+            if (allClosed) {
+                Files.write(
+                        logDir.resolve(RecoveryPointCheckpoint.CLEAN_SHUTDOWN_FILE),
+                        "{\"version\":0,\"brokerEpoch\":-1}".getBytes(StandardCharsets.UTF_8));
+                RecoveryPointCheckpoint.fsyncDir(logDir);
+            }
+        } catch (IOException e) {
+            LOG.error("Cannot write the clean-shutdown state of {}", logDir, e);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("LogManager of " + logDir + " is closed");
+        }
+    }
+
+    static void deleteRecursively(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        Files.walkFileTree(
+                root,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                            throws IOException {
+                        Files.delete(file);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path dir, IOException exc)
+                            throws IOException {
+                        Files.delete(dir);
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
     }
 }

@@ -1,25 +1,187 @@
 package io.tierlog.hot;
 
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 
-/** Read-only view of a log dir that is not ours. Thread-safe. */
-public final class ReadOnlyLogDir {
+/**
+ * Read-only access to a log dir that is not ours: an Apache Kafka broker's {@code log.dirs} entry
+ * or a tierlog dir another process writes. Nothing is ever written into it: files are opened
+ * read-only, indexes are not needed (segments are read whole and scanned batch by batch), and Kafka
+ * files we do not use ({@code leader-epoch-checkpoint}, {@code *.snapshot}, {@code
+ * partition.metadata}, {@code *.txnindex}, checkpoints) are ignored. A batch is served only after
+ * its CRC-32C was verified; the scan stops at a torn tail (a segment the broker is still writing).
+ *
+ * <p>Thread-safe. {@link #close()} closes the channels of the slices handed out.
+ */
+public final class ReadOnlyLogDir implements Closeable {
+    private final Path logDir;
+    private final Map<Path, FileChannel> channels = new ConcurrentHashMap<>();
+    private final Map<Path, CachedInfo> infos = new ConcurrentHashMap<>();
+
+    private record CachedInfo(long fileSize, long modified, SegmentInfo info) {}
+
+    private ReadOnlyLogDir(Path logDir) {
+        this.logDir = logDir;
+    }
+
+    /** Opens {@code logDir} (which must exist) without writing anything. */
     public static ReadOnlyLogDir open(Path logDir) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        if (!Files.isDirectory(logDir)) {
+            throw new NoSuchFileException(logDir.toString(), null, "not a directory");
+        }
+        return new ReadOnlyLogDir(logDir);
     }
 
+    public Path logDir() {
+        return logDir;
+    }
+
+    /** Partition folders present now, sorted by topic then partition. */
     public List<TopicPartition> partitions() {
-        throw new UnsupportedOperationException("not yet");
+        List<TopicPartition> out = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(logDir, Files::isDirectory)) {
+            for (Path d : ds) {
+                String name = d.getFileName().toString();
+                if (name.endsWith("-delete")
+                        || name.endsWith("-future")
+                        || name.endsWith("-stray")) {
+                    continue;
+                }
+                if (TopicNames.isValid(topicPart(name))) {
+                    try {
+                        out.add(TopicNames.parseDirName(name));
+                    } catch (InvalidTopicException ignored) {
+                        // not a partition folder
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.sort(
+                (a, b) ->
+                        a.topic().equals(b.topic())
+                                ? Integer.compare(a.partition(), b.partition())
+                                : a.topic().compareTo(b.topic()));
+        return out;
     }
 
+    private static String topicPart(String name) {
+        int dash = name.lastIndexOf('-');
+        return dash <= 0 ? name : name.substring(0, dash);
+    }
+
+    /**
+     * The segments of {@code tp} now, oldest first; the last is the active one ({@code
+     * closed=false}). Sizes and offsets count only valid batches (headers checked, not CRCs).
+     */
     public List<SegmentInfo> segments(TopicPartition tp) {
-        throw new UnsupportedOperationException("not yet");
+        Path dir = logDir.resolve(TopicNames.dirName(tp));
+        List<Long> bases = new ArrayList<>();
+        try (DirectoryStream<Path> ds =
+                Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
+            for (Path f : ds) {
+                Long b = LogLoader.baseOffsetOf(f.getFileName().toString(), LogSegment.LOG_SUFFIX);
+                if (b != null) {
+                    bases.add(b);
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        bases.sort(null);
+        List<SegmentInfo> out = new ArrayList<>();
+        for (int i = 0; i < bases.size(); i++) {
+            Path f = dir.resolve(LogSegment.fileName(bases.get(i)) + LogSegment.LOG_SUFFIX);
+            try {
+                out.add(info(tp, f, bases.get(i), i < bases.size() - 1));
+            } catch (NoSuchFileException e) {
+                // deleted by the broker's retention meanwhile
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return out;
     }
 
+    private SegmentInfo info(TopicPartition tp, Path f, long base, boolean closed)
+            throws IOException {
+        long size = Files.size(f);
+        long modified = Files.getLastModifiedTime(f).toMillis();
+        CachedInfo c = infos.get(f);
+        if (c != null && c.fileSize() == size && c.modified() == modified) {
+            SegmentInfo i = c.info();
+            return new SegmentInfo(
+                    tp, base, i.nextOffset(), i.sizeInBytes(), i.maxTimestamp(), closed, f);
+        }
+        FileChannel ch = channel(f);
+        LogScanner sc = new LogScanner(ch, 0, size, base, false, false);
+        long next = base;
+        long maxTs = -1;
+        while (sc.next()) {
+            next = sc.lastOffset + 1;
+            maxTs = Math.max(maxTs, sc.maxTimestamp);
+        }
+        SegmentInfo info = new SegmentInfo(tp, base, next, sc.validEnd(), maxTs, closed, f);
+        infos.put(f, new CachedInfo(size, modified, info));
+        return info;
+    }
+
+    /**
+     * The whole segment as a slice of its valid batches (every CRC verified), from the start to the
+     * first torn or corrupt batch.
+     */
     public FileSlice readSegment(SegmentInfo s) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        FileChannel ch = channel(s.logFile());
+        LogScanner sc = new LogScanner(ch, 0, ch.size(), s.baseOffset(), true, false);
+        long first = -1;
+        long next = s.baseOffset();
+        while (sc.next()) {
+            if (first < 0) {
+                first = sc.baseOffset;
+            }
+            next = sc.lastOffset + 1;
+        }
+        if (sc.validEnd() == 0) {
+            return FileSlice.emptyAt(s.baseOffset());
+        }
+        return new FileSlice(ch, 0, (int) sc.validEnd(), first, next);
+    }
+
+    private FileChannel channel(Path f) throws IOException {
+        FileChannel ch = channels.get(f);
+        if (ch != null && ch.isOpen()) {
+            return ch;
+        }
+        FileChannel opened = FileChannel.open(f, StandardOpenOption.READ);
+        FileChannel prev = channels.putIfAbsent(f, opened);
+        if (prev != null && prev.isOpen()) {
+            opened.close();
+            return prev;
+        }
+        channels.put(f, opened);
+        return opened;
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (FileChannel ch : channels.values()) {
+            ch.close();
+        }
+        channels.clear();
     }
 }

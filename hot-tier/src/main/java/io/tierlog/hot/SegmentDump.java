@@ -2,13 +2,178 @@ package io.tierlog.hot;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
 
-/** kafka-dump-log-like text for segment files. Stateless. */
+/**
+ * Prints a segment file as Kafka's {@code kafka-dump-log} does: batches (and records with {@code
+ * deep}) of a {@code .log}, entries of a {@code .index} or {@code .timeindex}. A torn or corrupt
+ * tail is reported, not thrown. Reads only; never writes the file.
+ *
+ * <p>Stateless; thread-safe.
+ */
 public final class SegmentDump {
     private SegmentDump() {}
 
+    /**
+     * @throws IllegalArgumentException when the file is not a {@code .log}, {@code .index} or
+     *     {@code .timeindex} named by a 20-digit base offset
+     */
     public static void dump(Path file, PrintStream out, boolean deep) throws IOException {
-        throw new UnsupportedOperationException("not yet");
+        String name = file.getFileName().toString();
+        out.println("Dumping " + file);
+        if (name.endsWith(LogSegment.LOG_SUFFIX)) {
+            dumpLog(file, baseOf(name, LogSegment.LOG_SUFFIX), out, deep);
+        } else if (name.endsWith(LogSegment.TIME_INDEX_SUFFIX)) {
+            dumpTimeIndex(file, baseOf(name, LogSegment.TIME_INDEX_SUFFIX), out);
+        } else if (name.endsWith(LogSegment.INDEX_SUFFIX)) {
+            dumpIndex(file, baseOf(name, LogSegment.INDEX_SUFFIX), out);
+        } else {
+            throw new IllegalArgumentException(
+                    "Not a segment file (.log, .index, .timeindex): " + file);
+        }
+    }
+
+    private static long baseOf(String name, String suffix) {
+        Long b = LogLoader.baseOffsetOf(name, suffix);
+        if (b == null) {
+            throw new IllegalArgumentException(
+                    "Segment file names are a 20-digit base offset and a suffix: " + name);
+        }
+        return b;
+    }
+
+    private static void dumpLog(Path file, long base, PrintStream out, boolean deep)
+            throws IOException {
+        out.println("Log starting offset: " + base);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            LogScanner sc = new LogScanner(ch, 0, size, -1, true, false);
+            while (sc.next()) {
+                ByteBuffer bytes = sc.batchBytes();
+                MutableRecordBatch b =
+                        MemoryRecords.readableRecords(bytes).batches().iterator().next();
+                out.println(
+                        "baseOffset: "
+                                + b.baseOffset()
+                                + " lastOffset: "
+                                + b.lastOffset()
+                                + " count: "
+                                + b.countOrNull()
+                                + " baseSequence: "
+                                + b.baseSequence()
+                                + " lastSequence: "
+                                + b.lastSequence()
+                                + " producerId: "
+                                + b.producerId()
+                                + " producerEpoch: "
+                                + b.producerEpoch()
+                                + " partitionLeaderEpoch: "
+                                + b.partitionLeaderEpoch()
+                                + " isTransactional: "
+                                + b.isTransactional()
+                                + " isControl: "
+                                + b.isControlBatch()
+                                + " deleteHorizonMs: "
+                                + b.deleteHorizonMs()
+                                + " position: "
+                                + sc.position
+                                + " "
+                                + b.timestampType()
+                                + ": "
+                                + b.maxTimestamp()
+                                + " size: "
+                                + b.sizeInBytes()
+                                + " magic: "
+                                + b.magic()
+                                + " compresscodec: "
+                                + b.compressionType().name
+                                + " crc: "
+                                + b.checksum()
+                                + " isvalid: "
+                                + b.isValid());
+                if (deep) {
+                    for (Record r : b) {
+                        out.println(
+                                "| offset: "
+                                        + r.offset()
+                                        + " "
+                                        + b.timestampType()
+                                        + ": "
+                                        + r.timestamp()
+                                        + " keySize: "
+                                        + r.keySize()
+                                        + " valueSize: "
+                                        + r.valueSize()
+                                        + " sequence: "
+                                        + r.sequence()
+                                        + " headerKeys: "
+                                        + headerKeys(r.headers()));
+                    }
+                }
+            }
+            if (sc.stopReason() != null) {
+                out.println(
+                        "Found "
+                                + (size - sc.validEnd())
+                                + " invalid bytes at the end of "
+                                + file.getFileName()
+                                + " (position "
+                                + sc.validEnd()
+                                + "): "
+                                + sc.stopReason());
+            }
+        }
+    }
+
+    private static List<String> headerKeys(Header[] headers) {
+        List<String> keys = new ArrayList<>(headers.length);
+        for (Header h : headers) {
+            keys.add(h.key());
+        }
+        return keys;
+    }
+
+    private static void dumpIndex(Path file, long base, PrintStream out) throws IOException {
+        ByteBuffer buf = readAll(file);
+        for (int i = 0; i + OffsetIndex.ENTRY_SIZE <= buf.limit(); i += OffsetIndex.ENTRY_SIZE) {
+            int rel = buf.getInt(i + OffsetIndex.RELATIVE_OFFSET_OFFSET);
+            int pos = buf.getInt(i + OffsetIndex.POSITION_OFFSET);
+            if (i > 0 && rel == 0 && pos == 0) {
+                break; // preallocated tail
+            }
+            out.println("offset: " + (base + rel) + " position: " + pos);
+        }
+    }
+
+    private static void dumpTimeIndex(Path file, long base, PrintStream out) throws IOException {
+        ByteBuffer buf = readAll(file);
+        for (int i = 0; i + TimeIndex.ENTRY_SIZE <= buf.limit(); i += TimeIndex.ENTRY_SIZE) {
+            long ts = buf.getLong(i + TimeIndex.TIMESTAMP_OFFSET);
+            int rel = buf.getInt(i + TimeIndex.RELATIVE_OFFSET_OFFSET);
+            if (i > 0 && rel == 0 && ts == 0) {
+                break; // preallocated tail
+            }
+            out.println("timestamp: " + ts + " offset: " + (base + rel));
+        }
+    }
+
+    private static ByteBuffer readAll(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.allocate((int) ch.size());
+            while (buf.hasRemaining() && ch.read(buf) >= 0) {
+                // keep reading
+            }
+            buf.flip();
+            return buf;
+        }
     }
 }

@@ -1,0 +1,99 @@
+package io.tierlog.hot;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Kafka's {@code recovery-point-offset-checkpoint} file in a log dir: text, UTF-8, one item per
+ * line:
+ *
+ * <pre>
+ *   0                                  version
+ *   N                                  number of entries
+ *   &lt;topic&gt; &lt;partition&gt; &lt;offset&gt;      N lines, space separated
+ * </pre>
+ *
+ * Written to a {@code .tmp} file, fsynced and atomically renamed over the old one, as Kafka's
+ * {@code CheckpointFile}. Also defines the clean-shutdown marker {@code .kafka_cleanshutdown}.
+ *
+ * <p>Stateless apart from the path; callers serialise writes (the LogManager does).
+ */
+final class RecoveryPointCheckpoint {
+    static final String FILE_NAME = "recovery-point-offset-checkpoint";
+    static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+    private static final int VERSION = 0;
+
+    private final Path file;
+
+    RecoveryPointCheckpoint(Path logDir) {
+        this.file = logDir.resolve(FILE_NAME);
+    }
+
+    /** Reads the checkpoint; an absent file is empty, a malformed one is an IOException. */
+    Map<TopicPartition, Long> read() throws IOException {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        if (!Files.exists(file)) {
+            return out;
+        }
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        try {
+            if (lines.size() < 2 || Integer.parseInt(lines.get(0).trim()) != VERSION) {
+                throw new IOException("Unsupported checkpoint version in " + file);
+            }
+            int n = Integer.parseInt(lines.get(1).trim());
+            if (lines.size() < 2 + n) {
+                throw new IOException("Checkpoint " + file + " declares " + n + " entries");
+            }
+            for (int i = 0; i < n; i++) {
+                String[] f = lines.get(2 + i).trim().split(" ");
+                if (f.length != 3) {
+                    throw new IOException("Malformed line " + (i + 3) + " of " + file);
+                }
+                out.put(new TopicPartition(f[0], Integer.parseInt(f[1])), Long.parseLong(f[2]));
+            }
+        } catch (NumberFormatException e) {
+            throw new IOException("Malformed checkpoint " + file + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    void write(Map<TopicPartition, Long> offsets) throws IOException {
+        Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
+        try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            w.write(VERSION + "\n");
+            w.write(offsets.size() + "\n");
+            for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+                w.write(
+                        e.getKey().topic()
+                                + " "
+                                + e.getKey().partition()
+                                + " "
+                                + e.getValue()
+                                + "\n");
+            }
+        }
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        fsyncDir(file.getParent());
+    }
+
+    static void fsyncDir(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException ignored) {
+            // some file systems cannot fsync directories; the rename is still atomic
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.tierlog.hot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tierlog.common.MockTime;
+import io.tierlog.hot.ProducerStateException.Kind;
+import io.tierlog.hot.testing.RandomBatches;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Idempotent producer rules: duplicates, gaps, epochs, and state rebuilt after reopen. */
+class ProducerStateTest {
+    @TempDir Path tmp;
+    final MockTime time = new MockTime(1_700_000_000_000L);
+    static final long PID = 1000;
+
+    ByteBuffer batch(short epoch, int seq, int records) {
+        SimpleRecord[] recs = new SimpleRecord[records];
+        for (int i = 0; i < records; i++) {
+            recs[i] = new SimpleRecord(time.milliseconds(), null, ("v" + i).getBytes());
+        }
+        return RandomBatches.idempotentBatch(CompressionType.NONE, List.of(recs), PID, epoch, seq);
+    }
+
+    @Test
+    void retriedBatchIsNotWrittenTwiceAndReturnsOriginalOffsets() throws Exception {
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("p-0"), LogConfig.defaults(), time)) {
+            AppendResult first = log.append(batch((short) 0, 0, 3));
+            log.append(batch((short) 0, 3, 2));
+            AppendResult retry = log.append(batch((short) 0, 0, 3));
+            assertThat(retry.duplicate()).isTrue();
+            assertThat(retry.firstOffset()).isEqualTo(first.firstOffset());
+            assertThat(retry.lastOffset()).isEqualTo(first.lastOffset());
+            assertThat(log.logEndOffset()).isEqualTo(5);
+            assertThat(log.producerState(PID).orElseThrow().lastSequence()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void sequenceGapIsOutOfOrder() throws Exception {
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("p-0"), LogConfig.defaults(), time)) {
+            log.append(batch((short) 0, 0, 3));
+            assertThatThrownBy(() -> log.append(batch((short) 0, 5, 1)))
+                    .isInstanceOfSatisfying(
+                            ProducerStateException.class,
+                            e -> assertThat(e.kind()).isEqualTo(Kind.OUT_OF_ORDER_SEQUENCE));
+            assertThat(log.logEndOffset()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void olderEpochIsFencedAndNewEpochMustStartAtZero() throws Exception {
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("p-0"), LogConfig.defaults(), time)) {
+            log.append(batch((short) 2, 0, 1));
+            assertThatThrownBy(() -> log.append(batch((short) 1, 1, 1)))
+                    .isInstanceOfSatisfying(
+                            ProducerStateException.class,
+                            e -> assertThat(e.kind()).isEqualTo(Kind.INVALID_PRODUCER_EPOCH));
+            assertThatThrownBy(() -> log.append(batch((short) 3, 4, 1)))
+                    .isInstanceOfSatisfying(
+                            ProducerStateException.class,
+                            e -> assertThat(e.kind()).isEqualTo(Kind.OUT_OF_ORDER_SEQUENCE));
+            log.append(batch((short) 3, 0, 1));
+            assertThat(log.producerState(PID).orElseThrow().producerEpoch()).isEqualTo((short) 3);
+        }
+    }
+
+    @Test
+    void unknownProducerIsAcceptedAtAnySequenceAsKafkaSince25() throws Exception {
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("p-0"), LogConfig.defaults(), time)) {
+            assertThat(log.append(batch((short) 0, 42, 2)).duplicate()).isFalse();
+            assertThat(log.producerState(PID).orElseThrow().lastSequence()).isEqualTo(43);
+        }
+    }
+
+    @Test
+    void onlyTheLastFiveBatchesAreRecognisedAsDuplicates() throws Exception {
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("p-0"), LogConfig.defaults(), time)) {
+            for (int i = 0; i < 7; i++) {
+                log.append(batch((short) 0, i, 1));
+            }
+            assertThat(log.append(batch((short) 0, 2, 1)).duplicate()).isTrue();
+            assertThatThrownBy(() -> log.append(batch((short) 0, 1, 1)))
+                    .isInstanceOf(ProducerStateException.class);
+        }
+    }
+
+    @Test
+    void stateSurvivesReopenAndDetectsDuplicatesAfterRestart() throws Exception {
+        Path dir = tmp.resolve("p-0");
+        AppendResult first;
+        try (PartitionLog log = PartitionLog.open(dir, LogConfig.defaults(), time)) {
+            log.append(batch((short) 0, 0, 2));
+            first = log.append(batch((short) 0, 2, 2));
+        }
+        try (PartitionLog log = PartitionLog.open(dir, LogConfig.defaults(), time)) {
+            AppendResult retry = log.append(batch((short) 0, 2, 2));
+            assertThat(retry.duplicate()).isTrue();
+            assertThat(retry.firstOffset()).isEqualTo(first.firstOffset());
+            assertThatThrownBy(() -> log.append(batch((short) 0, 9, 1)))
+                    .isInstanceOf(ProducerStateException.class);
+            assertThat(log.append(batch((short) 0, 4, 1)).firstOffset()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void sequenceWrapsAfterIntegerMax() {
+        assertThat(ProducerStateManager.inSequence(Integer.MAX_VALUE, 0)).isTrue();
+        assertThat(ProducerStateManager.lastSequence(Integer.MAX_VALUE - 1, 3)).isEqualTo(1);
+    }
+}
