@@ -1,0 +1,371 @@
+package io.tierlog.compactor;
+
+import io.tierlog.catalog.Catalog;
+import io.tierlog.catalog.TopicExistsException;
+import io.tierlog.catalog.TopicRecord;
+import io.tierlog.cold.ColdTierOptions;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.common.Config;
+import io.tierlog.common.ConfigException;
+import io.tierlog.common.Time;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The offload loop: finds closed segments of a {@link SegmentSource} whose offsets the {@link
+ * Catalog} does not hold yet, turns them into Parquet objects in the {@link ObjectStore} (see
+ * {@link PartitionOffloader} for the crash-safe order of steps), and sweeps orphaned objects.
+ *
+ * <p>{@link #runOnce()} runs one pass over all partitions ({@code offload.threads} partitions in
+ * parallel, each partition by one thread); {@link #start()} runs passes in a background thread
+ * every {@code offload.interval.ms}, earlier when a segment rolls, and sweeps orphans every {@code
+ * offload.sweep.interval.ms}. Object-store and catalog failures are retried with backoff; a
+ * partition that still fails keeps its error in {@link #lag()} and is retried on the next pass. The
+ * source is only read.
+ *
+ * <p>The caller owns (and closes) the source, catalog and store. Thread-safe.
+ */
+public final class Compactor implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+    private final SegmentSource source;
+    private final Catalog catalog;
+    private final CompactorOptions options;
+    private final ColdTierOptions coldOptions;
+    private final Time time;
+    private final PartitionOffloader.Env env;
+    private final OrphanSweeper sweeper;
+    private final ExecutorService workers;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Semaphore wakeUps = new Semaphore(0);
+    private final List<OffloadListener> listeners = new CopyOnWriteArrayList<>();
+    private final Map<TopicPartition, PartitionLag> lag = new ConcurrentHashMap<>();
+    private final Map<String, Integer> knownTopics = new ConcurrentHashMap<>();
+    private final Object passLock = new Object();
+    private volatile Thread loop;
+
+    private Compactor(
+            SegmentSource source, Catalog catalog, ObjectStore store, Config config, Time time) {
+        this.source = source;
+        this.catalog = catalog;
+        this.options = CompactorOptions.from(config);
+        this.coldOptions = ColdTierOptions.from(config);
+        this.time = time;
+        Retrier retrier =
+                new Retrier(
+                        new Backoff(options.retryBackoff(), options.retryBackoffMax()),
+                        options.retryTimeout(),
+                        time,
+                        stopped);
+        Optional<UploadRateLimiter> limiter =
+                options.uploadRateBytes().map(r -> new UploadRateLimiter(r, time));
+        this.env =
+                new PartitionOffloader.Env(
+                        source,
+                        catalog,
+                        store,
+                        options,
+                        coldOptions,
+                        limiter,
+                        retrier,
+                        time,
+                        new Broadcast());
+        this.sweeper =
+                new OrphanSweeper(
+                        catalog, store, coldOptions.prefix(), options.orphanGrace(), time);
+        AtomicInteger n = new AtomicInteger();
+        this.workers =
+                Executors.newFixedThreadPool(
+                        options.threads(),
+                        r -> {
+                            Thread t = new Thread(r, "tierlog-offload-" + n.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
+        source.onSegmentClosed(this::wakeUp);
+    }
+
+    /**
+     * A compactor over {@code source}, configured by {@code config} ({@code offload.*}, {@code
+     * s3.prefix}, {@code cold.*}).
+     *
+     * @param sourceDir the directory the source reads, if any: the temp dir must not be inside it
+     * @throws ConfigException for invalid settings
+     */
+    public static Compactor create(
+            SegmentSource source,
+            Optional<Path> sourceDir,
+            Catalog catalog,
+            ObjectStore store,
+            Config config,
+            Time time)
+            throws IOException {
+        CompactorOptions options = CompactorOptions.from(config);
+        Path tmp = options.tmpDir().toAbsolutePath().normalize();
+        if (sourceDir.isPresent() && tmp.startsWith(sourceDir.get().toAbsolutePath().normalize())) {
+            throw new ConfigException(
+                    "offload.tmp.dir "
+                            + tmp
+                            + " is inside the source log dir "
+                            + sourceDir.get()
+                            + ": the compactor never writes there");
+        }
+        TempFiles.deleteStale(tmp);
+        return new Compactor(source, catalog, store, config, time);
+    }
+
+    public void addListener(OffloadListener listener) {
+        listeners.add(listener);
+    }
+
+    /** Runs one pass over every partition; returns when it is done (or the compactor stopped). */
+    public PassResult runOnce() throws InterruptedException {
+        synchronized (passLock) {
+            return pass();
+        }
+    }
+
+    private PassResult pass() throws InterruptedException {
+        List<TopicPartition> partitions;
+        try {
+            partitions = new ArrayList<>(source.partitions());
+        } catch (IOException e) {
+            LOG.warn("cannot list partitions of {}: {}", source.describe(), e.toString());
+            PassResult r = new PassResult(0, 0, 0, 0, 1, backlogBytes());
+            listeners.forEach(l -> l.onPassFinished(r));
+            return r;
+        }
+        Collections.sort(partitions, (a, b) -> a.toString().compareTo(b.toString()));
+        Map<TopicPartition, PartitionOffloader.Plan> plans = new LinkedHashMap<>();
+        int failed = 0;
+        for (TopicPartition tp : partitions) {
+            try {
+                ensureTopic(tp);
+                PartitionOffloader.Plan plan = new PartitionOffloader(env, tp).plan();
+                lag.put(tp, plan.lag());
+                if (!plan.pending().isEmpty()) {
+                    plans.put(tp, plan);
+                }
+            } catch (Exception e) {
+                failed++;
+                fail(tp, e);
+            }
+        }
+        long backlog = plans.values().stream().mapToLong(p -> p.lag().pendingBytes()).sum();
+        listeners.forEach(l -> l.onPassStarted(backlog));
+        Map<TopicPartition, Future<PartitionOffloader.Outcome>> futures = new LinkedHashMap<>();
+        for (Map.Entry<TopicPartition, PartitionOffloader.Plan> e : plans.entrySet()) {
+            TopicPartition tp = e.getKey();
+            futures.put(
+                    tp,
+                    workers.submit(() -> new PartitionOffloader(env, tp).offload(e.getValue())));
+        }
+        long objects = 0;
+        long records = 0;
+        long sourceBytes = 0;
+        long objectBytes = 0;
+        for (Map.Entry<TopicPartition, Future<PartitionOffloader.Outcome>> e : futures.entrySet()) {
+            TopicPartition tp = e.getKey();
+            try {
+                PartitionOffloader.Outcome o = e.getValue().get();
+                objects += o.objects();
+                records += o.records();
+                sourceBytes += o.sourceBytes();
+                objectBytes += o.objectBytes();
+                refreshLag(tp, o.objects() > 0 ? time.milliseconds() : -1);
+            } catch (ExecutionException ex) {
+                failed++;
+                Exception cause =
+                        ex.getCause() instanceof Exception c
+                                ? c
+                                : new RuntimeException(ex.getCause());
+                refreshLag(tp, -1);
+                fail(tp, cause);
+            }
+        }
+        PassResult result =
+                new PassResult(objects, records, sourceBytes, objectBytes, failed, backlogBytes());
+        listeners.forEach(l -> l.onPassFinished(result));
+        return result;
+    }
+
+    private void fail(TopicPartition tp, Exception e) {
+        LOG.warn("offload of {} failed; retrying next pass: {}", tp, e.toString());
+        LOG.debug("offload failure of {}", tp, e);
+        lag.compute(
+                tp,
+                (k, v) ->
+                        (v == null ? new PartitionLag(tp, 0, 0, 0, 0, 0, -1, Optional.empty()) : v)
+                                .withError(String.valueOf(e.getMessage())));
+        listeners.forEach(l -> l.onPartitionFailed(tp, e));
+    }
+
+    private void refreshLag(TopicPartition tp, long commitMs) {
+        try {
+            PartitionLag fresh = new PartitionOffloader(env, tp).plan().lag();
+            long last = commitMs >= 0 ? commitMs : lastCommit(tp);
+            lag.put(
+                    tp,
+                    new PartitionLag(
+                            tp,
+                            fresh.coldHighWatermark(),
+                            fresh.closedEndOffset(),
+                            fresh.pendingOffsets(),
+                            fresh.pendingBytes(),
+                            fresh.activeBytes(),
+                            last,
+                            Optional.empty()));
+        } catch (Exception e) {
+            lag.computeIfPresent(tp, (k, v) -> v.withError(String.valueOf(e.getMessage())));
+        }
+    }
+
+    private long lastCommit(TopicPartition tp) {
+        PartitionLag old = lag.get(tp);
+        return old == null ? -1 : old.lastCommitMs();
+    }
+
+    /** Registers the partition's topic in the catalog (a foreign log dir has no other way in). */
+    private void ensureTopic(TopicPartition tp) {
+        Integer known = knownTopics.get(tp.topic());
+        if (known != null && known > tp.partition()) {
+            return;
+        }
+        synchronized (knownTopics) {
+            Optional<TopicRecord> t = catalog.topic(tp.topic());
+            if (t.isEmpty()) {
+                try {
+                    catalog.createTopic(tp.topic(), tp.partition() + 1, Map.of());
+                } catch (TopicExistsException e) {
+                    LOG.debug("topic {} created concurrently", tp.topic());
+                }
+            }
+            TopicRecord r = catalog.ensurePartitions(tp.topic(), tp.partition() + 1);
+            knownTopics.put(tp.topic(), r.partitions());
+        }
+    }
+
+    /** Deletes orphaned objects older than {@code offload.orphan.grace.ms}. */
+    public OrphanSweeper.SweepResult sweepOrphans() throws IOException {
+        return sweeper.sweep();
+    }
+
+    /** The lag of every partition seen, by partition. */
+    public Map<TopicPartition, PartitionLag> lag() {
+        Map<TopicPartition, PartitionLag> out =
+                new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        out.putAll(lag);
+        return out;
+    }
+
+    /** Closed-segment bytes not yet in the cold tier, over all partitions. */
+    public long backlogBytes() {
+        return lag.values().stream().mapToLong(PartitionLag::pendingBytes).sum();
+    }
+
+    /** Makes the background loop run a pass now (called when a segment rolls). */
+    public void wakeUp() {
+        wakeUps.release();
+    }
+
+    /** Starts the background loop. */
+    public synchronized void start() {
+        if (loop != null) {
+            return;
+        }
+        Thread t = new Thread(this::runLoop, "tierlog-offload-loop");
+        t.setDaemon(true);
+        loop = t;
+        t.start();
+    }
+
+    private void runLoop() {
+        long lastSweep = time.milliseconds();
+        try {
+            while (stopped.getCount() > 0) {
+                wakeUps.drainPermits();
+                runOnce();
+                if (time.milliseconds() - lastSweep >= options.sweepInterval().toMillis()) {
+                    lastSweep = time.milliseconds();
+                    try {
+                        OrphanSweeper.SweepResult r = sweepOrphans();
+                        LOG.debug("orphan sweep: {}", r);
+                    } catch (IOException | RuntimeException e) {
+                        LOG.warn("orphan sweep failed: {}", e.toString());
+                    }
+                }
+                if (stopped.getCount() == 0) {
+                    break;
+                }
+                wakeUps.tryAcquire(options.interval().toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("offload loop died", e);
+        }
+    }
+
+    /** Stops the loop and the workers; an object in flight is abandoned (crash-safe). */
+    @Override
+    public void close() {
+        stopped.countDown();
+        wakeUp();
+        Thread t = loop;
+        workers.shutdown();
+        try {
+            if (t != null) {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            if (!workers.awaitTermination(60, TimeUnit.SECONDS)) {
+                workers.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            workers.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Forwards events to every registered listener. */
+    private final class Broadcast implements OffloadListener {
+        @Override
+        public void onObjectCommitted(ObjectReport report) {
+            PartitionLag old = lag.get(report.tp());
+            if (old != null) {
+                lag.put(
+                        report.tp(),
+                        new PartitionLag(
+                                old.tp(),
+                                report.lastOffset() + 1,
+                                old.closedEndOffset(),
+                                Math.max(0, old.closedEndOffset() - report.lastOffset() - 1),
+                                Math.max(0, old.pendingBytes() - report.sourceBytes()),
+                                old.activeBytes(),
+                                time.milliseconds(),
+                                Optional.empty()));
+            }
+            listeners.forEach(l -> l.onObjectCommitted(report));
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package io.tierlog.compactor;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Observes the offload loop (the CLI's progress display, tests). Called from offload threads:
+ * implementations must be thread-safe and quick.
+ */
+public interface OffloadListener {
+    /** A pass starts with {@code backlogBytes} of closed segments not yet in the cold tier. */
+    default void onPassStarted(long backlogBytes) {}
+
+    /** An object was committed (or found already committed). */
+    default void onObjectCommitted(ObjectReport report) {}
+
+    /** Offloading a partition failed for this pass; it is retried on the next one. */
+    default void onPartitionFailed(TopicPartition tp, Exception error) {}
+
+    /** A pass ended. */
+    default void onPassFinished(PassResult result) {}
+}

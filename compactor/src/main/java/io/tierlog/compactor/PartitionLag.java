@@ -1,0 +1,42 @@
+package io.tierlog.compactor;
+
+import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * How far the cold tier trails one partition's closed segments, as of the compactor's last look.
+ * Immutable, so thread-safe.
+ *
+ * @param tp the partition
+ * @param coldHighWatermark the next offset not in the cold tier
+ * @param closedEndOffset one past the last offset of the newest closed segment
+ * @param pendingOffsets offsets in closed segments not yet committed ({@code closedEndOffset -
+ *     coldHighWatermark}, or 0)
+ * @param pendingBytes segment bytes not yet committed (whole segments; the one holding the cold
+ *     high watermark prorated by offsets)
+ * @param activeBytes bytes of the active segment, offloaded once it rolls
+ * @param lastCommitMs wall-clock time of the last commit by this compactor, or -1
+ * @param lastError the last failure for this partition, cleared by a successful pass
+ */
+public record PartitionLag(
+        TopicPartition tp,
+        long coldHighWatermark,
+        long closedEndOffset,
+        long pendingOffsets,
+        long pendingBytes,
+        long activeBytes,
+        long lastCommitMs,
+        Optional<String> lastError) {
+
+    PartitionLag withError(String error) {
+        return new PartitionLag(
+                tp,
+                coldHighWatermark,
+                closedEndOffset,
+                pendingOffsets,
+                pendingBytes,
+                activeBytes,
+                lastCommitMs,
+                Optional.of(error));
+    }
+}

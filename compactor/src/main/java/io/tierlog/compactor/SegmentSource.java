@@ -1,0 +1,38 @@
+package io.tierlog.compactor;
+
+import io.tierlog.hot.SegmentInfo;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Where the compactor finds closed segments: tierlog's own {@link io.tierlog.hot.LogManager}
+ * ({@link LogManagerSource}) or any directory of partition folders read without writing ({@link
+ * LogDirSource}).
+ *
+ * <p>Contract: {@link #segments} lists a partition's segments oldest first, the last one possibly
+ * active ({@code closed() == false}); the compactor only reads closed ones. {@link #batches}
+ * streams the batches of one closed segment in offset order and must not change anything on disk.
+ * The caller closes the source. Implementations are thread-safe.
+ */
+public interface SegmentSource extends Closeable {
+
+    /** The partitions present now. */
+    List<TopicPartition> partitions() throws IOException;
+
+    /** The partition's segments, oldest first; empty if the partition is gone. */
+    List<SegmentInfo> segments(TopicPartition tp) throws IOException;
+
+    /** The record batches of a closed segment, in offset order; the caller closes the stream. */
+    BatchStream batches(SegmentInfo segment) throws IOException;
+
+    /**
+     * Registers a callback run when a segment of any partition closes (so the loop need not wait
+     * for its next interval). Sources that cannot observe rolls ignore it.
+     */
+    default void onSegmentClosed(Runnable callback) {}
+
+    /** A short description for logs ("log dir /var/kafka-logs"). */
+    String describe();
+}
