@@ -16,6 +16,7 @@ public final class CountingObjectStore implements ObjectStore {
     private final ObjectStore delegate;
     private final AtomicLong getRequests = new AtomicLong();
     private final AtomicLong bytesRead = new AtomicLong();
+    private final java.util.Queue<String> log = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     public CountingObjectStore(ObjectStore delegate) {
         this.delegate = delegate;
@@ -29,9 +30,15 @@ public final class CountingObjectStore implements ObjectStore {
         return bytesRead.get();
     }
 
+    /** The GETs made since the last reset, as "key@position+length" (or "key" for whole). */
+    public List<String> requests() {
+        return List.copyOf(log);
+    }
+
     public void reset() {
         getRequests.set(0);
         bytesRead.set(0);
+        log.clear();
     }
 
     @Override
@@ -47,6 +54,7 @@ public final class CountingObjectStore implements ObjectStore {
     @Override
     public ByteBuffer get(String key, long position, int length) throws IOException {
         ByteBuffer b = delegate.get(key, position, length);
+        log.add(key + "@" + position + "+" + length);
         getRequests.incrementAndGet();
         bytesRead.addAndGet(b.remaining());
         return b;
@@ -55,6 +63,7 @@ public final class CountingObjectStore implements ObjectStore {
     @Override
     public ByteBuffer get(String key) throws IOException {
         ByteBuffer b = delegate.get(key);
+        log.add(key);
         getRequests.incrementAndGet();
         bytesRead.addAndGet(b.remaining());
         return b;
