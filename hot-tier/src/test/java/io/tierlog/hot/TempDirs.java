@@ -1,0 +1,27 @@
+package io.tierlog.hot;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Temporary directories for jqwik properties (which have no {@code @TempDir}). Stateless. */
+final class TempDirs {
+    private TempDirs() {}
+
+    static Path create() {
+        try {
+            return Files.createTempDirectory("tierlog-hot-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void delete(Path dir) {
+        try {
+            LogManager.deleteRecursively(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
