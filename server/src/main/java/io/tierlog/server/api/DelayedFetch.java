@@ -27,6 +27,7 @@ final class DelayedFetch implements FetchWaiters.Waiter {
     private final List<TopicPartition> partitions;
     private final CompletableFuture<ApiMessage> future = new CompletableFuture<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
+    private final io.netty.util.concurrent.Future<?> connectionClosed;
     private ScheduledFuture<?> timeout;
     private boolean done;
 
@@ -35,18 +36,22 @@ final class DelayedFetch implements FetchWaiters.Waiter {
             int minBytes,
             int maxWaitMs,
             FetchWaiters waiters,
-            EventExecutor executor) {
+            EventExecutor executor,
+            io.netty.util.concurrent.Future<?> connectionClosed) {
         this.reader = reader;
         this.minBytes = minBytes;
         this.maxWaitMs = maxWaitMs;
         this.waiters = waiters;
         this.executor = executor;
         this.partitions = reader.partitions();
+        this.connectionClosed = connectionClosed;
     }
 
     CompletableFuture<ApiMessage> start() {
         waiters.register(partitions, this);
         timeout = executor.schedule(this::expire, maxWaitMs, TimeUnit.MILLISECONDS);
+        // A peer that hangs up must not leave its fetch parked for max_wait_ms.
+        connectionClosed.addListener(f -> executor.execute(this::abandon));
         // An append between the first read and the registration would not wake us: check once.
         wake();
         return future;
@@ -73,6 +78,15 @@ final class DelayedFetch implements FetchWaiters.Waiter {
     private void expire() {
         if (!done) {
             finish(reader.read());
+        }
+    }
+
+    private void abandon() {
+        if (!done) {
+            done = true;
+            waiters.unregister(partitions, this);
+            timeout.cancel(false);
+            future.complete(null);
         }
     }
 

@@ -71,7 +71,8 @@ public final class FetchHandler implements ApiHandler {
                         Math.max(1, request.minBytes()),
                         request.maxWaitMs(),
                         broker.waiters(),
-                        context.executor())
+                        context.executor(),
+                        context.closeFuture())
                 .start();
     }
 

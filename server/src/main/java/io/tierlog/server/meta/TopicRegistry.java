@@ -52,6 +52,9 @@ public final class TopicRegistry {
     private static final String TOMBSTONE = ".deleting";
     private static final String CONFIG_PREFIX = "config.";
 
+    /** Upper bound of partitions per topic: a request cannot make the server open millions. */
+    public static final int MAX_PARTITIONS = 10_000;
+
     private final Path dir;
     private final Config hotDefaults;
     private final Map<String, TopicMeta> byName = new ConcurrentHashMap<>();
@@ -161,8 +164,9 @@ public final class TopicRegistry {
         if (byName.containsKey(name)) {
             throw new TopicExistsException("Topic '" + name + "' already exists.");
         }
-        if (partitions < 1) {
-            throw new InvalidPartitionsException("Number of partitions must be at least 1.");
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            throw new InvalidPartitionsException(
+                    "Number of partitions must be between 1 and " + MAX_PARTITIONS + ".");
         }
         LogConfig lc = validateConfigs(configs);
         if (validateOnly) {

@@ -105,7 +105,11 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         RequestContext rc =
-                new RequestContext(header, ctx.channel().remoteAddress(), ctx.executor());
+                new RequestContext(
+                        header,
+                        ctx.channel().remoteAddress(),
+                        ctx.executor(),
+                        ctx.channel().closeFuture());
         CompletionStage<ApiMessage> stage;
         try {
             stage = handler.handle(rc, request);

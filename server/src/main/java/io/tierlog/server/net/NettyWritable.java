@@ -62,7 +62,7 @@ public final class NettyWritable implements Writable {
                 parts.add(buf);
                 buf = alloc.buffer(64);
             }
-            parts.add(new DefaultFileRegion(z.channel(), z.position(), z.sizeInBytes()));
+            parts.add(new SharedFileRegion(z.channel(), z.position(), z.sizeInBytes()));
         } else if (records instanceof MemoryRecords m) {
             buf.writeBytes(m.buffer().duplicate());
         } else if (records != null) {

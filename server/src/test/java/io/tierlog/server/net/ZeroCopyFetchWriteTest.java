@@ -118,6 +118,9 @@ class ZeroCopyFetchWriteTest {
             values.add(new String(org.apache.kafka.common.utils.Utils.toArray(r.value())));
         }
         assertThat(values).containsExactly("v1", "v2");
+        // Releasing the sent region must not close the segment's channel: the hot tier owns it.
+        assertThat(region.refCnt()).isZero();
+        assertThat(ch.isOpen()).isTrue();
         ch.close();
     }
 }
