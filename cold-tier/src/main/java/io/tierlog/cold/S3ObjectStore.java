@@ -14,7 +14,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -57,9 +59,12 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  *       backoff and full jitter between {@code s3.retry.backoff.ms} and {@code
  *       s3.retry.backoff.max.ms}. The SDK's retry circuit breaker is disabled: an endpoint that is
  *       down for a while must not make later requests fail fast.
- *   <li>Uploads carry a CRC32C checksum that the server verifies; whole-object downloads validate
- *       the stored checksum when the server returns one. Parquet pages carry their own CRC, which
- *       {@link ParquetLogReader} verifies on ranged reads.
+ *   <li>Uploads carry a CRC32C checksum (and, over plain HTTP, a signed SHA-256 payload hash) that
+ *       the server verifies; an upload corrupted in flight is rejected and never stored. Every
+ *       object also records the CRC32C of its whole content in the user metadata {@code
+ *       x-amz-meta-tierlog-crc32c}, which whole-object downloads verify (servers such as s3proxy do
+ *       not return S3's own checksums); a mismatching download is fetched again. Ranged reads are
+ *       covered by the CRC of each Parquet page, which {@link ParquetLogReader} verifies.
  *   <li>Files above {@code s3.multipart.threshold.bytes} are uploaded in parts of {@code
  *       s3.multipart.part.bytes}; a failed multipart upload is aborted.
  *   <li>Keys are full object keys inside the bucket; this class does not add {@code s3.prefix}
@@ -70,6 +75,11 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  */
 public final class S3ObjectStore implements ObjectStore {
     private static final Logger log = LoggerFactory.getLogger(S3ObjectStore.class);
+
+    /** User metadata key (x-amz-meta-...) holding the CRC32C of the whole object, in hex. */
+    static final String CRC_METADATA = "tierlog-crc32c";
+
+    private static final int CORRUPT_DOWNLOAD_ATTEMPTS = 3;
 
     private final S3Client s3;
     private final String bucket;
@@ -108,6 +118,7 @@ public final class S3ObjectStore implements ObjectStore {
                                         options.retryBackoff().multipliedBy(5),
                                         options.retryBackoffMax()))
                         .circuitBreakerEnabled(false)
+                        .retryOnException(S3ObjectStore::isCorruptionInFlight)
                         .build();
         var builder =
                 S3Client.builder()
@@ -135,6 +146,17 @@ public final class S3ObjectStore implements ObjectStore {
         return new S3ObjectStore(builder.build(), options);
     }
 
+    /** A payload the server received damaged (its checksum or hash did not match). */
+    private static boolean isCorruptionInFlight(Throwable t) {
+        if (t instanceof S3Exception se && se.awsErrorDetails() != null) {
+            String code = se.awsErrorDetails().errorCode();
+            return "BadDigest".equals(code)
+                    || "XAmzContentChecksumMismatch".equals(code)
+                    || "XAmzContentSHA256Mismatch".equals(code);
+        }
+        return false;
+    }
+
     private static java.time.Duration min(java.time.Duration a, java.time.Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
     }
@@ -152,8 +174,9 @@ public final class S3ObjectStore implements ObjectStore {
         } catch (IOException e) {
             throw new ObjectStoreException(key, "cannot read local file " + file, e);
         }
+        String crc = crc32cOf(key, file);
         if (size > multipartThreshold) {
-            putMultipart(key, file, size);
+            putMultipart(key, file, size, crc);
             return;
         }
         try {
@@ -162,6 +185,7 @@ public final class S3ObjectStore implements ObjectStore {
                             b.bucket(bucket)
                                     .key(key)
                                     .contentLength(size)
+                                    .metadata(Map.of(CRC_METADATA, crc))
                                     .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
                     RequestBody.fromFile(file));
         } catch (SdkException | UncheckedIOException e) {
@@ -178,6 +202,7 @@ public final class S3ObjectStore implements ObjectStore {
                             b.bucket(bucket)
                                     .key(key)
                                     .contentLength((long) data.length)
+                                    .metadata(Map.of(CRC_METADATA, crc32c(data)))
                                     .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
                     RequestBody.fromBytes(data));
         } catch (SdkException e) {
@@ -185,7 +210,7 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
-    private void putMultipart(String key, Path file, long size) throws IOException {
+    private void putMultipart(String key, Path file, long size, String crc) throws IOException {
         CreateMultipartUploadResponse created;
         try {
             created =
@@ -193,6 +218,7 @@ public final class S3ObjectStore implements ObjectStore {
                             b ->
                                     b.bucket(bucket)
                                             .key(key)
+                                            .metadata(Map.of(CRC_METADATA, crc))
                                             .checksumAlgorithm(ChecksumAlgorithm.CRC32_C));
         } catch (SdkException e) {
             throw translate(key, "CreateMultipartUpload", e);
@@ -290,14 +316,61 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public ByteBuffer get(String key) throws IOException {
-        try {
-            ResponseBytes<GetObjectResponse> bytes =
-                    s3.getObjectAsBytes(
-                            b -> b.bucket(bucket).key(key).checksumMode(ChecksumMode.ENABLED));
-            return bytes.asByteBuffer();
-        } catch (SdkException | UncheckedIOException e) {
-            throw translate(key, "GET", e);
+        for (int attempt = 1; ; attempt++) {
+            ResponseBytes<GetObjectResponse> bytes;
+            try {
+                bytes =
+                        s3.getObjectAsBytes(
+                                b -> b.bucket(bucket).key(key).checksumMode(ChecksumMode.ENABLED));
+            } catch (SdkException | UncheckedIOException e) {
+                throw translate(key, "GET", e);
+            }
+            String expected = bytes.response().metadata().get(CRC_METADATA);
+            ByteBuffer data = bytes.asByteBuffer();
+            if (expected == null || expected.equals(crc32c(data.duplicate()))) {
+                return data;
+            }
+            if (attempt >= CORRUPT_DOWNLOAD_ATTEMPTS) {
+                throw new ObjectStoreException(
+                        key,
+                        "GET s3://"
+                                + bucket
+                                + " failed: content does not match its CRC32C "
+                                + expected
+                                + " after "
+                                + attempt
+                                + " attempts");
+            }
+            log.warn(
+                    "Download of {} failed its CRC32C check (attempt {}); fetching again",
+                    key,
+                    attempt);
         }
+    }
+
+    static String crc32c(byte[] data) {
+        return crc32c(ByteBuffer.wrap(data));
+    }
+
+    static String crc32c(ByteBuffer data) {
+        CRC32C c = new CRC32C();
+        c.update(data);
+        return Long.toHexString(c.getValue());
+    }
+
+    private static String crc32cOf(String key, Path file) throws IOException {
+        CRC32C c = new CRC32C();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+            while (ch.read(buf) >= 0) {
+                buf.flip();
+                c.update(buf);
+                buf.clear();
+            }
+        } catch (IOException e) {
+            throw new ObjectStoreException(key, "cannot read local file " + file, e);
+        }
+        return Long.toHexString(c.getValue());
     }
 
     /** Streams a whole object; the caller closes the stream. */
