@@ -5,7 +5,9 @@ import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.SegmentInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
@@ -19,17 +21,54 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Thread-safe.
  */
 public final class LogDirSource implements SegmentSource {
-    private final Path logDir;
-    private final ReadOnlyLogDir dir;
+    /**
+     * Marker file a Kafka broker (and tierlog's log manager) writes into its log dir on a clean
+     * shutdown and deletes on startup.
+     */
+    public static final String CLEAN_SHUTDOWN_MARKER = ".kafka_cleanshutdown";
 
-    private LogDirSource(Path logDir, ReadOnlyLogDir dir) {
-        this.logDir = logDir;
-        this.dir = dir;
+    /** Whether the last (active) segment of each partition may be offloaded. */
+    public enum ActiveSegments {
+        /** Never: only rolled segments (the directory's writer may still append). */
+        EXCLUDE,
+        /** Always: the writer is known to be stopped. */
+        INCLUDE,
+        /**
+         * When the directory holds the clean-shutdown marker: its writer stopped cleanly, so the
+         * last segments are final too. Should the writer start again meanwhile, nothing breaks:
+         * only CRC-valid whole batches are read, and the next pass resumes from the cold high
+         * watermark.
+         */
+        AUTO
     }
 
-    /** A source over {@code logDir}, which must exist. */
+    private final Path logDir;
+    private final ReadOnlyLogDir dir;
+    private final ActiveSegments activeSegments;
+
+    private LogDirSource(Path logDir, ReadOnlyLogDir dir, ActiveSegments activeSegments) {
+        this.logDir = logDir;
+        this.dir = dir;
+        this.activeSegments = activeSegments;
+    }
+
+    /** A source over {@code logDir} (which must exist) that never offloads active segments. */
     public static LogDirSource open(Path logDir) throws IOException {
-        return new LogDirSource(logDir, ReadOnlyLogDir.open(logDir));
+        return open(logDir, ActiveSegments.EXCLUDE);
+    }
+
+    /** A source over {@code logDir} (which must exist). */
+    public static LogDirSource open(Path logDir, ActiveSegments activeSegments) throws IOException {
+        return new LogDirSource(logDir, ReadOnlyLogDir.open(logDir), activeSegments);
+    }
+
+    /** True if the active segments are offloaded now (see {@link ActiveSegments}). */
+    public boolean includesActiveSegments() {
+        return switch (activeSegments) {
+            case INCLUDE -> true;
+            case EXCLUDE -> false;
+            case AUTO -> Files.exists(logDir.resolve(CLEAN_SHUTDOWN_MARKER));
+        };
     }
 
     public Path logDir() {
@@ -47,11 +86,30 @@ public final class LogDirSource implements SegmentSource {
 
     @Override
     public List<SegmentInfo> segments(TopicPartition tp) throws IOException {
+        List<SegmentInfo> segments;
         try {
-            return dir.segments(tp);
+            segments = dir.segments(tp);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
+        if (segments.isEmpty() || !includesActiveSegments()) {
+            return segments;
+        }
+        List<SegmentInfo> out = new ArrayList<>(segments);
+        SegmentInfo last = out.get(out.size() - 1);
+        if (!last.closed()) {
+            out.set(
+                    out.size() - 1,
+                    new SegmentInfo(
+                            last.tp(),
+                            last.baseOffset(),
+                            last.nextOffset(),
+                            last.sizeInBytes(),
+                            last.maxTimestamp(),
+                            true,
+                            last.logFile()));
+        }
+        return out;
     }
 
     @Override

@@ -1,0 +1,128 @@
+package io.tierlog.compactor;
+
+import io.tierlog.catalog.Catalog;
+import io.tierlog.cold.ColdTierOptions;
+import io.tierlog.cold.EmbeddedS3Server;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.common.Config;
+import io.tierlog.common.ConfigException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The catalog and object store an offload daemon works with: {@code catalog.url} and {@code
+ * s3.endpoint} when set, otherwise the embedded defaults in {@code data.dir} (the SQLite file
+ * {@code catalog.db} and an in-process S3 server storing under {@code s3/}), the same ones {@code
+ * tierlog serve} uses. Opening refuses a data dir, temp dir or catalog file inside the directory
+ * being offloaded, which is never written.
+ *
+ * <p>Thread-safe once open; {@link #close()} closes everything it opened.
+ */
+public final class OffloadEnvironment implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(OffloadEnvironment.class);
+
+    private final Config config;
+    private final Catalog catalog;
+    private final ObjectStore store;
+    private final Optional<EmbeddedS3Server> embeddedS3;
+
+    private OffloadEnvironment(
+            Config config,
+            Catalog catalog,
+            ObjectStore store,
+            Optional<EmbeddedS3Server> embeddedS3) {
+        this.config = config;
+        this.catalog = catalog;
+        this.store = store;
+        this.embeddedS3 = embeddedS3;
+    }
+
+    /**
+     * Opens the catalog and the object store {@code config} names.
+     *
+     * @param readOnlyDir a directory that must not receive any file (the source log dir), if any
+     */
+    public static OffloadEnvironment open(Config config, Optional<Path> readOnlyDir)
+            throws IOException {
+        CompactorOptions options = CompactorOptions.from(config);
+        ColdTierOptions cold = ColdTierOptions.from(config);
+        boolean embeddedStore = cold.endpoint().isEmpty();
+        if (readOnlyDir.isPresent()) {
+            Path ro = readOnlyDir.get().toAbsolutePath().normalize();
+            if (embeddedStore || !options.catalogUrlSet()) {
+                refuseInside(ro, options.dataDir(), "data.dir");
+            }
+            refuseInside(ro, options.tmpDir(), "offload.tmp.dir");
+            String url = options.catalogUrl();
+            if (url.startsWith("jdbc:sqlite:")) {
+                refuseInside(ro, Path.of(url.substring("jdbc:sqlite:".length())), "catalog.url");
+            }
+        }
+        EmbeddedS3Server s3 = null;
+        ObjectStore store = null;
+        Catalog catalog = null;
+        try {
+            Config effective = config;
+            if (embeddedStore) {
+                s3 = EmbeddedS3Server.start(options.dataDir().resolve("s3"));
+                effective = config.with(s3.clientConfig().asMap());
+                LOG.info("embedded S3 server on {} storing under {}", s3.endpoint(), s3.dir());
+            }
+            store = S3ObjectStore.create(effective);
+            catalog = Catalog.open(options.catalogUrl());
+            return new OffloadEnvironment(effective, catalog, store, Optional.ofNullable(s3));
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(catalog, store, s3);
+            throw e;
+        }
+    }
+
+    private static void refuseInside(Path readOnly, Path candidate, String key) {
+        Path p = candidate.toAbsolutePath().normalize();
+        if (p.startsWith(readOnly)) {
+            throw new ConfigException(
+                    key + " " + p + " is inside " + readOnly + ", which offload never writes into");
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable... closeables) {
+        for (AutoCloseable c : closeables) {
+            if (c == null) {
+                continue;
+            }
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debug("close failed", e);
+            }
+        }
+    }
+
+    /** The settings with the embedded S3 server's endpoint and credentials filled in. */
+    public Config config() {
+        return config;
+    }
+
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    public ObjectStore store() {
+        return store;
+    }
+
+    /** The embedded S3 server, when no {@code s3.endpoint} was set. */
+    public Optional<EmbeddedS3Server> embeddedS3() {
+        return embeddedS3;
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(catalog, store, embeddedS3.orElse(null));
+    }
+}

@@ -1,0 +1,124 @@
+package io.tierlog.compactor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierlog.catalog.Catalog;
+import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.EmbeddedS3Server;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.compactor.testing.ColdTierFixture;
+import io.tierlog.compactor.testing.SegmentFiles;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code tierlog offload --once} with the embedded defaults, as a user runs it. */
+class OffloadCommandTest {
+    @TempDir Path dir;
+
+    int run(ByteArrayOutputStream out, String... args) {
+        CommandLine cl =
+                new CommandLine(
+                        new OffloadCommand(new PrintStream(out, true, StandardCharsets.UTF_8)));
+        cl.setErr(new java.io.PrintWriter(out, true));
+        return cl.execute(args);
+    }
+
+    @Test
+    void onceOffloadsEveryClosedSegmentIntoTheEmbeddedColdTierAndPrintsALinePerObject()
+            throws Exception {
+        SegmentFiles log = new SegmentFiles(dir.resolve("kafka-logs"), 1);
+        TopicPartition a = new TopicPartition("clicks", 0);
+        TopicPartition b = new TopicPartition("clicks", 1);
+        log.append(a, 10, 10, 100);
+        log.roll(a);
+        log.append(b, 10, 10, 100);
+        log.roll(b);
+        log.append(b, 1, 10, 100); // the last segment: offloaded because the writer stopped
+        java.nio.file.Files.createFile(log.dir().resolve(".kafka_cleanshutdown"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code =
+                run(
+                        out,
+                        "--log-dir",
+                        log.dir().toString(),
+                        "--once",
+                        "--progress",
+                        "lines",
+                        "--set",
+                        "data.dir=" + dir.resolve("data"),
+                        "--set",
+                        "offload.tmp.dir=" + dir.resolve("tmp"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(text).isZero();
+        assertThat(text)
+                .contains("committed clicks-0 offsets 0..99", "committed clicks-1 offsets 0..109");
+        assertThat(text).contains("offloaded 2 objects, 210 records");
+
+        try (Catalog catalog = Catalog.open("jdbc:sqlite:" + dir.resolve("data/catalog.db"));
+                EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("data/s3"));
+                ObjectStore store = S3ObjectStore.create(s3.clientConfig())) {
+            List<ColdObject> objects = catalog.objects("clicks", 1);
+            assertThat(objects).hasSize(1);
+            assertThat(SegmentFiles.describe(ColdTierFixture.readBack(store, catalog, "clicks", 1)))
+                    .isEqualTo(SegmentFiles.describe(log.allBatches(b)));
+        }
+    }
+
+    @Test
+    void withoutTheCleanShutdownMarkerTheLastSegmentOfEachPartitionWaits() throws Exception {
+        SegmentFiles log = new SegmentFiles(dir.resolve("kafka-logs"), 1);
+        TopicPartition a = new TopicPartition("clicks", 0);
+        log.append(a, 10, 10, 100);
+        log.roll(a);
+        log.append(a, 3, 10, 100);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code =
+                run(
+                        out,
+                        "--log-dir",
+                        log.dir().toString(),
+                        "--once",
+                        "--progress",
+                        "lines",
+                        "--set",
+                        "data.dir=" + dir.resolve("data"));
+        assertThat(code).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("committed clicks-0 offsets 0..99")
+                .doesNotContain("0..129");
+    }
+
+    @Test
+    void aDataDirInsideTheLogDirIsRefusedBeforeAnythingIsWritten() throws Exception {
+        SegmentFiles log = new SegmentFiles(dir.resolve("kafka-logs"), 1);
+        log.append(new TopicPartition("x", 0), 1, 1, 1);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code =
+                run(
+                        out,
+                        "--log-dir",
+                        log.dir().toString(),
+                        "--once",
+                        "--set",
+                        "data.dir=" + log.dir().resolve("data"));
+        assertThat(code).isNotZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("offload never writes into");
+        assertThat(log.dir().resolve("data")).doesNotExist();
+    }
+
+    @Test
+    void aMissingLogDirIsAClearError() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = run(out, "--log-dir", dir.resolve("nope").toString(), "--once");
+        assertThat(code).isNotZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("is not a directory");
+    }
+}
