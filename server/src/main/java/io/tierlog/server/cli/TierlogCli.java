@@ -16,7 +16,10 @@ public final class TierlogCli implements Runnable {
 
     /** Every subcommand of {@code tierlog}; add new ones here. */
     static final Object[] SUBCOMMANDS = {
-        new ServeCommand(), new DumpSegmentCommand(), new ConfigDocsCommand(),
+        new ServeCommand(),
+        new DumpSegmentCommand(),
+        new ConfigDocsCommand(),
+        new io.tierlog.compactor.cli.OffloadCommand(),
     };
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
