@@ -446,8 +446,7 @@ final class LogSegment {
     /** Trims indexes (if still active) and closes the channel. */
     void close() throws IOException {
         if (!closed) {
-            offsetIndex.trimToValidSize();
-            timeIndex.trimToValidSize();
+            closeForAppend();
         }
         channel.close();
     }

@@ -198,7 +198,7 @@ public final class PartitionLog implements Closeable {
             throws IOException {
         long offset = logEndOffset;
         long first = offset;
-        ProducerStateManager.Pending pending = new ProducerStateManager.Pending();
+        ProducerStateManager.Pending pending = null;
         for (int i = 0; i < vb.count; i++) {
             int p = vb.position[i];
             long last = offset + vb.lastOffsetDelta[i];
@@ -210,6 +210,9 @@ public final class PartitionLog implements Closeable {
                 writeCrc(buf, p, vb.size[i]);
             }
             if (vb.producerId[i] >= 0) {
+                if (pending == null) {
+                    pending = new ProducerStateManager.Pending();
+                }
                 producers.checkAndStage(
                         pending,
                         vb.producerId[i],
@@ -229,7 +232,9 @@ public final class PartitionLog implements Closeable {
             seg = rollLocked();
         }
         int newSize = seg.append(buf, vb, now);
-        producers.commit(pending);
+        if (pending != null) {
+            producers.commit(pending);
+        }
         logEndOffset = offset;
         if (config.durability() == Durability.PAGE_CACHE) {
             seg.publish(newSize);
