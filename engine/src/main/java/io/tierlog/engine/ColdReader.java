@@ -1,0 +1,358 @@
+package io.tierlog.engine;
+
+import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tierlog.catalog.CatalogException;
+import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.ObjectNotFoundException;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.cold.ParquetLogReader;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+
+/**
+ * Serves reads below the hot tier from Parquet objects, asynchronously on its own executor.
+ *
+ * <p>An object is read in <em>chunks</em>: whole batches from a start offset, up to {@code
+ * cold.read.chunk.bytes}, decoded once by {@link ParquetLogReader} (which fetches only the pages it
+ * needs with ranged GETs). Chunks live in a Caffeine cache weighed by their bytes ({@code
+ * cold.cache.bytes}); a per-object index finds the cached chunk that covers any offset, so readers
+ * with any fetch size share chunks. Loads are single-flight: concurrent readers asking for the same
+ * chunk wait on one future and one set of GETs. Parquet readers (footer and page indexes) are
+ * cached per object ({@code cold.metadata.cache.objects}). When a reader consumes a chunk to its
+ * end, the next chunk (of the same object, or the first of the next object) is loaded ahead.
+ *
+ * <p>Failures of the store or catalog complete the future with a {@link ColdReadException}
+ * (retriable); offsets the cold tier does not hold with {@link OffsetOutOfRangeException}.
+ *
+ * <p>Thread-safe.
+ */
+final class ColdReader {
+    private record ChunkKey(String objectKey, long startOffset) {}
+
+    /** Decoded batches of one object from {@code firstOffset} (a batch base) to {@code next}. */
+    private record Chunk(MemoryRecords records, long firstOffset, long nextOffset) {}
+
+    private final ObjectStore store;
+    private final ColdIndex index;
+    private final Executor executor;
+    private final int chunkBytes;
+    private final boolean readAhead;
+    private final AsyncCache<ChunkKey, Chunk> chunks;
+    private final Cache<String, ParquetLogReader> readers;
+    private final Map<String, ConcurrentSkipListMap<Long, ChunkKey>> chunkIndex =
+            new ConcurrentHashMap<>();
+    private final Counter hits;
+    private final Counter misses;
+    private final Counter readAheads;
+    private final Counter loads;
+    private final AtomicLong cachedBytes = new AtomicLong();
+
+    ColdReader(
+            ObjectStore store,
+            ColdIndex index,
+            Executor executor,
+            int chunkBytes,
+            boolean readAhead,
+            long cacheBytes,
+            int metadataObjects,
+            MeterRegistry registry) {
+        this.store = store;
+        this.index = index;
+        this.executor = executor;
+        this.chunkBytes = chunkBytes;
+        this.readAhead = readAhead;
+        this.chunks =
+                Caffeine.newBuilder()
+                        .executor(executor)
+                        .maximumWeight(Math.max(1, cacheBytes))
+                        .<ChunkKey, Chunk>weigher((k, c) -> c.records().sizeInBytes())
+                        .removalListener(this::onRemoval)
+                        .buildAsync();
+        this.readers = Caffeine.newBuilder().maximumSize(metadataObjects).build();
+        this.hits = registry.counter(MetricNames.COLD_CACHE_REQUESTS, "result", "hit");
+        this.misses = registry.counter(MetricNames.COLD_CACHE_REQUESTS, "result", "miss");
+        this.readAheads = registry.counter(MetricNames.COLD_READ_AHEAD);
+        this.loads = registry.counter(MetricNames.COLD_CHUNK_LOADS);
+        registry.gauge(
+                MetricNames.COLD_CACHE_HIT_RATIO,
+                this,
+                r -> {
+                    double h = r.hits.count();
+                    double total = h + r.misses.count();
+                    return total == 0 ? Double.NaN : h / total;
+                });
+        registry.gauge(MetricNames.COLD_CACHE_BYTES, cachedBytes);
+    }
+
+    private void onRemoval(ChunkKey key, Chunk chunk, RemovalCause cause) {
+        if (key == null || chunk == null) {
+            return;
+        }
+        cachedBytes.addAndGet(-chunk.records().sizeInBytes());
+        chunkIndex.computeIfPresent(
+                key.objectKey(),
+                (k, m) -> {
+                    m.remove(chunk.firstOffset(), key);
+                    return m.isEmpty() ? null : m;
+                });
+    }
+
+    /**
+     * Reads batches from the batch holding {@code offset}, at most {@code maxBytes} unless the
+     * first batch alone is larger, never past the end of the object holding {@code offset}, and
+     * stopping before the first batch at or above {@code stopBefore} (the hot tier's start: where
+     * both tiers hold an offset, hot wins).
+     */
+    CompletableFuture<TierRead.Cold> read(
+            TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
+        return CompletableFuture.supplyAsync(() -> locate(tp, offset), executor)
+                .thenCompose(
+                        obj ->
+                                chunkFor(obj, offset)
+                                        .thenApply(
+                                                c ->
+                                                        serve(
+                                                                tp,
+                                                                obj,
+                                                                c,
+                                                                offset,
+                                                                maxBytes,
+                                                                stopBefore,
+                                                                hw,
+                                                                logStart)))
+                .exceptionallyCompose(
+                        e -> retryIfDeleted(e, tp, offset, maxBytes, stopBefore, hw, logStart));
+    }
+
+    private CompletableFuture<TierRead.Cold> retryIfDeleted(
+            Throwable e,
+            TopicPartition tp,
+            long offset,
+            int maxBytes,
+            long stopBefore,
+            long hw,
+            long logStart) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof ObjectNotFoundException) {
+            // Retention may have removed the object since our snapshot: look again once.
+            index.invalidate(tp);
+            return CompletableFuture.supplyAsync(() -> locate(tp, offset), executor)
+                    .thenCompose(
+                            obj ->
+                                    chunkFor(obj, offset)
+                                            .thenApply(
+                                                    c ->
+                                                            serve(
+                                                                    tp,
+                                                                    obj,
+                                                                    c,
+                                                                    offset,
+                                                                    maxBytes,
+                                                                    stopBefore,
+                                                                    hw,
+                                                                    logStart)))
+                    .exceptionallyCompose(e2 -> CompletableFuture.failedFuture(translate(e2)));
+        }
+        return CompletableFuture.failedFuture(translate(cause));
+    }
+
+    private ColdObject locate(TopicPartition tp, long offset) {
+        try {
+            ColdIndex.Snapshot s = index.snapshot(tp, Long.MAX_VALUE);
+            Optional<ColdObject> o = s.objectFor(offset);
+            if (o.isEmpty()) {
+                s = index.refresh(tp);
+                o = s.objectFor(offset);
+            }
+            if (o.isEmpty()) {
+                throw new OffsetOutOfRangeException(
+                        "Offset "
+                                + offset
+                                + " of "
+                                + tp
+                                + " is in neither tier (cold holds ["
+                                + s.coldLogStartOffset()
+                                + ", "
+                                + s.coldHighWatermark()
+                                + "))");
+            }
+            return o.get();
+        } catch (CatalogException e) {
+            throw new ColdReadException("catalog unavailable for " + tp + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Preloads the chunk starting at {@code offset} of {@code obj} into the cache (no wait). */
+    private void prefetch(ColdObject obj, long offset) {
+        ChunkKey key = new ChunkKey(obj.key(), offset);
+        if (chunks.getIfPresent(key) == null && covering(obj.key(), offset).isEmpty()) {
+            readAheads.increment();
+            chunks.get(key, k -> load(obj, k.startOffset()));
+        }
+    }
+
+    private Optional<CompletableFuture<Chunk>> covering(String objectKey, long offset) {
+        ConcurrentSkipListMap<Long, ChunkKey> m = chunkIndex.get(objectKey);
+        if (m == null) {
+            return Optional.empty();
+        }
+        Map.Entry<Long, ChunkKey> e = m.floorEntry(offset);
+        if (e == null) {
+            return Optional.empty();
+        }
+        CompletableFuture<Chunk> f = chunks.getIfPresent(e.getValue());
+        if (f == null || !f.isDone() || f.isCompletedExceptionally()) {
+            return Optional.empty();
+        }
+        Chunk c = f.join();
+        return c.nextOffset() > offset ? Optional.of(f) : Optional.empty();
+    }
+
+    private CompletableFuture<Chunk> chunkFor(ColdObject obj, long offset) {
+        Optional<CompletableFuture<Chunk>> cached = covering(obj.key(), offset);
+        if (cached.isPresent()) {
+            hits.increment();
+            return cached.get();
+        }
+        ChunkKey key = new ChunkKey(obj.key(), offset);
+        CompletableFuture<Chunk> f = chunks.getIfPresent(key);
+        if (f != null) {
+            hits.increment();
+            return f;
+        }
+        misses.increment();
+        return chunks.get(key, k -> load(obj, k.startOffset()));
+    }
+
+    private Chunk load(ColdObject obj, long offset) {
+        loads.increment();
+        try {
+            ParquetLogReader reader =
+                    readers.get(obj.key(), k -> new ParquetLogReader(store, k, obj.sizeInBytes()));
+            MemoryRecords records = reader.read(offset, chunkBytes);
+            long first = -1;
+            long next = offset;
+            for (MutableRecordBatch b : records.batches()) {
+                if (first < 0) {
+                    first = b.baseOffset();
+                }
+                next = b.lastOffset() + 1;
+            }
+            if (first < 0) {
+                throw new ColdReadException(
+                        "object " + obj.key() + " holds no batch at offset " + offset, null);
+            }
+            Chunk c = new Chunk(records, first, next);
+            cachedBytes.addAndGet(records.sizeInBytes());
+            ChunkKey key = new ChunkKey(obj.key(), offset);
+            chunkIndex
+                    .computeIfAbsent(obj.key(), k -> new ConcurrentSkipListMap<>())
+                    .put(first, key);
+            return c;
+        } catch (IOException e) {
+            if (e instanceof ObjectNotFoundException) {
+                readers.invalidate(obj.key());
+            }
+            throw new CompletionException(e);
+        }
+    }
+
+    private TierRead.Cold serve(
+            TopicPartition tp,
+            ColdObject obj,
+            Chunk chunk,
+            long offset,
+            int maxBytes,
+            long stopBefore,
+            long hw,
+            long logStart) {
+        ByteBuffer buf = chunk.records().buffer();
+        int pos = 0;
+        int start = -1;
+        int end = -1;
+        long next = offset;
+        for (MutableRecordBatch b : chunk.records().batches()) {
+            int size = b.sizeInBytes();
+            if (start < 0) {
+                if (b.lastOffset() >= offset) {
+                    start = pos;
+                    end = pos + size;
+                    next = b.lastOffset() + 1;
+                }
+                pos += size;
+                continue;
+            }
+            if (b.baseOffset() >= stopBefore || end - start + size > maxBytes) {
+                break;
+            }
+            end += size;
+            next = b.lastOffset() + 1;
+        }
+        if (start < 0) {
+            // Cannot happen: the chunk covers offset. Fail loudly rather than loop.
+            throw new IllegalStateException(
+                    "chunk of " + obj.key() + " does not cover offset " + offset);
+        }
+        ByteBuffer slice = buf.duplicate();
+        slice.position(buf.position() + start).limit(buf.position() + end);
+        MemoryRecords records = MemoryRecords.readableRecords(slice.slice());
+        if (readAhead && next == chunk.nextOffset() && next < stopBefore) {
+            if (next <= obj.lastOffset()) {
+                prefetch(obj, next);
+            } else {
+                index.cached(tp)
+                        .flatMap(s -> s.next(obj))
+                        .filter(o -> o.firstOffset() < stopBefore)
+                        .ifPresent(o -> prefetch(o, o.firstOffset()));
+            }
+        }
+        return new TierRead.Cold(records, obj.key(), next, hw, logStart);
+    }
+
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof CompletionException
+                        || e instanceof java.util.concurrent.ExecutionException)
+                && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    static RuntimeException translate(Throwable e) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof OffsetOutOfRangeException o) {
+            return o;
+        }
+        if (cause instanceof ColdReadException c) {
+            return c;
+        }
+        return new ColdReadException("cold read failed: " + cause, cause);
+    }
+
+    /** Drops every cached chunk and reader of {@code objectKey} (deleted objects). */
+    void forget(String objectKey) {
+        readers.invalidate(objectKey);
+        ConcurrentSkipListMap<Long, ChunkKey> m = chunkIndex.remove(objectKey);
+        if (m != null) {
+            m.values().forEach(k -> chunks.synchronous().invalidate(k));
+        }
+        chunks.synchronous().asMap().keySet().removeIf(k -> k.objectKey().equals(objectKey));
+    }
+}

@@ -1,0 +1,386 @@
+package io.tierlog.engine;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tierlog.catalog.Catalog;
+import io.tierlog.cold.ColdTierOptions;
+import io.tierlog.cold.EmbeddedS3Server;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.common.Config;
+import io.tierlog.common.Time;
+import io.tierlog.compactor.Compactor;
+import io.tierlog.compactor.CompactorOptions;
+import io.tierlog.compactor.LogManagerSource;
+import io.tierlog.compactor.ObjectReport;
+import io.tierlog.compactor.OffloadListener;
+import io.tierlog.compactor.PartitionLag;
+import io.tierlog.hot.LogConfig;
+import io.tierlog.hot.LogManager;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything a {@link TieredLog} runs on, opened in dependency order and closed in reverse:
+ * embedded S3 server (when {@code s3.mode} says so), metered object store, catalog, hot tier (with
+ * local retention bounded by the cold high watermark), cold index and reader, compactor, total
+ * retention, metrics endpoint, and the threads that drive them.
+ *
+ * <p>Thread-safe (immutable after {@link #open}; {@link #close()} is idempotent).
+ */
+final class EngineResources implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineResources.class);
+
+    /** How stale a cached cold high watermark may be when bounding local retention. */
+    private static final long BOUND_MAX_AGE_MS = 1000;
+
+    private final Config config;
+    private final Config storeConfig;
+    private final Path dataDir;
+    private final ObjectStore store;
+    private final Catalog catalog;
+    private final LogManager logs;
+    private final ColdIndex coldIndex;
+    private final ColdReader coldReader;
+    private final ExecutorService coldExecutor;
+    private final ScheduledExecutorService scheduler;
+    private final Optional<Compactor> compactor;
+    private final ColdRetention retention;
+    private final TopicConfigs topicConfigs;
+    private final MeterRegistry registry;
+    private final Deque<AutoCloseable> closeables;
+    private final Optional<MetricsEndpoint> metricsEndpoint;
+    private boolean closed;
+
+    private EngineResources(Builder b) {
+        this.config = b.config;
+        this.storeConfig = b.storeConfig;
+        this.dataDir = b.dataDir;
+        this.store = b.store;
+        this.catalog = b.catalog;
+        this.logs = b.logs;
+        this.coldIndex = b.coldIndex;
+        this.coldReader = b.coldReader;
+        this.coldExecutor = b.coldExecutor;
+        this.scheduler = b.scheduler;
+        this.compactor = Optional.ofNullable(b.compactor);
+        this.retention = b.retention;
+        this.topicConfigs = b.topicConfigs;
+        this.registry = b.registry;
+        this.closeables = b.closeables;
+        this.metricsEndpoint = Optional.ofNullable(b.metricsEndpoint);
+    }
+
+    /** Mutable state while opening; closed in reverse order if opening fails. */
+    private static final class Builder {
+        Config config;
+        Config storeConfig;
+        Path dataDir;
+        ObjectStore store;
+        Catalog catalog;
+        LogManager logs;
+        ColdIndex coldIndex;
+        ColdReader coldReader;
+        ExecutorService coldExecutor;
+        ScheduledExecutorService scheduler;
+        Compactor compactor;
+        ColdRetention retention;
+        TopicConfigs topicConfigs;
+        MeterRegistry registry;
+        MetricsEndpoint metricsEndpoint;
+        final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+    }
+
+    static EngineResources open(Config config, MeterRegistry userRegistry, Time time)
+            throws IOException {
+        // Validate everything before starting anything.
+        config.validate(EngineOptions.ALL);
+        LogConfig.from(config);
+        ColdTierOptions coldOptions = ColdTierOptions.from(config);
+        CompactorOptions.from(config);
+
+        Builder b = new Builder();
+        b.config = config;
+        try {
+            openAll(b, config, userRegistry, time, coldOptions);
+        } catch (IOException | RuntimeException | Error e) {
+            closeAll(b.closeables, e);
+            throw e;
+        }
+        return new EngineResources(b);
+    }
+
+    private static void openAll(
+            Builder b,
+            Config config,
+            MeterRegistry userRegistry,
+            Time time,
+            ColdTierOptions coldOptions)
+            throws IOException {
+        b.dataDir = Path.of(config.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
+        Files.createDirectories(b.dataDir);
+
+        String listen = config.get(EngineOptions.METRICS_LISTEN);
+        b.registry = userRegistry;
+        if (!listen.isEmpty()) {
+            PrometheusMeterRegistry prom;
+            if (userRegistry instanceof PrometheusMeterRegistry p) {
+                prom = p;
+            } else {
+                prom = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+                CompositeMeterRegistry composite = new CompositeMeterRegistry();
+                composite.add(userRegistry);
+                composite.add(prom);
+                b.registry = composite;
+            }
+            MetricsEndpoint endpoint = MetricsEndpoint.start(listen, prom);
+            b.closeables.push(endpoint);
+            b.metricsEndpoint = endpoint;
+            LOG.info(
+                    "metrics on http://{}:{}/metrics",
+                    listen.substring(0, listen.lastIndexOf(':')),
+                    endpoint.port());
+        }
+
+        String mode = config.get(EngineOptions.S3_MODE);
+        boolean embedded =
+                mode.equals("embedded")
+                        || (mode.equals("auto")
+                                && !config.contains(ColdTierOptions.S3_ENDPOINT)
+                                && !config.contains(ColdTierOptions.S3_BUCKET));
+        if (embedded) {
+            EmbeddedS3Server s3 = EmbeddedS3Server.start(b.dataDir.resolve("s3"));
+            b.closeables.push(s3);
+            b.storeConfig = config.with(s3.clientConfig().asMap());
+            LOG.info("embedded S3 server on {} storing under {}", s3.endpoint(), s3.dir());
+        } else {
+            b.storeConfig = config;
+        }
+        b.store = new MeteredObjectStore(S3ObjectStore.create(b.storeConfig), b.registry);
+        b.closeables.push(b.store);
+
+        String url = config.get(EngineOptions.CATALOG_URL);
+        if (url.isEmpty()) {
+            url = "jdbc:sqlite:" + b.dataDir.resolve("catalog.db");
+        }
+        b.catalog = Catalog.open(url);
+        b.closeables.push(b.catalog);
+        b.topicConfigs = new TopicConfigs(config, b.catalog);
+
+        boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
+        b.scheduler = Executors.newScheduledThreadPool(2, threads("tierlog-housekeeping"));
+        b.closeables.push(
+                () -> {
+                    b.scheduler.shutdownNow();
+                    b.scheduler.awaitTermination(30, TimeUnit.SECONDS);
+                });
+        Path logDir = b.dataDir.resolve("log");
+        b.logs =
+                LogManager.open(
+                        logDir, b.topicConfigs::logConfig, time, background ? b.scheduler : null);
+        b.closeables.push(b.logs);
+        b.coldIndex = new ColdIndex(b.catalog);
+        ColdIndex index = b.coldIndex;
+        b.logs.setRetentionBound(tp -> retentionBound(index, tp));
+
+        b.coldExecutor =
+                Executors.newFixedThreadPool(
+                        config.get(EngineOptions.COLD_READ_THREADS), threads("tierlog-cold-read"));
+        b.closeables.push(
+                () -> {
+                    b.coldExecutor.shutdownNow();
+                    b.coldExecutor.awaitTermination(30, TimeUnit.SECONDS);
+                });
+        b.coldReader =
+                new ColdReader(
+                        b.store,
+                        b.coldIndex,
+                        b.coldExecutor,
+                        config.get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact(),
+                        config.get(EngineOptions.COLD_READ_AHEAD),
+                        coldOptions.cacheBytes(),
+                        config.get(EngineOptions.COLD_METADATA_CACHE_OBJECTS),
+                        b.registry);
+        b.retention =
+                new ColdRetention(
+                        b.catalog,
+                        b.store,
+                        b.logs,
+                        b.coldIndex,
+                        b.coldReader,
+                        b.topicConfigs,
+                        time,
+                        b.registry);
+
+        if (config.get(EngineOptions.OFFLOAD_ENABLED)) {
+            Config cc = b.storeConfig;
+            if (!cc.contains(CompactorOptions.OFFLOAD_TMP_DIR)) {
+                cc =
+                        cc.with(
+                                CompactorOptions.OFFLOAD_TMP_DIR.key(),
+                                b.dataDir.resolve("offload-tmp").toString());
+            }
+            b.compactor =
+                    Compactor.create(
+                            new LogManagerSource(b.logs),
+                            Optional.of(logDir),
+                            b.catalog,
+                            b.store,
+                            cc,
+                            time);
+            b.closeables.push(b.compactor);
+            Counter coldIn = b.registry.counter(MetricNames.BYTES_IN, "tier", "cold");
+            b.compactor.addListener(
+                    new OffloadListener() {
+                        @Override
+                        public void onObjectCommitted(ObjectReport report) {
+                            index.invalidate(report.tp());
+                            coldIn.increment(report.objectBytes());
+                        }
+                    });
+            Compactor c = b.compactor;
+            b.registry.gauge(MetricNames.OFFLOAD_LAG_BYTES, c, Compactor::backlogBytes);
+            b.registry.gauge(
+                    MetricNames.OFFLOAD_LAG_OFFSETS,
+                    c,
+                    x -> x.lag().values().stream().mapToLong(PartitionLag::pendingOffsets).sum());
+            if (background) {
+                b.compactor.start();
+            }
+        }
+        if (background) {
+            long every = config.get(EngineOptions.RETENTION_CHECK_INTERVAL_MS).toMillis();
+            ColdRetention r = b.retention;
+            b.scheduler.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            r.apply();
+                        } catch (RuntimeException e) {
+                            LOG.warn("total retention pass failed", e);
+                        }
+                    },
+                    every,
+                    every,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Local retention may delete a hot segment only below the cold high watermark. If the catalog
+     * cannot be read, nothing is deletable.
+     */
+    private static long retentionBound(ColdIndex index, TopicPartition tp) {
+        try {
+            ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
+            return s.known() ? s.coldHighWatermark() : Long.MIN_VALUE;
+        } catch (RuntimeException e) {
+            LOG.warn("cannot read the cold high watermark of {}: local retention paused", tp);
+            return Long.MIN_VALUE;
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory threads(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static void closeAll(Deque<AutoCloseable> closeables, Throwable failure) {
+        while (!closeables.isEmpty()) {
+            AutoCloseable c = closeables.pop();
+            try {
+                c.close();
+            } catch (Exception e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else {
+                    LOG.warn("error while closing", e);
+                }
+            }
+        }
+    }
+
+    Config config() {
+        return config;
+    }
+
+    Config storeConfig() {
+        return storeConfig;
+    }
+
+    Path dataDir() {
+        return dataDir;
+    }
+
+    ObjectStore store() {
+        return store;
+    }
+
+    Catalog catalog() {
+        return catalog;
+    }
+
+    LogManager logs() {
+        return logs;
+    }
+
+    ColdIndex coldIndex() {
+        return coldIndex;
+    }
+
+    ColdReader coldReader() {
+        return coldReader;
+    }
+
+    ExecutorService coldExecutor() {
+        return coldExecutor;
+    }
+
+    Optional<Compactor> compactor() {
+        return compactor;
+    }
+
+    ColdRetention retention() {
+        return retention;
+    }
+
+    TopicConfigs topicConfigs() {
+        return topicConfigs;
+    }
+
+    Optional<MetricsEndpoint> metricsEndpoint() {
+        return metricsEndpoint;
+    }
+
+    MeterRegistry registry() {
+        return registry;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeAll(closeables, null);
+    }
+}

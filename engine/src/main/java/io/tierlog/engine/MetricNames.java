@@ -1,0 +1,61 @@
+package io.tierlog.engine;
+
+/**
+ * Every metric the engine registers, by Micrometer name (Prometheus turns dots into underscores and
+ * adds {@code _total}, {@code _seconds}, ... suffixes). Tags: {@code tier} = {@code hot}|{@code
+ * cold}; {@code op} = {@code put}|{@code get}|{@code head}|{@code list}|{@code delete}; {@code
+ * result} = {@code hit}|{@code miss}.
+ *
+ * <p>Constants only; thread-safe.
+ */
+public final class MetricNames {
+    private MetricNames() {}
+
+    /** Counter, bytes appended (tier=hot) or committed to the object store (tier=cold). */
+    public static final String BYTES_IN = "tierlog.bytes.in";
+
+    /** Counter, bytes returned by reads, per tier. */
+    public static final String BYTES_OUT = "tierlog.bytes.out";
+
+    /** Counter, reads answered, per tier. */
+    public static final String READS = "tierlog.reads";
+
+    /** Counter, cold reads that failed (the store or catalog was unavailable). */
+    public static final String COLD_READ_ERRORS = "tierlog.cold.read.errors";
+
+    /** Gauge, closed-segment bytes not yet in the cold tier, all partitions. */
+    public static final String OFFLOAD_LAG_BYTES = "tierlog.offload.lag.bytes";
+
+    /** Gauge, offsets in closed segments not yet in the cold tier, all partitions. */
+    public static final String OFFLOAD_LAG_OFFSETS = "tierlog.offload.lag.offsets";
+
+    /** Counter, decoded-batch cache lookups by result (hit|miss). */
+    public static final String COLD_CACHE_REQUESTS = "tierlog.cold.cache.requests";
+
+    /** Gauge, hits / lookups of the decoded-batch cache since start (NaN before the first). */
+    public static final String COLD_CACHE_HIT_RATIO = "tierlog.cold.cache.hit.ratio";
+
+    /** Gauge, bytes held by the decoded-batch cache. */
+    public static final String COLD_CACHE_BYTES = "tierlog.cold.cache.bytes";
+
+    /** Counter, chunks decoded from cold objects (cache misses and read-ahead, single-flight). */
+    public static final String COLD_CHUNK_LOADS = "tierlog.cold.chunk.loads";
+
+    /** Counter, read-ahead loads started. */
+    public static final String COLD_READ_AHEAD = "tierlog.cold.read.ahead";
+
+    /** Counter, object-store requests per op. */
+    public static final String S3_REQUESTS = "tierlog.s3.requests";
+
+    /** Counter, object-store requests that failed, per op. */
+    public static final String S3_ERRORS = "tierlog.s3.errors";
+
+    /** Timer, object-store request latency per op (retries included). */
+    public static final String S3_LATENCY = "tierlog.s3.latency";
+
+    /** Counter, bytes fetched from the object store. */
+    public static final String S3_BYTES_READ = "tierlog.s3.bytes.read";
+
+    /** Counter, cold objects deleted by total retention and topic deletion. */
+    public static final String COLD_OBJECTS_DELETED = "tierlog.cold.objects.deleted";
+}

@@ -1,0 +1,359 @@
+package io.tierlog.engine;
+
+import io.tierlog.catalog.CatalogException;
+import io.tierlog.catalog.ColdObject;
+import io.tierlog.catalog.PartitionState;
+import io.tierlog.catalog.TopicRecord;
+import io.tierlog.cold.ObjectInfo;
+import io.tierlog.cold.ObjectKeys;
+import io.tierlog.cold.ObjectNotFoundException;
+import io.tierlog.cold.ParquetLogReader;
+import io.tierlog.hot.FileSlice;
+import io.tierlog.hot.PartitionLog;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+/**
+ * Checks the invariants of DESIGN.md across both tiers and reports every violation found (it never
+ * stops at the first and never repairs anything):
+ *
+ * <ul>
+ *   <li>cold objects of each partition are contiguous (no gap, no overlap) and agree with the
+ *       partition's cold log start and high watermark, and each key names its offsets;
+ *   <li>no offset between the cold high watermark and the hot log start is missing from both;
+ *   <li>every catalogued object exists in the store with the catalogued size, its Parquet footer
+ *       names the catalogued offsets, and its first batch (deep: every batch) reads back;
+ *   <li>where both tiers hold offsets, they hold the same records (first batch; deep: all), field
+ *       by field: offsets, timestamps, key, value, headers, producer fields, batch boundaries.
+ * </ul>
+ *
+ * <p>Thread-safe (stateless between calls).
+ */
+final class Verifier {
+    private static final int READ_BYTES = 1 << 20;
+
+    private final EngineResources res;
+
+    Verifier(EngineResources res) {
+        this.res = res;
+    }
+
+    List<Violation> verify(boolean deep) {
+        List<Violation> out = new ArrayList<>();
+        for (TopicRecord t : res.catalog().topics()) {
+            for (int p = 0; p < t.partitions(); p++) {
+                verifyPartition(new TopicPartition(t.name(), p), deep, out);
+            }
+        }
+        return out;
+    }
+
+    private void verifyPartition(TopicPartition tp, boolean deep, List<Violation> out) {
+        List<ColdObject> objects;
+        PartitionState state;
+        try {
+            objects = res.catalog().objects(tp.topic(), tp.partition());
+            state = res.catalog().partitionState(tp.topic(), tp.partition());
+        } catch (CatalogException e) {
+            out.add(v(tp, Violation.Kind.COLD_NOT_CONTIGUOUS, "catalog unreadable: " + e));
+            return;
+        }
+        checkContiguity(tp, objects, state, out);
+        for (ColdObject o : objects) {
+            checkObject(tp, o, deep, out);
+        }
+        Optional<PartitionLog> log = res.logs().partition(tp);
+        if (log.isPresent() && !objects.isEmpty()) {
+            long hotStart = log.get().logStartOffset();
+            if (state.coldHighWatermark() < hotStart) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.GAP_BETWEEN_TIERS,
+                                "offsets ["
+                                        + state.coldHighWatermark()
+                                        + ", "
+                                        + hotStart
+                                        + ") are in neither tier"));
+            }
+            compareOverlap(tp, log.get(), objects, deep, out);
+        }
+    }
+
+    private void checkContiguity(
+            TopicPartition tp,
+            List<ColdObject> objects,
+            PartitionState state,
+            List<Violation> out) {
+        ColdObject prev = null;
+        for (ColdObject o : objects) {
+            if (o.firstOffset() > o.lastOffset()) {
+                out.add(v(tp, Violation.Kind.COLD_NOT_CONTIGUOUS, "empty range in " + o));
+            }
+            if (prev != null && o.firstOffset() != prev.lastOffset() + 1) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.COLD_NOT_CONTIGUOUS,
+                                (o.firstOffset() > prev.lastOffset() + 1 ? "gap" : "overlap")
+                                        + " between "
+                                        + prev.key()
+                                        + " (ends at "
+                                        + prev.lastOffset()
+                                        + ") and "
+                                        + o.key()
+                                        + " (starts at "
+                                        + o.firstOffset()
+                                        + ")"));
+            }
+            Optional<ObjectKeys.ParsedKey> k = ObjectKeys.parse(o.key());
+            if (k.isPresent()
+                    && (k.get().firstOffset() != o.firstOffset()
+                            || k.get().lastOffset() != o.lastOffset()
+                            || k.get().partition() != tp.partition()
+                            || !k.get().topic().equals(tp.topic()))) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.COLD_NOT_CONTIGUOUS,
+                                "catalog says ["
+                                        + o.firstOffset()
+                                        + ", "
+                                        + o.lastOffset()
+                                        + "] but the key names another range: "
+                                        + o.key()));
+            }
+            prev = o;
+        }
+        if (!objects.isEmpty()) {
+            long first = objects.get(0).firstOffset();
+            long end = objects.get(objects.size() - 1).lastOffset() + 1;
+            if (state.coldLogStartOffset() != first || state.coldHighWatermark() != end) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.COLD_NOT_CONTIGUOUS,
+                                "partition state ["
+                                        + state.coldLogStartOffset()
+                                        + ", "
+                                        + state.coldHighWatermark()
+                                        + ") disagrees with its objects ["
+                                        + first
+                                        + ", "
+                                        + end
+                                        + ")"));
+            }
+        }
+    }
+
+    private void checkObject(TopicPartition tp, ColdObject o, boolean deep, List<Violation> out) {
+        try {
+            ObjectInfo info = res.store().head(o.key());
+            if (info.size() != o.sizeInBytes()) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.OBJECT_MISSING,
+                                o.key()
+                                        + " has "
+                                        + info.size()
+                                        + " bytes, catalog says "
+                                        + o.sizeInBytes()));
+                return;
+            }
+        } catch (ObjectNotFoundException e) {
+            out.add(v(tp, Violation.Kind.OBJECT_MISSING, o.key() + " is not in the store"));
+            return;
+        } catch (IOException e) {
+            out.add(v(tp, Violation.Kind.OBJECT_MISSING, o.key() + ": store unreachable: " + e));
+            return;
+        }
+        try {
+            ParquetLogReader r = new ParquetLogReader(res.store(), o.key(), o.sizeInBytes());
+            if (r.firstOffset() != o.firstOffset() || r.lastOffset() != o.lastOffset()) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.OBJECT_UNREADABLE,
+                                o.key()
+                                        + " holds ["
+                                        + r.firstOffset()
+                                        + ", "
+                                        + r.lastOffset()
+                                        + "], catalog says ["
+                                        + o.firstOffset()
+                                        + ", "
+                                        + o.lastOffset()
+                                        + "]"));
+                return;
+            }
+            long offset = o.firstOffset();
+            long prevLast = o.firstOffset() - 1;
+            do {
+                MemoryRecords recs = r.read(offset, deep ? READ_BYTES : 1);
+                long before = offset;
+                for (RecordBatch b : recs.batches()) {
+                    b.ensureValid();
+                    if (b.baseOffset() <= prevLast && prevLast >= o.firstOffset()) {
+                        out.add(
+                                v(
+                                        tp,
+                                        Violation.Kind.OBJECT_UNREADABLE,
+                                        o.key() + ": batches overlap at " + b.baseOffset()));
+                        return;
+                    }
+                    prevLast = b.lastOffset();
+                    offset = b.lastOffset() + 1;
+                }
+                if (offset == before) {
+                    out.add(
+                            v(
+                                    tp,
+                                    Violation.Kind.OBJECT_UNREADABLE,
+                                    o.key() + ": no batch at offset " + offset));
+                    return;
+                }
+            } while (deep && offset <= o.lastOffset());
+            if (deep && prevLast != o.lastOffset()) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.OBJECT_UNREADABLE,
+                                o.key()
+                                        + " ends at "
+                                        + prevLast
+                                        + ", catalog says "
+                                        + o.lastOffset()));
+            }
+        } catch (IOException | RuntimeException e) {
+            out.add(v(tp, Violation.Kind.OBJECT_UNREADABLE, o.key() + ": " + e));
+        }
+    }
+
+    private void compareOverlap(
+            TopicPartition tp,
+            PartitionLog log,
+            List<ColdObject> objects,
+            boolean deep,
+            List<Violation> out) {
+        long from = Math.max(log.logStartOffset(), objects.get(0).firstOffset());
+        long to = Math.min(log.highWatermark(), objects.get(objects.size() - 1).lastOffset() + 1);
+        long offset = from;
+        while (offset < to) {
+            ColdObject obj = null;
+            for (ColdObject o : objects) {
+                if (o.firstOffset() <= offset && offset <= o.lastOffset()) {
+                    obj = o;
+                    break;
+                }
+            }
+            if (obj == null) {
+                return; // reported as a contiguity violation
+            }
+            try {
+                FileSlice hot = log.read(offset, deep ? READ_BYTES : 1);
+                MemoryRecords cold =
+                        new ParquetLogReader(res.store(), obj.key(), obj.sizeInBytes())
+                                .read(offset, deep ? READ_BYTES : 1);
+                Iterator<? extends RecordBatch> c = cold.batches().iterator();
+                long next = offset;
+                for (RecordBatch h : hot.batches()) {
+                    if (h.lastOffset() < offset) {
+                        continue;
+                    }
+                    if (!c.hasNext() || h.baseOffset() > obj.lastOffset()) {
+                        break;
+                    }
+                    RecordBatch cb = c.next();
+                    Optional<String> diff = diff(h, cb);
+                    if (diff.isPresent()) {
+                        out.add(
+                                v(
+                                        tp,
+                                        Violation.Kind.TIERS_DISAGREE,
+                                        "batch at "
+                                                + h.baseOffset()
+                                                + " ("
+                                                + obj.key()
+                                                + "): "
+                                                + diff.get()));
+                        return;
+                    }
+                    next = h.lastOffset() + 1;
+                }
+                if (!deep || next == offset) {
+                    return;
+                }
+                offset = next;
+            } catch (IOException | RuntimeException e) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.TIERS_DISAGREE,
+                                "cannot compare tiers at offset " + offset + ": " + e));
+                return;
+            }
+        }
+    }
+
+    /** The first difference between two batches, field by field, if any. */
+    static Optional<String> diff(RecordBatch a, RecordBatch b) {
+        if (a.baseOffset() != b.baseOffset() || a.lastOffset() != b.lastOffset()) {
+            return Optional.of(
+                    "offsets ["
+                            + a.baseOffset()
+                            + ", "
+                            + a.lastOffset()
+                            + "] vs ["
+                            + b.baseOffset()
+                            + ", "
+                            + b.lastOffset()
+                            + "]");
+        }
+        if (a.producerId() != b.producerId()
+                || a.producerEpoch() != b.producerEpoch()
+                || a.baseSequence() != b.baseSequence()
+                || a.isTransactional() != b.isTransactional()
+                || a.isControlBatch() != b.isControlBatch()
+                || a.timestampType() != b.timestampType()
+                || a.maxTimestamp() != b.maxTimestamp()
+                || a.partitionLeaderEpoch() != b.partitionLeaderEpoch()) {
+            return Optional.of("batch header fields differ");
+        }
+        Iterator<Record> ia = a.iterator();
+        Iterator<Record> ib = b.iterator();
+        while (ia.hasNext() && ib.hasNext()) {
+            Record x = ia.next();
+            Record y = ib.next();
+            if (x.offset() != y.offset()
+                    || x.timestamp() != y.timestamp()
+                    || !Objects.equals(x.key(), y.key())
+                    || !Objects.equals(x.value(), y.value())
+                    || !Arrays.equals(x.headers(), y.headers(), Verifier::compareHeaders)) {
+                return Optional.of("record at offset " + x.offset() + " differs");
+            }
+        }
+        if (ia.hasNext() != ib.hasNext()) {
+            return Optional.of("record counts differ");
+        }
+        return Optional.empty();
+    }
+
+    private static int compareHeaders(Header x, Header y) {
+        return x.key().equals(y.key()) && Arrays.equals(x.value(), y.value()) ? 0 : 1;
+    }
+
+    private static Violation v(TopicPartition tp, Violation.Kind kind, String message) {
+        return new Violation(tp, kind, message);
+    }
+}
