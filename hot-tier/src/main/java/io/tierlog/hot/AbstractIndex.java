@@ -117,7 +117,6 @@ abstract class AbstractIndex {
             return;
         }
         long size = sizeInBytes();
-        mmap.force();
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.setLength(size);
             mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
