@@ -58,6 +58,11 @@ final class LogLoader {
         List<LogSegment> segments = new ArrayList<>();
         if (bases.isEmpty()) {
             segments.add(LogSegment.create(dir, 0, config));
+            // a new partition: make its folder and first files durable before any append
+            RecoveryPointCheckpoint.fsyncDir(dir);
+            if (dir.getParent() != null) {
+                RecoveryPointCheckpoint.fsyncDir(dir.getParent());
+            }
             return segments;
         }
         long firstToRecover = Long.MAX_VALUE;
@@ -106,11 +111,11 @@ final class LogLoader {
                     break;
                 }
             }
-            if (!hadCleanShutdown) {
-                for (LogSegment s : segments) {
-                    if (s.truncatedByRecovery >= 0) {
-                        s.flush();
-                    }
+            // recovered data and rebuilt indexes become durable, so the recovery point can move
+            // to the log end
+            for (LogSegment s : segments) {
+                if (s.truncatedByRecovery >= 0) {
+                    s.flush();
                 }
             }
         } catch (IOException | RuntimeException e) {

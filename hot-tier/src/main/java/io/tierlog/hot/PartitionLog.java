@@ -7,9 +7,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -33,6 +31,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionLog implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
+
+    /** Leader epoch value meaning "leave the batch's partition leader epoch as sent". */
+    public static final int NO_PARTITION_LEADER_EPOCH = -1;
 
     private final Path dir;
     private final TopicPartition tp;
@@ -133,8 +134,23 @@ public final class PartitionLog implements Closeable {
      * @throws ProducerStateException when an idempotent producer's sequence or epoch is wrong
      */
     public AppendResult append(ByteBuffer batches) throws IOException {
+        return append(batches, NO_PARTITION_LEADER_EPOCH);
+    }
+
+    /**
+     * As {@link #append(ByteBuffer)}, also stamping {@code partitionLeaderEpoch} into every batch
+     * (a field outside the CRC, as a Kafka leader does) unless it is {@link
+     * #NO_PARTITION_LEADER_EPOCH}, which keeps the producer's value.
+     */
+    public AppendResult append(ByteBuffer batches, int partitionLeaderEpoch) throws IOException {
         long now = time.milliseconds();
         ValidatedBatches vb = BatchValidator.validate(batches, config, now);
+        if (partitionLeaderEpoch != NO_PARTITION_LEADER_EPOCH) {
+            for (int i = 0; i < vb.count; i++) {
+                batches.putInt(
+                        vb.position[i] + PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
+            }
+        }
         boolean logAppendTime = config.messageTimestampType() == TimestampType.LOG_APPEND_TIME;
         AppendResult result;
         long durableTarget;
@@ -299,11 +315,7 @@ public final class PartitionLog implements Closeable {
     }
 
     private void fsyncDir() {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException e) {
-            LOG.debug("Cannot fsync directory {}", dir, e);
-        }
+        RecoveryPointCheckpoint.fsyncDir(dir);
     }
 
     /**

@@ -79,6 +79,16 @@ class PartitionLogTest {
     }
 
     @Test
+    void leaderEpochIsStampedOutsideTheCrc() throws Exception {
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("e-0"), LogConfig.defaults(), time)) {
+            log.append(new RandomBatches(5).batch(), 7);
+            RecordBatch rb = log.read(0, 1000).batches().iterator().next();
+            assertThat(rb.partitionLeaderEpoch()).isEqualTo(7);
+            assertThat(rb.isValid()).isTrue();
+        }
+    }
+
+    @Test
     void readOutsideRangeThrowsAndAtHighWatermarkIsEmpty() throws Exception {
         try (PartitionLog log = PartitionLog.open(tmp.resolve("r-0"), LogConfig.defaults(), time)) {
             assertThat(log.read(0, 100).isEmpty()).isTrue();
