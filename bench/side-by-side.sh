@@ -14,5 +14,6 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   mvn -q -B -DskipTests -Dspotless.check.skip=true -pl bench,server -am package >&2
 fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-exec "$JAVA" -Xmx512m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "bench/target/classes:$(cat bench/target/bench.classpath)" \
+exec "$JAVA" -Xmx512m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+  -Dorg.slf4j.simpleLogger.log.org.apache.kafka=error -cp "bench/target/classes:$(cat bench/target/bench.classpath)" \
   io.tierlog.bench.sidebyside.SideBySide "$@"
