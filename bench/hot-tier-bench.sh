@@ -46,7 +46,7 @@ for attempt in $(seq 1 40); do
   "$JAVA" -Dtierlog.bench.dir="$data" -cp "bench/target/classes:$(cat bench/target/bench.classpath)" \
     org.openjdk.jmh.Main 'io.tierlog.bench.hot.*' "${jmh_opts[@]}" \
     -jvmArgsAppend "-Dtierlog.bench.dir=$data" -rf json -rff "$json" "${extra[@]}" \
-    2>&1 | tee "$here/bench/target/hot-tier-jmh.out"
+    2>&1 | tee "$here/bench/target/hot-tier-jmh.out" || true
   grep -q 'Unable to acquire the JMH lock' "$here/bench/target/hot-tier-jmh.out" || break
   echo "hot-tier-bench: another JMH run holds /tmp/jmh.lock; retrying in 30 s" >&2
   sleep 30
