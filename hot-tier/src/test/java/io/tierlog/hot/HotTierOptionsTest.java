@@ -60,6 +60,22 @@ class HotTierOptionsTest {
     }
 
     @Test
+    void moduleReadmeDocumentsEveryOption() throws Exception {
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("README.md"));
+        for (ConfigOption<?> o : HotTierOptions.all()) {
+            assertThat(readme)
+                    .contains(
+                            "| `"
+                                    + o.key()
+                                    + "` | "
+                                    + o.type()
+                                    + " | `"
+                                    + o.defaultString()
+                                    + "` |");
+        }
+    }
+
+    @Test
     void everyOptionIsListedAndDocumented() {
         assertThat(HotTierOptions.all()).hasSize(14);
         for (ConfigOption<?> o : HotTierOptions.all()) {
