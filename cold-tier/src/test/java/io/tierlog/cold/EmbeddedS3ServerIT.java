@@ -1,0 +1,29 @@
+package io.tierlog.cold;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The embedded S3 server keeps objects on disk across restarts, on the port it was given. */
+class EmbeddedS3ServerIT {
+    @TempDir Path dir;
+
+    @Test
+    void objectsSurviveARestartOnTheSamePort() throws Exception {
+        int port;
+        try (EmbeddedS3Server s = EmbeddedS3Server.start(dir, 0, "bucket-a");
+                S3ObjectStore store = S3ObjectStore.create(s.clientConfig())) {
+            port = s.port();
+            assertThat(s.endpoint().getHost()).isEqualTo("127.0.0.1");
+            store.put("x/y", new byte[] {4, 2});
+        }
+        try (EmbeddedS3Server s = EmbeddedS3Server.start(dir, port, "bucket-a");
+                S3ObjectStore store = S3ObjectStore.create(s.clientConfig())) {
+            assertThat(s.port()).isEqualTo(port);
+            assertThat(store.get("x/y").get(1)).isEqualTo((byte) 2);
+            assertThat(store.list("")).extracting(ObjectInfo::key).containsExactly("x/y");
+        }
+    }
+}
