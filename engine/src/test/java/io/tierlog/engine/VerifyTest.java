@@ -1,0 +1,103 @@
+package io.tierlog.engine;
+
+import static io.tierlog.engine.EngineFixture.TP;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class VerifyTest {
+    private static final long BASE_TS = 1_700_000_000_000L;
+
+    @TempDir Path dir;
+    EngineFixture fx;
+    TieredLog log;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        fx = new EngineFixture(dir);
+        log = fx.open(Map.of("offload.target.object.bytes", "1024"));
+        log.createTopic(TP.topic(), 1, Map.of());
+        EngineFixture.appendRecords(log, TP, 150, 10, BASE_TS);
+        log.maintain();
+        assertThat(log.catalog().objects(TP.topic(), 0).size()).isGreaterThan(2);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        log.close();
+        fx.close();
+    }
+
+    private void sql(String statement) throws Exception {
+        try (Connection c =
+                        DriverManager.getConnection(
+                                "jdbc:sqlite:" + dir.resolve("data/catalog.db"));
+                Statement s = c.createStatement()) {
+            assertThat(s.executeUpdate(statement)).isPositive();
+        }
+    }
+
+    @Test
+    void healthyTiersPassShallowAndDeepVerification() {
+        assertThat(log.verify(false)).isEmpty();
+        assertThat(log.verify(true)).isEmpty();
+        List<PartitionReport> reports = log.inspect(java.util.Optional.empty());
+        assertThat(reports).hasSize(1);
+        PartitionReport r = reports.get(0);
+        assertThat(r.coldObjects()).isGreaterThan(2);
+        assertThat(r.coldHighWatermark()).isPositive();
+        assertThat(r.highWatermark()).isEqualTo(1500);
+        assertThat(r.offloadLagOffsets()).isZero();
+        assertThat(r.format()).contains("events-0", "cold [0, ");
+    }
+
+    @Test
+    void detectsAnObjectRangeEditedByHandInTheCatalog() throws Exception {
+        long first = log.catalog().objects(TP.topic(), 0).get(1).firstOffset();
+        sql(
+                "UPDATE cold_objects SET first_offset = first_offset + 3 WHERE first_offset = "
+                        + first);
+        List<Violation> v = log.verify(false);
+        assertThat(v).extracting(Violation::kind).contains(Violation.Kind.COLD_NOT_CONTIGUOUS);
+        assertThat(v.toString()).contains("gap");
+    }
+
+    @Test
+    void detectsACatalogueRowPointingAtAMissingObject() throws Exception {
+        String key = log.catalog().objects(TP.topic(), 0).get(0).key();
+        sql(
+                "UPDATE cold_objects SET object_key = '"
+                        + key.replace(".parquet", "x.parquet")
+                        + "' WHERE object_key = '"
+                        + key
+                        + "'");
+        assertThat(log.verify(false))
+                .extracting(Violation::kind)
+                .contains(Violation.Kind.OBJECT_MISSING);
+    }
+
+    @Test
+    void detectsAnObjectReplacedWithGarbageInTheStore() throws Exception {
+        String key = log.catalog().objects(TP.topic(), 0).get(0).key();
+        Path file = dir.resolve("s3").resolve(fx.s3.bucket()).resolve(key);
+        assertThat(file).exists();
+        byte[] bytes = Files.readAllBytes(file);
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) ~bytes[i];
+        }
+        Files.write(file, bytes);
+        assertThat(log.verify(false))
+                .extracting(Violation::kind)
+                .contains(Violation.Kind.OBJECT_UNREADABLE);
+    }
+}
