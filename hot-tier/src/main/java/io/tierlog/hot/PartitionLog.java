@@ -468,29 +468,9 @@ public final class PartitionLog implements Closeable {
                 return 0;
             }
             LogSegment[] segs = segments;
-            long total = 0;
-            for (LogSegment s : segs) {
-                total += s.size();
-            }
-            int n = 0;
-            for (int i = 0; i < segs.length - 1; i++) {
-                LogSegment s = segs[i];
-                if (s.nextOffset() > maxDeletableOffset || s.nextOffset() > highWatermark) {
-                    break;
-                }
-                boolean byTime =
-                        config.localRetentionMs().isPresent()
-                                && now - s.maxTimestamp()
-                                        > config.localRetentionMs().get().toMillis();
-                boolean bySize =
-                        config.localRetentionBytes().isPresent()
-                                && total - s.size() >= config.localRetentionBytes().get().bytes();
-                if (!byTime && !bySize) {
-                    break;
-                }
-                total -= s.size();
-                n++;
-            }
+            int n =
+                    LocalRetention.deletablePrefix(
+                            segs, config, now, maxDeletableOffset, highWatermark);
             if (n == 0) {
                 return 0;
             }
@@ -509,13 +489,18 @@ public final class PartitionLog implements Closeable {
 
     /** Fsyncs every segment with unflushed data and advances the recovery point. */
     public void flush() throws IOException {
+        if (closed) {
+            return;
+        }
         if (config.durability() == Durability.FSYNC) {
             groupCommit.awaitDurable(logEndOffset);
             return;
         }
         lock.lock();
         try {
-            flushSegmentsLocked();
+            if (!closed) {
+                flushSegmentsLocked();
+            }
         } finally {
             lock.unlock();
         }
