@@ -63,6 +63,7 @@ public final class Compactor implements Closeable {
     private final Map<TopicPartition, PartitionLag> lag = new ConcurrentHashMap<>();
     private final Map<String, Integer> knownTopics = new ConcurrentHashMap<>();
     private final Object passLock = new Object();
+    private final java.util.regex.Pattern excluded;
     private volatile Thread loop;
 
     private Compactor(
@@ -72,6 +73,7 @@ public final class Compactor implements Closeable {
         this.options = CompactorOptions.from(config);
         this.coldOptions = ColdTierOptions.from(config);
         this.time = time;
+        this.excluded = options.topicsExclude();
         Retrier retrier =
                 new Retrier(
                         new Backoff(options.retryBackoff(), options.retryBackoffMax()),
@@ -150,6 +152,7 @@ public final class Compactor implements Closeable {
         List<TopicPartition> partitions;
         try {
             partitions = new ArrayList<>(source.partitions());
+            partitions.removeIf(tp -> excluded.matcher(tp.topic()).matches());
         } catch (IOException e) {
             LOG.warn("cannot list partitions of {}: {}", source.describe(), e.toString());
             PassResult r = new PassResult(0, 0, 0, 0, 1, backlogBytes());

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The compactor's configuration keys (offload loop, object sizing, upload rate, orphan sweeping,
@@ -99,6 +101,15 @@ public final class CompactorOptions {
                                     + " left for the next pass (its lag shows the error).")
                     .build();
 
+    public static final ConfigOption<String> OFFLOAD_TOPICS_EXCLUDE =
+            ConfigOption.stringOption("offload.topics.exclude")
+                    .defaultValue("__cluster_metadata")
+                    .validator(CompactorOptions::validRegex)
+                    .doc(
+                            "Regular expression of topics never offloaded (by default Kafka's KRaft"
+                                    + " metadata log, which shares a combined node's log dir).")
+                    .build();
+
     public static final ConfigOption<String> CATALOG_URL =
             ConfigOption.stringOption("catalog.url")
                     .defaultValue("")
@@ -135,6 +146,7 @@ public final class CompactorOptions {
                     OFFLOAD_RETRY_BACKOFF_MS,
                     OFFLOAD_RETRY_BACKOFF_MAX_MS,
                     OFFLOAD_RETRY_TIMEOUT_MS,
+                    OFFLOAD_TOPICS_EXCLUDE,
                     CATALOG_URL,
                     DATA_DIR);
 
@@ -205,6 +217,20 @@ public final class CompactorOptions {
 
     public Duration retryTimeout() {
         return config.get(OFFLOAD_RETRY_TIMEOUT_MS);
+    }
+
+    /** Topics never offloaded. */
+    public Pattern topicsExclude() {
+        return Pattern.compile(config.get(OFFLOAD_TOPICS_EXCLUDE));
+    }
+
+    private static String validRegex(String v) {
+        try {
+            Pattern.compile(v);
+            return null;
+        } catch (PatternSyntaxException e) {
+            return "not a regular expression: " + e.getDescription();
+        }
     }
 
     public Path dataDir() {

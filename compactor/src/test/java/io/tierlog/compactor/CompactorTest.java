@@ -266,6 +266,20 @@ class CompactorTest {
     }
 
     @Test
+    void excludedTopicsAreNeverOffloaded() throws Exception {
+        TopicPartition metadata = new TopicPartition("__cluster_metadata", 0);
+        log.append(metadata, 2, 2, 10);
+        log.roll(metadata);
+        log.append(TP, 2, 2, 10);
+        log.roll(TP);
+        try (Compactor c = compactor()) {
+            assertThat(c.runOnce().objects()).isEqualTo(1);
+            assertThat(c.lag()).doesNotContainKey(metadata);
+        }
+        assertThat(cold.catalog.topic("__cluster_metadata")).isEmpty();
+    }
+
+    @Test
     void theTempDirMayNotBeInsideTheSourceLogDir() {
         settings.put(CompactorOptions.OFFLOAD_TMP_DIR.key(), log.dir().resolve("tmp").toString());
         assertThatThrownBy(this::compactor)
