@@ -405,17 +405,32 @@ public final class PartitionLog implements Closeable {
         return Optional.empty();
     }
 
-    /** The largest batch max timestamp and the last offset of its batch (ListOffsets -3). */
+    /**
+     * The largest timestamp in the log and the offset of the first record carrying it (ListOffsets
+     * MAX_TIMESTAMP, as Kafka 3.8+ answers it: a record offset, not a batch's last offset).
+     */
     public Optional<TimestampOffset> maxTimestamp() {
-        long best = -1;
-        long offset = -1;
+        long hw = highWatermark;
+        LogSegment best = null;
         for (LogSegment s : segments) {
-            if (s.maxTimestamp() > best) {
-                best = s.maxTimestamp();
-                offset = s.offsetOfMaxTimestamp();
+            if (s.offsetOfMaxTimestamp() >= 0
+                    && (best == null || s.maxTimestamp() > best.maxTimestamp())) {
+                best = s;
             }
         }
-        return offset < 0 ? Optional.empty() : Optional.of(new TimestampOffset(best, offset));
+        if (best == null) {
+            return Optional.empty();
+        }
+        try {
+            TimestampOffset exact = best.findOffsetByTimestamp(best.maxTimestamp(), hw);
+            return Optional.of(
+                    exact != null
+                            ? exact
+                            : new TimestampOffset(
+                                    best.maxTimestamp(), best.offsetOfMaxTimestamp()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Snapshot of the segments, oldest first; the last one is active. */

@@ -223,7 +223,13 @@ class LogPropertiesTest {
                             .isEqualTo(oracle.map(Record::timestamp));
                 }
                 long maxTs = records.stream().mapToLong(Record::timestamp).max().orElseThrow();
-                assertThat(log.maxTimestamp().orElseThrow().timestamp()).isEqualTo(maxTs);
+                long maxOffset =
+                        records.stream()
+                                .filter(x -> x.timestamp() == maxTs)
+                                .findFirst()
+                                .orElseThrow()
+                                .offset();
+                assertThat(log.maxTimestamp()).contains(new TimestampOffset(maxTs, maxOffset));
             }
         } finally {
             TempDirs.delete(tmp);
