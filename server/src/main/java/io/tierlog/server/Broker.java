@@ -25,6 +25,7 @@ public final class Broker {
     private final FetchWaiters waiters;
     private final Supplier<Listener> advertised;
     private final Time time;
+    private final java.util.concurrent.Executor blockingExecutor;
 
     public Broker(
             Config config,
@@ -34,7 +35,8 @@ public final class Broker {
             ProducerIdManager producerIds,
             FetchWaiters waiters,
             Supplier<Listener> advertised,
-            Time time) {
+            Time time,
+            java.util.concurrent.Executor blockingExecutor) {
         this.config = config;
         this.nodeId = config.get(ServerOptions.NODE_ID);
         this.clusterId = config.get(ServerOptions.CLUSTER_ID);
@@ -45,6 +47,7 @@ public final class Broker {
         this.waiters = waiters;
         this.advertised = advertised;
         this.time = time;
+        this.blockingExecutor = blockingExecutor;
     }
 
     public Config config() {
@@ -86,5 +89,10 @@ public final class Broker {
 
     public Time time() {
         return time;
+    }
+
+    /** Runs request work that may block (fsync-durable appends), off the event loops. */
+    public java.util.concurrent.Executor blockingExecutor() {
+        return blockingExecutor;
     }
 }

@@ -130,6 +130,19 @@ public final class TierlogServer implements Closeable {
                             t.setDaemon(true);
                             return t;
                         });
+        java.util.concurrent.ExecutorService blocking =
+                Executors.newFixedThreadPool(
+                        16,
+                        r -> {
+                            Thread t = new Thread(r, "tierlog-blocking-append");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        opened.push(
+                () -> {
+                    blocking.shutdown();
+                    blocking.awaitTermination(30, TimeUnit.SECONDS);
+                });
         LogManager logs = null;
         try {
             TopicRegistry topics = TopicRegistry.load(metaDir, config);
@@ -153,7 +166,8 @@ public final class TierlogServer implements Closeable {
                             producerIds,
                             waiters,
                             () -> advertised(config, listeners, net[0]),
-                            b.time);
+                            b.time,
+                            blocking);
             ApiRegistry[] registry = new ApiRegistry[1];
             registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
             List<InetSocketAddress> addresses = new ArrayList<>();

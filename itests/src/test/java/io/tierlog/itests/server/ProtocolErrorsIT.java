@@ -332,6 +332,61 @@ class ProtocolErrorsIT {
     }
 
     @Test
+    void fsyncDurableTopicFromCreateTopicsConfigAcknowledgesEveryProduce() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            CreateTopicsRequestData req = new CreateTopicsRequestData().setTimeoutMs(5000);
+            CreateTopicsRequestData.CreatableTopic t =
+                    new CreateTopicsRequestData.CreatableTopic()
+                            .setName("durable")
+                            .setNumPartitions(1)
+                            .setReplicationFactor((short) -1);
+            t.configs()
+                    .add(
+                            new CreateTopicsRequestData.CreatableTopicConfig()
+                                    .setName("log.durability")
+                                    .setValue("fsync"));
+            req.topics().add(t);
+            CreateTopicsResponseData r =
+                    c.call(ApiKeys.CREATE_TOPICS, (short) 7, req, new CreateTopicsResponseData());
+            CreateTopicsResponseData.CreatableTopicResult res = r.topics().find("durable");
+            assertThat(res.errorCode()).isZero();
+            assertThat(res.configs())
+                    .anySatisfy(
+                            cfg -> {
+                                assertThat(cfg.name()).isEqualTo("log.durability");
+                                assertThat(cfg.value()).isEqualTo("fsync");
+                            });
+            // Pipelined produces, answered in order although they complete off the event loop.
+            int n = 50;
+            int[] ids = new int[n];
+            for (int i = 0; i < n; i++) {
+                ids[i] =
+                        c.send(
+                                ApiKeys.PRODUCE,
+                                PRODUCE_V,
+                                produce("durable", 0, records("r" + i), (short) -1));
+            }
+            for (int i = 0; i < n; i++) {
+                ProduceResponseData pr =
+                        c.receive(ApiKeys.PRODUCE, PRODUCE_V, ids[i], new ProduceResponseData());
+                ProduceResponseData.PartitionProduceResponse p =
+                        pr.responses().iterator().next().partitionResponses().get(0);
+                assertThat(p.errorCode()).isZero();
+                assertThat(p.baseOffset()).isEqualTo(i);
+            }
+            assertThat(latest(c, "durable")).isEqualTo(n);
+        }
+    }
+
+    @Test
+    void failedAcksZeroProduceClosesTheConnection() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            c.send(ApiKeys.PRODUCE, PRODUCE_V, produce("missing", 0, records("a"), (short) 0));
+            assertThat(c.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
     void readCommittedFetchReportsLastStableOffsetAtTheHighWatermark() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
             produceOne(c, "t", 0, records("a", "b"));

@@ -1,11 +1,13 @@
 package io.tierlog.server.api;
 
 import io.tierlog.hot.AppendResult;
+import io.tierlog.hot.Durability;
 import io.tierlog.hot.InvalidBatchException;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.ProducerStateException;
 import io.tierlog.server.Broker;
 import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.server.net.CloseConnectionException;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.Optional;
@@ -72,7 +74,36 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             }
             response.responses().add(tr);
         }
-        return acks == 0 ? null : response;
+        if (acks == 0) {
+            if (hasError(response)) {
+                // Kafka's answer to a failed acks=0 produce: the client notices the disconnect.
+                throw new CloseConnectionException("acks=0 produce failed");
+            }
+            return null;
+        }
+        return response;
+    }
+
+    private static boolean hasError(ProduceResponseData response) {
+        for (TopicProduceResponse tr : response.responses()) {
+            for (PartitionProduceResponse pr : tr.partitionResponses()) {
+                if (pr.errorCode() != 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** True when an append to a topic of the request waits for fsync (log.durability=fsync). */
+    @Override
+    boolean mayBlock(ProduceRequestData request) {
+        for (TopicProduceData td : request.topicData()) {
+            if (broker.topics().logConfig(td.name()).durability() == Durability.FSYNC) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void append(

@@ -187,6 +187,15 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void fail(ChannelHandlerContext ctx, String what, Throwable e) {
+        Throwable cause =
+                e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                        ? e.getCause()
+                        : e;
+        if (cause instanceof CloseConnectionException) {
+            log.debug("{}: {}; closing connection", what, cause.getMessage());
+            closeNow(ctx);
+            return;
+        }
         if (e instanceof java.io.IOException
                 || e instanceof io.netty.handler.codec.DecoderException) {
             log.debug("{}: {}; closing connection", what, e.toString());
