@@ -23,6 +23,7 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   echo "hot-tier-bench: building bench..." >&2
   mvn -q -B -DskipTests -Dspotless.check.skip=true -pl bench -am package >&2
 fi
+cp="$(bench/snapshot-classpath.sh)"
 data="$here/bench/target/jmh-data"
 mkdir -p "$data"
 
@@ -43,7 +44,7 @@ json="$here/bench/target/hot-tier-jmh.json"
 # JMH allows one run per machine (/tmp/jmh.lock); wait for another engineer's run to finish.
 for attempt in $(seq 1 40); do
   rm -f "$json"
-  "$JAVA" -Dtierlog.bench.dir="$data" -cp "bench/target/classes:$(cat bench/target/bench.classpath)" \
+  "$JAVA" -Dtierlog.bench.dir="$data" -cp "$cp" \
     org.openjdk.jmh.Main 'io.tierlog.bench.hot.*' "${jmh_opts[@]}" \
     -jvmArgsAppend "-Dtierlog.bench.dir=$data" -rf json -rff "$json" "${extra[@]}" \
     2>&1 | tee "$here/bench/target/hot-tier-jmh.out" || true
