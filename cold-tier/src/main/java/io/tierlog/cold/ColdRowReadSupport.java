@@ -34,10 +34,24 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
                     ColdLayout.BATCH_IS_TRANSACTIONAL,
                     ColdLayout.BATCH_IS_CONTROL);
 
-    static MessageType projection(MessageType fileSchema) {
+    private final List<String> only;
+
+    /** Reads every column needed to rebuild batches. */
+    ColdRowReadSupport() {
+        this(null);
+    }
+
+    /** Reads only the named top-level columns (null = every column needed to rebuild batches). */
+    ColdRowReadSupport(List<String> only) {
+        this.only = only;
+    }
+
+    MessageType projection(MessageType fileSchema) {
         Types.MessageTypeBuilder b = Types.buildMessage();
         for (Type t : fileSchema.getFields()) {
-            if (!SKIPPED.contains(t.getName())) {
+            boolean wanted =
+                    only == null ? !SKIPPED.contains(t.getName()) : only.contains(t.getName());
+            if (wanted) {
                 b.addField(t);
             }
         }

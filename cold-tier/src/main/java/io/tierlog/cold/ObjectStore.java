@@ -7,9 +7,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Narrow object-store seam (the size of Iceberg's {@code FileIO}). Keys are full object keys
- * relative to the store's bucket (and prefix, if the implementation applies one); every failure is
- * an {@link ObjectStoreException} carrying the key.
+ * Narrow object-store seam (the size of Iceberg's {@code FileIO}). Keys are full object keys in the
+ * store's bucket: implementations add nothing, so callers include {@code s3.prefix} themselves
+ * (build keys with {@link ObjectKeys} and {@link ColdTierOptions#prefix()}). Every failure is an
+ * {@link ObjectStoreException} carrying the key.
  *
  * <p>Contract:
  *

@@ -7,8 +7,10 @@ import static org.apache.parquet.filter2.predicate.FilterApi.ltEq;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
 import org.apache.parquet.ParquetReadOptions;
@@ -180,6 +182,41 @@ public final class ParquetLogReader {
         return MemoryRecords.readableRecords(buf.slice());
     }
 
+    /**
+     * The first record, in offset order, whose timestamp is at least {@code timestampMs} (Kafka's
+     * ListOffsets semantics; LogAppendTime batches count with their batch timestamp). Reads only
+     * the {@code offset} and {@code timestamp} columns, pruned by their statistics and page index.
+     * Empty when no record of this object qualifies.
+     */
+    public Optional<OffsetAndTimestamp> offsetForTimestamp(long timestampMs) throws IOException {
+        footer();
+        long micros =
+                timestampMs >= Long.MAX_VALUE / 1000
+                        ? Long.MAX_VALUE
+                        : Math.max(Long.MIN_VALUE / 1000, timestampMs) * 1000;
+        FilterPredicate wanted = gtEq(longColumn(ColdLayout.TIMESTAMP), micros);
+        try (ParquetReader<ColdRow> reader =
+                new Builder(file, conf, List.of(ColdLayout.OFFSET, ColdLayout.TIMESTAMP))
+                        .withFilter(FilterCompat.get(wanted))
+                        .useStatsFilter(true)
+                        .useColumnIndexFilter(true)
+                        .useRecordFilter(true)
+                        .useDictionaryFilter(false)
+                        .useBloomFilter(false)
+                        .usePageChecksumVerification(true)
+                        .build()) {
+            ColdRow row = reader.read();
+            return row == null
+                    ? Optional.empty()
+                    : Optional.of(new OffsetAndTimestamp(row.offset, row.timestamp));
+        } catch (ObjectStoreException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new ObjectStoreException(
+                    key, "cannot look up timestamp " + timestampMs + ": " + e, e);
+        }
+    }
+
     private static long saturatedAdd(long a, long b) {
         long r = a + b;
         return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
@@ -187,13 +224,20 @@ public final class ParquetLogReader {
 
     /** parquet-mr reader builder bound to our read support. */
     private static final class Builder extends ParquetReader.Builder<ColdRow> {
+        private final List<String> columns;
+
         Builder(InputFile file, ParquetConfiguration conf) {
+            this(file, conf, null);
+        }
+
+        Builder(InputFile file, ParquetConfiguration conf, List<String> columns) {
             super(file, conf);
+            this.columns = columns;
         }
 
         @Override
         protected ReadSupport<ColdRow> getReadSupport() {
-            return new ColdRowReadSupport();
+            return new ColdRowReadSupport(columns);
         }
     }
 }

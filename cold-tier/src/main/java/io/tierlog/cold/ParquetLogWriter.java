@@ -206,6 +206,14 @@ public final class ParquetLogWriter implements Closeable {
         return recordCount;
     }
 
+    /**
+     * Approximate size of the object so far (bytes flushed plus buffered in the current row group),
+     * to cap objects at a target size.
+     */
+    public long dataSize() {
+        return writer.getDataSize();
+    }
+
     /** Bytes of input batches appended so far (Kafka's format, compressed as received). */
     public long sourceBytes() {
         return sourceBytes;

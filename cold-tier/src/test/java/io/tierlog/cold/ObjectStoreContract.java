@@ -136,6 +136,15 @@ public abstract class ObjectStoreContract {
     }
 
     @Test
+    void rangedGetStartingAtOrPastTheEndFailsWithTheKey() throws IOException {
+        store.put(prefix + "short", new byte[10]);
+        assertThatThrownBy(() -> store.get(prefix + "short", 10, 5))
+                .isInstanceOf(ObjectStoreException.class)
+                .isNotInstanceOf(ObjectNotFoundException.class)
+                .hasMessageContaining(prefix + "short");
+    }
+
+    @Test
     void missingObjectIsReportedAsNotFoundWithTheKey() {
         String key = prefix + "does-not-exist";
         assertThatThrownBy(() -> store.head(key))

@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.util.List;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -118,6 +120,27 @@ class ParquetLogWriterTest {
             MemoryRecords back =
                     new ParquetLogReader(store, c.name(), Files.size(f)).read(100, 1 << 20);
             assertThat(back.batches()).as("codec %s", c).hasSize(3);
+        }
+    }
+
+    @Test
+    void batchesReadFromASegmentFileAreAccepted() throws Exception {
+        Path segment = dir.resolve("00000000000000000100.log");
+        try (FileRecords log = FileRecords.open(segment.toFile())) {
+            for (MemoryRecords m : batches()) {
+                log.append(m);
+            }
+            log.flush();
+            Path f = dir.resolve("from-file.parquet");
+            try (ParquetLogWriter w =
+                    ParquetLogWriter.open(f, "t", 0, ColdTierOptions.defaults())) {
+                for (RecordBatch b : log.batches()) {
+                    w.append(b); // FileChannelRecordBatch, not DefaultRecordBatch
+                }
+                WrittenObject o = w.finish();
+                assertThat(o.recordCount()).isEqualTo(30);
+                assertThat(o.sourceBytes()).isEqualTo(log.sizeInBytes());
+            }
         }
     }
 }
