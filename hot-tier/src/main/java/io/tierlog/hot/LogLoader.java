@@ -152,14 +152,25 @@ final class LogLoader {
         }
     }
 
-    /** Rebuilds producer state from the batch headers of every segment. */
-    static void rebuildProducerState(List<LogSegment> segments, ProducerStateManager psm)
+    /**
+     * Rebuilds producer state: loads the newest snapshot at or below the log end and replays the
+     * batch headers after it (all of them without a snapshot).
+     */
+    static void rebuildProducerState(Path dir, List<LogSegment> segments, ProducerStateManager psm)
             throws IOException {
         psm.clear();
+        long logEnd = segments.get(segments.size() - 1).nextOffset();
+        long from = ProducerSnapshots.loadLatest(dir, logEnd, psm);
+        if (from < 0) {
+            psm.clear();
+        }
         for (LogSegment s : segments) {
+            if (from >= 0 && s.nextOffset() <= from) {
+                continue;
+            }
             LogScanner sc = new LogScanner(s.channel(), 0, s.size(), -1, false, false);
             while (sc.next()) {
-                if (sc.producerId >= 0) {
+                if (sc.producerId >= 0 && sc.baseOffset >= from) {
                     psm.replay(
                             sc.producerId,
                             sc.producerEpoch,

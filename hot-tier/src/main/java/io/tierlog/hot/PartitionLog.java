@@ -104,7 +104,7 @@ public final class PartitionLog implements Closeable {
         TopicPartition tp = TopicNames.parseDirName(dir.getFileName().toString());
         List<LogSegment> loaded = LogLoader.load(dir, config, recoveryPoint, hadCleanShutdown);
         PartitionLog log = new PartitionLog(dir, tp, config, time, scheduler, loaded);
-        LogLoader.rebuildProducerState(loaded, log.producers);
+        LogLoader.rebuildProducerState(dir, loaded, log.producers);
         return log;
     }
 
@@ -297,6 +297,7 @@ public final class PartitionLog implements Closeable {
         }
         old.closeForAppend();
         LogSegment next = LogSegment.create(dir, old.nextOffset(), config);
+        ProducerSnapshots.write(dir, old.nextOffset(), producers.entries());
         if (config.durability() == Durability.FSYNC) {
             fsyncDir();
         }
@@ -577,6 +578,7 @@ public final class PartitionLog implements Closeable {
                 return;
             }
             flushSegmentsLocked();
+            ProducerSnapshots.write(dir, logEndOffset, producers.entries());
             closed = true;
             for (LogSegment s : segments) {
                 s.close();

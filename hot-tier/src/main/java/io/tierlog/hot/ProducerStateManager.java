@@ -191,6 +191,27 @@ final class ProducerStateManager {
         addBatch(e, new BatchMetadata(firstSeq, lastSeq, firstOffset, lastOffset, ts));
     }
 
+    /** Snapshot of every producer's state (for the snapshot file). */
+    java.util.List<ProducerEntry> entries() {
+        java.util.List<ProducerEntry> out = new java.util.ArrayList<>(producers.size());
+        for (Map.Entry<Long, MutableEntry> e : producers.entrySet()) {
+            out.add(e.getValue().snapshot(e.getKey()));
+        }
+        return out;
+    }
+
+    /** Replaces the state with {@code entries} (loaded from a snapshot file). */
+    void load(java.util.List<ProducerEntry> entries) {
+        producers.clear();
+        for (ProducerEntry e : entries) {
+            MutableEntry m = new MutableEntry(e.producerEpoch());
+            for (BatchMetadata b : e.batches()) {
+                addBatch(m, b);
+            }
+            producers.put(e.producerId(), m);
+        }
+    }
+
     /** Forgets everything (before a full replay). */
     void clear() {
         producers.clear();

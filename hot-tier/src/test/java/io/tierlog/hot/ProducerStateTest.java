@@ -110,6 +110,59 @@ class ProducerStateTest {
     }
 
     @Test
+    void snapshotsOnRollAndCloseLimitReplayAndSurviveCorruption() throws Exception {
+        Path dir = tmp.resolve("s-0");
+        LogConfig cfg = LogConfig.from(java.util.Map.of("segment.bytes", "600"));
+        int seq = 0;
+        try (PartitionLog log = PartitionLog.open(dir, cfg, time)) {
+            for (int i = 0; i < 20; i++) {
+                log.append(batch((short) 0, seq, 3));
+                seq += 3;
+            }
+            assertThat(log.segments().size()).isGreaterThan(3);
+        }
+        List<Long> snaps = ProducerSnapshots.list(dir);
+        assertThat(snaps).hasSize(2);
+        assertThat(snaps.get(1)).isEqualTo(60L);
+        // clean reopen: state from the close snapshot, all 5 batches remembered
+        try (PartitionLog log = PartitionLog.open(dir, cfg, time, null, 60, true)) {
+            assertThat(log.producerState(PID).orElseThrow().batches()).hasSize(5);
+            assertThat(log.append(batch((short) 0, seq - 6, 3)).duplicate()).isTrue();
+        }
+        // a corrupt newest snapshot falls back to the older one plus replay
+        Path newest = dir.resolve(LogSegment.fileName(60) + ProducerSnapshots.SUFFIX);
+        byte[] bytes = java.nio.file.Files.readAllBytes(newest);
+        bytes[bytes.length - 1] ^= 1;
+        java.nio.file.Files.write(newest, bytes);
+        try (PartitionLog log = PartitionLog.open(dir, cfg, time)) {
+            ProducerEntry e = log.producerState(PID).orElseThrow();
+            assertThat(e.lastSequence()).isEqualTo(seq - 1);
+            assertThat(e.batches()).hasSize(5);
+            assertThat(log.append(batch((short) 0, seq, 1)).firstOffset()).isEqualTo(60);
+        }
+    }
+
+    @Test
+    void snapshotBeyondTheRecoveredLogEndIsIgnored() throws Exception {
+        Path dir = tmp.resolve("t-0");
+        try (PartitionLog log = PartitionLog.open(dir, LogConfig.defaults(), time)) {
+            log.append(batch((short) 0, 0, 3));
+            log.append(batch((short) 0, 3, 3));
+        }
+        // the tail batch is lost (torn write); the close snapshot at offset 6 must not be trusted
+        Path seg = dir.resolve(LogSegment.fileName(0) + LogSegment.LOG_SUFFIX);
+        try (var ch =
+                java.nio.channels.FileChannel.open(seg, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() - 5);
+        }
+        try (PartitionLog log = PartitionLog.open(dir, LogConfig.defaults(), time)) {
+            assertThat(log.logEndOffset()).isEqualTo(3);
+            assertThat(log.producerState(PID).orElseThrow().lastSequence()).isEqualTo(2);
+            assertThat(log.append(batch((short) 0, 3, 3)).duplicate()).isFalse();
+        }
+    }
+
+    @Test
     void sequenceWrapsAfterIntegerMax() {
         assertThat(ProducerStateManager.inSequence(Integer.MAX_VALUE, 0)).isTrue();
         assertThat(ProducerStateManager.lastSequence(Integer.MAX_VALUE - 1, 3)).isEqualTo(1);
