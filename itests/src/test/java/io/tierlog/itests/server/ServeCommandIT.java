@@ -1,0 +1,105 @@
+package io.tierlog.itests.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tierlog serve} as its own process: configured by {@code --config FILE} and {@code --set},
+ * serves clients, and on SIGTERM shuts down cleanly (clean-shutdown marker written), after which a
+ * new server on the same data dir serves every acknowledged record.
+ */
+class ServeCommandIT {
+    @TempDir Path dir;
+
+    @Test
+    void serveRunsUntilSigtermThenShutsDownCleanlyKeepingEveryRecord() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path data = dir.resolve("data");
+        Path props = dir.resolve("server.properties");
+        Files.writeString(props, "num.partitions=2\nlisteners=PLAINTEXT://127.0.0.1:1\n");
+        String javaExe = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd =
+                List.of(
+                        javaExe,
+                        "-Xmx512m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "io.tierlog.server.cli.TierlogCli",
+                        "serve",
+                        "--config",
+                        props.toString(),
+                        "--set",
+                        "listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "--set",
+                        "data.dir=" + data);
+        Process p =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("serve.log").toFile())
+                        .start();
+        try {
+            assertThat(Clients.await(Duration.ofSeconds(60), () -> accepts(port)))
+                    .as("server listening; log: %s", dir.resolve("serve.log"))
+                    .isTrue();
+            String bootstrap = "127.0.0.1:" + port;
+            try (KafkaProducer<byte[], byte[]> prod = Clients.producer(bootstrap, "snappy")) {
+                for (int i = 0; i < 1000; i++) {
+                    prod.send(
+                                    new ProducerRecord<>(
+                                            "served", Clients.key("s", i), Clients.value("s", i)))
+                            .get();
+                }
+            }
+        } finally {
+            p.destroy(); // SIGTERM
+        }
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        String log = Files.readString(dir.resolve("serve.log"));
+        assertThat(log).contains("tierlog stopped");
+        assertThat(data.resolve("log/.kafka_cleanshutdown")).exists();
+
+        try (ServerHarness again = new ServerHarness(data, Map.of())) {
+            List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
+            try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(again.bootstrap())) {
+                List<TopicPartition> tps = Clients.partitions("served", 2);
+                c.assign(tps);
+                c.seekToBeginning(tps);
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (all.size() < 1000 && System.nanoTime() < deadline) {
+                    c.poll(Duration.ofMillis(200)).forEach(all::add);
+                }
+            }
+            assertThat(all).hasSize(1000);
+            assertThat(all.stream().map(r -> Clients.index(r.key())).distinct().count())
+                    .isEqualTo(1000);
+        }
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+}
