@@ -51,11 +51,14 @@ final class BatchFormat {
     static final int TRANSACTIONAL_MASK = 0x10;
     static final int CONTROL_MASK = 0x20;
 
+    private static final ThreadLocal<CRC32C> CRCS = ThreadLocal.withInitial(CRC32C::new);
+
     private BatchFormat() {}
 
     /** CRC-32C of {@code buf[from, to)} (absolute indexes), not touching the buffer's position. */
     static long crc32c(ByteBuffer buf, int from, int to) {
-        CRC32C crc = new CRC32C();
+        CRC32C crc = CRCS.get();
+        crc.reset();
         ByteBuffer d = buf.duplicate();
         d.limit(to).position(from);
         crc.update(d);

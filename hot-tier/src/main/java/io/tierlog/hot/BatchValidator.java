@@ -27,16 +27,22 @@ final class BatchValidator {
     private static final ThreadLocal<BufferSupplier> SUPPLIERS =
             ThreadLocal.withInitial(BufferSupplier::create);
 
+    /** Per-thread result holder, reused by every append of the thread (no per-append garbage). */
+    private static final ThreadLocal<ValidatedBatches> RESULTS =
+            ThreadLocal.withInitial(ValidatedBatches::new);
+
     private BatchValidator() {}
 
     /**
      * Validates every batch in {@code buf} (from its position to its limit).
      *
-     * @return the batch boundaries and header fields, for the append to use
+     * @return the batch boundaries and header fields, for the append to use; owned by the calling
+     *     thread and overwritten by its next call
      * @throws InvalidBatchException on the first invalid batch
      */
     static ValidatedBatches validate(ByteBuffer buf, LogConfig config, long now) {
-        ValidatedBatches out = new ValidatedBatches();
+        ValidatedBatches out = RESULTS.get();
+        out.reset();
         int p = buf.position();
         int end = buf.limit();
         if (p == end) {
@@ -79,14 +85,15 @@ final class BatchValidator {
             if (!crcMatches(buf, p, size)) {
                 throw new InvalidBatchException(Kind.CORRUPT_MESSAGE, "CRC-32C mismatch");
             }
-            validateBatch(buf, p, size, config, now);
+            validateBatch(buf, p, size, config, now, out);
             out.add(p, size, buf);
             p += size;
         }
         return out;
     }
 
-    private static void validateBatch(ByteBuffer buf, int p, int size, LogConfig config, long now) {
+    private static void validateBatch(
+            ByteBuffer buf, int p, int size, LogConfig config, long now, ValidatedBatches scratch) {
         short attributes = buf.getShort(p + ATTRIBUTES_OFFSET);
         if ((attributes & CONTROL_MASK) != 0) {
             throw new InvalidBatchException(
@@ -111,7 +118,7 @@ final class BatchValidator {
         }
         long[] minMax;
         if ((attributes & COMPRESSION_MASK) == 0) {
-            minMax = walkUncompressed(buf, p, size, count, baseTimestamp);
+            minMax = walkUncompressed(buf, p, size, count, baseTimestamp, scratch);
         } else {
             minMax = walkCompressed(buf, p, size, count);
         }
@@ -155,9 +162,15 @@ final class BatchValidator {
      * declared length and the last one at the batch end. Returns {min, max} record timestamp.
      */
     private static long[] walkUncompressed(
-            ByteBuffer buf, int p, int size, int count, long baseTimestamp) {
+            ByteBuffer buf,
+            int p,
+            int size,
+            int count,
+            long baseTimestamp,
+            ValidatedBatches scratch) {
         int end = p + size;
-        int[] pos = {p + RECORDS_OFFSET};
+        int[] pos = scratch.cursor;
+        pos[0] = p + RECORDS_OFFSET;
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         try {
@@ -200,7 +213,10 @@ final class BatchValidator {
         if (pos[0] != end) {
             throw invalid((end - pos[0]) + " bytes after the last record");
         }
-        return new long[] {min, max};
+        long[] minMax = scratch.minMax;
+        minMax[0] = min;
+        minMax[1] = max;
+        return minMax;
     }
 
     private static void skipBytes(ByteBuffer buf, int[] pos, int limit) {

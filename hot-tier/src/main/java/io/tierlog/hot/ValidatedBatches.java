@@ -7,8 +7,8 @@ import java.util.Arrays;
 
 /**
  * The batches of one validated append request: absolute buffer position, size and the header fields
- * the log needs, in parallel arrays (no per-batch objects). Not thread-safe; owned by one append
- * call.
+ * the log needs, in parallel arrays (no per-batch objects). Not thread-safe: one instance per
+ * thread, reused by each of its appends.
  */
 final class ValidatedBatches {
     int count;
@@ -19,6 +19,16 @@ final class ValidatedBatches {
     short[] producerEpoch = new short[1];
     int[] baseSequence = new int[1];
     long totalRecords;
+
+    /** Scratch for the record walk (absolute cursor; min and max record timestamp). */
+    final int[] cursor = new int[1];
+
+    final long[] minMax = new long[2];
+
+    void reset() {
+        count = 0;
+        totalRecords = 0;
+    }
 
     void add(int p, int batchSize, ByteBuffer buf) {
         if (count == position.length) {
