@@ -325,6 +325,37 @@ class JavaClientIT {
         assertThat(Arrays.stream(next).sum()).isEqualTo(n);
     }
 
+    @Test
+    void nioTransportServesProduceAndZeroCopyFetchLikeEpoll() throws Exception {
+        server.close();
+        server = new ServerHarness(dir.resolve("nio"), Map.of("epoll.enable", "false"));
+        assertThat(server.server().usingEpoll()).isFalse();
+        String topic = "nio";
+        Clients.createTopic(server.bootstrap(), topic, 1);
+        int n = 20_000;
+        try (KafkaProducer<byte[], byte[]> p = Clients.producer(server.bootstrap(), "gzip")) {
+            for (int i = 0; i < n; i++) {
+                p.send(new ProducerRecord<>(topic, Clients.key("n", i), Clients.value("n", i)));
+            }
+            p.flush();
+        }
+        TopicPartition tp = new TopicPartition(topic, 0);
+        int count = 0;
+        try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(server.bootstrap())) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (count < n && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
+                    assertThat(r.offset()).isEqualTo(count);
+                    assertThat(r.value()).isEqualTo(Clients.value("n", count));
+                    count++;
+                }
+            }
+        }
+        assertThat(count).isEqualTo(n);
+    }
+
     private static ConsumerRecord<byte[], byte[]> pollOne(KafkaConsumer<byte[], byte[]> c) {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {

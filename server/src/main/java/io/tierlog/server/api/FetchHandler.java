@@ -65,7 +65,7 @@ public final class FetchHandler implements ApiHandler {
                 || targets.isEmpty()) {
             return CompletableFuture.completedFuture(first.response());
         }
-        first.discard();
+        // Nothing to release: file-backed records hold no buffers until serialised.
         return new DelayedFetch(
                         reader,
                         Math.max(1, request.minBytes()),

@@ -38,10 +38,7 @@ final class FetchReader {
             Errors error) {}
 
     /** One read: the response, its record bytes, and whether a partition failed. */
-    record Result(FetchResponseData response, long bytes, boolean hasError) {
-        /** Drops the response unsent (nothing to release: slices hold no buffers). */
-        void discard() {}
-    }
+    record Result(FetchResponseData response, long bytes, boolean hasError) {}
 
     private final FetchSource source;
     private final List<Target> targets;

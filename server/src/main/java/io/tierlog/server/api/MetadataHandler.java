@@ -103,22 +103,13 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                 r.topics().add(describe(t.get()));
             } else {
                 Errors err =
-                        validName(rt.name())
+                        ProduceHandler.validName(rt.name())
                                 ? Errors.UNKNOWN_TOPIC_OR_PARTITION
                                 : Errors.INVALID_TOPIC_EXCEPTION;
                 r.topics().add(error(rt.name(), Uuid.ZERO_UUID, err));
             }
         }
         return r;
-    }
-
-    private static boolean validName(String name) {
-        try {
-            io.tierlog.hot.TopicNames.validate(name);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 
     private static MetadataResponseTopic error(String name, Uuid id, Errors err) {
