@@ -37,20 +37,24 @@ dd_mbs() {
   python3 -c "print(round(2147483648 / $secs / 1e6, 1))"
 }
 
-dd_before=$(dd_mbs)
-echo "dd bs=1M into a new file (before JMH): $dd_before MB/s"
+# JMH allows one run per machine (/tmp/jmh.lock, held by another engineer's run): wait until it is
+# free, so that dd and JMH run under the same conditions, then measure dd and run JMH.
+jmh_busy() { command -v fuser >/dev/null && fuser -s /tmp/jmh.lock 2>/dev/null; }
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 json="$here/bench/target/hot-tier-jmh.json"
-# JMH allows one run per machine (/tmp/jmh.lock); wait for another engineer's run to finish.
-for attempt in $(seq 1 40); do
+for attempt in $(seq 1 80); do
+  while jmh_busy; do
+    echo "hot-tier-bench: another JMH run holds /tmp/jmh.lock; waiting" >&2
+    sleep 15
+  done
+  dd_before=$(dd_mbs)
+  echo "dd bs=1M into a new file (before JMH): $dd_before MB/s"
   rm -f "$json"
   "$JAVA" -Dtierlog.bench.dir="$data" -cp "$cp" \
     org.openjdk.jmh.Main 'io.tierlog.bench.hot.*' "${jmh_opts[@]}" \
     -jvmArgsAppend "-Dtierlog.bench.dir=$data" -rf json -rff "$json" "${extra[@]}" \
     2>&1 | tee "$here/bench/target/hot-tier-jmh.out" || true
   grep -q 'Unable to acquire the JMH lock' "$here/bench/target/hot-tier-jmh.out" || break
-  echo "hot-tier-bench: another JMH run holds /tmp/jmh.lock; retrying in 30 s" >&2
-  sleep 30
 done
 [[ -s "$json" ]] || { echo "hot-tier-bench: JMH produced no results" >&2; exit 1; }
 dd_after=$(dd_mbs)
