@@ -76,9 +76,11 @@ public final class HotTierOptions {
 
     public static final ConfigOption<Duration> MESSAGE_TIMESTAMP_AFTER_MAX_MS =
             ConfigOption.durationOption("message.timestamp.after.max.ms")
-                    .defaultValue(Duration.ofMillis(Long.MAX_VALUE))
+                    .defaultValue(Duration.ofHours(1))
                     .validator(HotTierOptions::nonNegative)
-                    .doc("CreateTime records may be at most this much ahead of the broker clock.")
+                    .doc(
+                            "CreateTime records may be at most this much ahead of the broker"
+                                    + " clock (Kafka 4.0 default, KIP-1030).")
                     .build();
 
     public static final ConfigOption<Duration> LOCAL_RETENTION_MS =

@@ -21,6 +21,8 @@ class HotTierOptionsTest {
         assertThat(c.segmentIndexBytes()).isEqualTo(10 * 1024 * 1024);
         assertThat(c.messageMaxBytes()).isEqualTo(1048588);
         assertThat(c.messageTimestampType()).isEqualTo(TimestampType.CREATE_TIME);
+        assertThat(c.timestampAfterMaxMs()).isEqualTo(3_600_000L);
+        assertThat(c.timestampBeforeMaxMs()).isEqualTo(Long.MAX_VALUE);
         assertThat(c.localRetentionMs()).isEmpty();
         assertThat(c.localRetentionBytes()).isEmpty();
         assertThat(c.flushMessages()).isEqualTo(Long.MAX_VALUE);
