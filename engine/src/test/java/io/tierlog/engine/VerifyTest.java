@@ -25,7 +25,7 @@ class VerifyTest {
     @BeforeEach
     void setUp() throws Exception {
         fx = new EngineFixture(dir);
-        log = fx.open(Map.of("offload.target.object.bytes", "1024"));
+        log = fx.open(Map.of("offload.target.object.bytes", "8192"));
         log.createTopic(TP.topic(), 1, Map.of());
         EngineFixture.appendRecords(log, TP, 150, 10, BASE_TS);
         log.maintain();
