@@ -1,6 +1,6 @@
 package io.tierlog.cold;
 
-/** Compression codec of the Parquet pages of cold objects ({@code cold.compression}). */
+/** Compression codec of the Parquet pages of cold objects ({@code cold.compression}). Immutable. */
 public enum ColdCompression {
     ZSTD,
     SNAPPY,
