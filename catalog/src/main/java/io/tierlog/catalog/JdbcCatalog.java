@@ -138,6 +138,18 @@ final class JdbcCatalog implements Catalog {
 
     @Override
     public TopicRecord createTopic(String name, int partitions, Map<String, String> configs) {
+        try {
+            return createTopicOnce(name, partitions, configs);
+        } catch (CatalogException e) {
+            if (e.getCause() instanceof SQLException sql && dialect.isUniqueViolation(sql)) {
+                // Another process created it between our read and insert: decide against its row.
+                return createTopicOnce(name, partitions, configs);
+            }
+            throw e;
+        }
+    }
+
+    private TopicRecord createTopicOnce(String name, int partitions, Map<String, String> configs) {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("topic name must not be empty");
         }

@@ -278,6 +278,35 @@ abstract class CatalogContractTest {
     }
 
     @Test
+    void twoProcessesCreatingTheSameTopicAtOnceBothGetTheOneTopic() throws Exception {
+        try (Catalog other = openCatalog()) {
+            for (int round = 0; round < 10; round++) {
+                String name = "race-" + round;
+                CyclicBarrier barrier = new CyclicBarrier(2);
+                ExecutorService pool = Executors.newFixedThreadPool(2);
+                try {
+                    Future<TopicRecord> a =
+                            pool.submit(
+                                    () -> {
+                                        barrier.await(30, TimeUnit.SECONDS);
+                                        return catalog.createTopic(name, 2, Map.of());
+                                    });
+                    Future<TopicRecord> b =
+                            pool.submit(
+                                    () -> {
+                                        barrier.await(30, TimeUnit.SECONDS);
+                                        return other.createTopic(name, 2, Map.of());
+                                    });
+                    assertThat(a.get(60, TimeUnit.SECONDS).id())
+                            .isEqualTo(b.get(60, TimeUnit.SECONDS).id());
+                } finally {
+                    pool.shutdownNow();
+                }
+            }
+        }
+    }
+
+    @Test
     void twoCatalogsRacingForTheSameRangesProduceExactlyOneWinnerPerRange() throws Exception {
         catalog.createTopic(T, 1, Map.of());
         int rounds = 40;

@@ -127,6 +127,47 @@ class HotTierSourcesTest {
     }
 
     @Test
+    void inTheBackgroundASegmentRollWakesTheLoopLongBeforeItsInterval() throws Exception {
+        Map<String, String> hourly = new java.util.HashMap<>(settings);
+        hourly.put(CompactorOptions.OFFLOAD_INTERVAL_MS.key(), "1h");
+        try (LogManager lm = openLogManager()) {
+            PartitionLog log = lm.getOrCreate(TP);
+            try (LogManagerSource source = new LogManagerSource(lm);
+                    Compactor c =
+                            Compactor.create(
+                                    source,
+                                    Optional.of(logDir),
+                                    cold.catalog,
+                                    cold.store,
+                                    cold.config(hourly),
+                                    Time.SYSTEM)) {
+                java.util.concurrent.CountDownLatch firstPass =
+                        new java.util.concurrent.CountDownLatch(1);
+                c.addListener(
+                        new OffloadListener() {
+                            @Override
+                            public void onPassFinished(PassResult result) {
+                                firstPass.countDown();
+                            }
+                        });
+                c.start(); // the first pass finds nothing closed and registers the listener
+                assertThat(firstPass.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                produce(log, 30); // rolls several 16 KiB segments
+                List<SegmentInfo> segments = log.segments();
+                long closedEnd = segments.get(segments.size() - 2).nextOffset();
+                long deadline =
+                        System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+                while (cold.catalog.partitionState("orders", 1).coldHighWatermark() < closedEnd) {
+                    assertThat(System.nanoTime())
+                            .as("offloaded after the roll, not after offload.interval.ms")
+                            .isLessThan(deadline);
+                    Thread.sleep(20); // polling the catalog with a deadline
+                }
+            }
+        }
+    }
+
+    @Test
     void aLogDirIsOffloadedWithoutChangingOneByteOfIt() throws Exception {
         List<RecordBatch> expected;
         try (LogManager lm = openLogManager()) {
