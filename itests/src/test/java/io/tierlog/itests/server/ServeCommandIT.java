@@ -94,6 +94,114 @@ class ServeCommandIT {
         }
     }
 
+    @Test
+    void killMinus9DuringIdempotentProduceLosesNothingAcknowledgedAndDuplicatesNothing()
+            throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path data = dir.resolve("data");
+        Process server = startServe(port, data, "first.log");
+        int n = Integer.getInteger("tierlog.it.crashRecords", 60_000);
+        java.util.BitSet acked = new java.util.BitSet(n);
+        java.util.concurrent.atomic.AtomicInteger ackedCount =
+                new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Exception> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        String bootstrap = "127.0.0.1:" + port;
+        Clients.createTopic(bootstrap, "crash", 2);
+        Thread producer =
+                new Thread(
+                        () -> {
+                            try (KafkaProducer<byte[], byte[]> p =
+                                    Clients.producer(bootstrap, "lz4")) {
+                                for (int i = 0; i < n; i++) {
+                                    int id = i;
+                                    p.send(
+                                            new ProducerRecord<>(
+                                                    "crash",
+                                                    Clients.key("c", i),
+                                                    Clients.value("c", i)),
+                                            (md, e) -> {
+                                                if (e != null) {
+                                                    failure.compareAndSet(null, e);
+                                                } else {
+                                                    synchronized (acked) {
+                                                        acked.set(id);
+                                                    }
+                                                    ackedCount.incrementAndGet();
+                                                }
+                                            });
+                                }
+                                p.flush();
+                            }
+                        });
+        Process second = null;
+        try {
+            producer.start();
+            assertThat(Clients.await(Duration.ofMinutes(1), () -> ackedCount.get() > n / 3))
+                    .isTrue();
+            server.destroyForcibly().waitFor();
+            second = startServe(port, data, "second.log");
+            producer.join(Duration.ofMinutes(3).toMillis());
+            assertThat(producer.isAlive()).isFalse();
+            assertThat(failure.get()).as("send failure").isNull();
+            assertThat(ackedCount.get()).isEqualTo(n);
+
+            java.util.BitSet seen = new java.util.BitSet(n);
+            int count = 0;
+            try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(bootstrap)) {
+                List<TopicPartition> tps = Clients.partitions("crash", 2);
+                c.assign(tps);
+                c.seekToBeginning(tps);
+                long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+                while (count < n && System.nanoTime() < deadline) {
+                    for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
+                        int i = Clients.index(r.key());
+                        assertThat(seen.get(i)).as("duplicate %d", i).isFalse();
+                        seen.set(i);
+                        count++;
+                    }
+                }
+                assertThat(c.poll(Duration.ofMillis(300))).isEmpty();
+            }
+            java.util.BitSet lost = (java.util.BitSet) acked.clone();
+            lost.andNot(seen);
+            assertThat(lost.cardinality()).as("acknowledged but lost").isZero();
+            assertThat(count).isEqualTo(n);
+        } finally {
+            server.destroyForcibly();
+            if (second != null) {
+                second.destroy();
+                second.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private Process startServe(int port, Path data, String logName) throws Exception {
+        String javaExe = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p =
+                new ProcessBuilder(
+                                javaExe,
+                                "-Xmx512m",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                "io.tierlog.server.cli.TierlogCli",
+                                "serve",
+                                "--set",
+                                "listeners=PLAINTEXT://127.0.0.1:" + port,
+                                "--set",
+                                "data.dir=" + data)
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve(logName).toFile())
+                        .start();
+        assertThat(Clients.await(Duration.ofSeconds(60), () -> accepts(port)))
+                .as("server listening; log: %s", dir.resolve(logName))
+                .isTrue();
+        return p;
+    }
+
     private static boolean accepts(int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 200);
