@@ -165,7 +165,7 @@ public final class TierlogServer implements Closeable {
                             source,
                             producerIds,
                             waiters,
-                            () -> advertised(config, listeners, net[0]),
+                            memoize(() -> advertised(config, listeners, net[0])),
                             b.time,
                             blocking);
             ApiRegistry[] registry = new ApiRegistry[1];
@@ -201,6 +201,23 @@ public final class TierlogServer implements Closeable {
             scheduler.shutdownNow();
             throw e;
         }
+    }
+
+    /** Resolves once (host name lookups can be slow), after the listeners are bound. */
+    private static java.util.function.Supplier<Listener> memoize(
+            java.util.function.Supplier<Listener> s) {
+        java.util.concurrent.atomic.AtomicReference<Listener> cached =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        return () -> {
+            Listener l = cached.get();
+            if (l == null) {
+                l = s.get();
+                if (l.port() != 0) {
+                    cached.set(l);
+                }
+            }
+            return l;
+        };
     }
 
     private static Listener advertised(Config config, List<Listener> listeners, NettyServer net) {

@@ -40,6 +40,43 @@ class TierlogCliTest {
     }
 
     @Test
+    void dumpSegmentPrintsTheBatchesOfASegmentWrittenByTheHotTier() throws Exception {
+        Path partition = dir.resolve("t-0");
+        try (io.tierlog.hot.PartitionLog log =
+                io.tierlog.hot.PartitionLog.open(
+                        partition,
+                        io.tierlog.hot.LogConfig.defaults(),
+                        io.tierlog.common.Time.SYSTEM)) {
+            log.append(
+                    org.apache.kafka.common.record.internal.MemoryRecords.withRecords(
+                                    org.apache.kafka.common.compress.Compression.NONE,
+                                    new org.apache.kafka.common.record.internal.SimpleRecord(
+                                            "hello".getBytes()))
+                            .buffer());
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream old = System.out;
+        int rc;
+        try {
+            System.setOut(new PrintStream(bytes, true));
+            rc =
+                    TierlogCli.commandLine()
+                            .execute(
+                                    "dump-segment",
+                                    partition.resolve("00000000000000000000.log").toString(),
+                                    "--deep");
+        } finally {
+            System.setOut(old);
+        }
+        assertThat(rc).isZero();
+        assertThat(bytes.toString()).containsIgnoringCase("offset").isNotBlank();
+        assertThat(
+                        TierlogCli.commandLine()
+                                .execute("dump-segment", dir.resolve("nope.log").toString()))
+                .isEqualTo(2);
+    }
+
+    @Test
     void everySubcommandIsRegistered() {
         assertThat(TierlogCli.commandLine().getSubcommands())
                 .containsKeys("serve", "dump-segment", "config-docs");
