@@ -157,7 +157,7 @@ public final class PartitionLog implements Closeable {
         lock.lock();
         try {
             ensureOpen();
-            ProducerEntry.BatchMetadata dup = findDuplicate(vb);
+            ProducerEntry.BatchMetadata dup = producers.findDuplicate(vb);
             if (dup != null) {
                 result =
                         new AppendResult(
@@ -189,24 +189,6 @@ public final class PartitionLog implements Closeable {
             }
         }
         return result;
-    }
-
-    private ProducerEntry.BatchMetadata findDuplicate(ValidatedBatches vb) {
-        for (int i = 0; i < vb.count; i++) {
-            if (vb.producerId[i] >= 0) {
-                ProducerEntry.BatchMetadata d =
-                        producers.findDuplicate(
-                                vb.producerId[i],
-                                vb.producerEpoch[i],
-                                vb.baseSequence[i],
-                                ProducerStateManager.lastSequence(
-                                        vb.baseSequence[i], vb.lastOffsetDelta[i]));
-                if (d != null) {
-                    return d;
-                }
-            }
-        }
-        return null;
     }
 
     private AppendResult appendLocked(
@@ -297,7 +279,7 @@ public final class PartitionLog implements Closeable {
         }
         old.closeForAppend();
         LogSegment next = LogSegment.create(dir, old.nextOffset(), config);
-        ProducerSnapshots.write(dir, old.nextOffset(), producers.entries());
+        writeProducerSnapshot(old.nextOffset());
         if (config.durability() == Durability.FSYNC) {
             fsyncDir();
         }
@@ -313,6 +295,15 @@ public final class PartitionLog implements Closeable {
             }
         }
         return next;
+    }
+
+    /** A snapshot only shortens the next open; failing to write one must not fail the log. */
+    private void writeProducerSnapshot(long offset) {
+        try {
+            ProducerSnapshots.write(dir, offset, producers.entries());
+        } catch (IOException e) {
+            LOG.warn("Cannot write producer snapshot of {} at {}", tp, offset, e);
+        }
     }
 
     private void fsyncDir() {
@@ -578,7 +569,7 @@ public final class PartitionLog implements Closeable {
                 return;
             }
             flushSegmentsLocked();
-            ProducerSnapshots.write(dir, logEndOffset, producers.entries());
+            writeProducerSnapshot(logEndOffset);
             closed = true;
             for (LogSegment s : segments) {
                 s.close();

@@ -59,6 +59,24 @@ final class ProducerStateManager {
         return producers.size();
     }
 
+    /** The original of the first batch of the request that is a retry, or null. */
+    BatchMetadata findDuplicate(ValidatedBatches vb) {
+        for (int i = 0; i < vb.count; i++) {
+            if (vb.producerId[i] >= 0) {
+                BatchMetadata d =
+                        findDuplicate(
+                                vb.producerId[i],
+                                vb.producerEpoch[i],
+                                vb.baseSequence[i],
+                                lastSequence(vb.baseSequence[i], vb.lastOffsetDelta[i]));
+                if (d != null) {
+                    return d;
+                }
+            }
+        }
+        return null;
+    }
+
     /**
      * Finds a duplicate of a batch (same epoch and sequence range among the last 5 batches).
      *
