@@ -175,7 +175,7 @@ final class CommitTransaction {
         try (PreparedStatement ps =
                 c.prepareStatement(
                         "INSERT INTO cold_objects (topic_id, partition_id, "
-                                + JdbcCatalog.OBJECT_COLUMNS
+                                + CatalogQueries.OBJECT_COLUMNS
                                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             ps.setString(1, topicId);
             ps.setInt(2, obj.partition());
@@ -199,7 +199,7 @@ final class CommitTransaction {
     private CommitConflictException conflict(Connection c, String why) {
         Optional<PartitionState> state;
         try {
-            state = JdbcCatalog.readPartitionState(c, obj.topic(), obj.partition());
+            state = CatalogQueries.readPartitionState(c, obj.topic(), obj.partition());
         } catch (SQLException | RuntimeException e) {
             state = Optional.empty();
         }
@@ -241,7 +241,7 @@ final class CommitTransaction {
         try (PreparedStatement ps =
                 c.prepareStatement(
                         "SELECT "
-                                + JdbcCatalog.objectColumns("o")
+                                + CatalogQueries.objectColumns("o")
                                 + ", t.name, o.partition_id FROM cold_objects o JOIN topics t ON"
                                 + " t.id = o.topic_id WHERE o.object_key = ?")) {
             ps.setString(1, key);
@@ -249,7 +249,7 @@ final class CommitTransaction {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(JdbcCatalog.readObject(rs, rs.getString(9), rs.getInt(10)));
+                return Optional.of(CatalogQueries.readObject(rs, rs.getString(9), rs.getInt(10)));
             }
         }
     }

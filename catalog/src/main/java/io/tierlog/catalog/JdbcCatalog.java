@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,15 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 final class JdbcCatalog implements Catalog {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCatalog.class);
-
-    static final String OBJECT_COLUMNS =
-            "first_offset, last_offset, min_ts, max_ts, record_count, size_bytes, object_key,"
-                    + " created_at";
-
-    /** {@link #OBJECT_COLUMNS} qualified with a table alias. */
-    static String objectColumns(String alias) {
-        return alias + "." + OBJECT_COLUMNS.replace(", ", ", " + alias + ".");
-    }
 
     private final String url;
     private final Dialect dialect;
@@ -159,7 +149,7 @@ final class JdbcCatalog implements Catalog {
         Map<String, String> wanted = Map.copyOf(configs);
         return inTransaction(
                 c -> {
-                    Optional<TopicRecord> existing = readTopic(c, name);
+                    Optional<TopicRecord> existing = CatalogQueries.readTopic(c, name);
                     if (existing.isPresent()) {
                         TopicRecord t = existing.get();
                         if (t.partitions() == partitions && t.configs().equals(wanted)) {
@@ -191,15 +181,15 @@ final class JdbcCatalog implements Catalog {
                         ps.setLong(4, t.createdAt().toEpochMilli());
                         ps.executeUpdate();
                     }
-                    insertPartitions(c, t.id(), 0, partitions);
-                    writeConfigs(c, t.id(), wanted);
+                    CatalogQueries.insertPartitions(c, t.id(), 0, partitions);
+                    CatalogQueries.writeConfigs(c, t.id(), wanted);
                     return t;
                 });
     }
 
     @Override
     public Optional<TopicRecord> topic(String name) {
-        return call(c -> readTopic(c, name));
+        return call(c -> CatalogQueries.readTopic(c, name));
     }
 
     @Override
@@ -216,7 +206,7 @@ final class JdbcCatalog implements Catalog {
                     }
                     List<TopicRecord> out = new ArrayList<>(names.size());
                     for (String n : names) {
-                        readTopic(c, n).ifPresent(out::add);
+                        CatalogQueries.readTopic(c, n).ifPresent(out::add);
                     }
                     return out;
                 });
@@ -226,7 +216,7 @@ final class JdbcCatalog implements Catalog {
     public void deleteTopic(String name) {
         inTransaction(
                 c -> {
-                    Optional<TopicRecord> t = readTopic(c, name);
+                    Optional<TopicRecord> t = CatalogQueries.readTopic(c, name);
                     if (t.isEmpty()) {
                         return null;
                     }
@@ -252,7 +242,7 @@ final class JdbcCatalog implements Catalog {
         return inTransaction(
                 c -> {
                     TopicRecord t =
-                            readTopic(c, name)
+                            CatalogQueries.readTopic(c, name)
                                     .orElseThrow(
                                             () ->
                                                     new CatalogException(
@@ -267,7 +257,7 @@ final class JdbcCatalog implements Catalog {
                         ps.setString(2, t.id().toString());
                         ps.executeUpdate();
                     }
-                    insertPartitions(c, t.id(), t.partitions(), partitions);
+                    CatalogQueries.insertPartitions(c, t.id(), t.partitions(), partitions);
                     return new TopicRecord(t.id(), name, partitions, t.configs(), t.createdAt());
                 });
     }
@@ -278,7 +268,7 @@ final class JdbcCatalog implements Catalog {
         return inTransaction(
                 c -> {
                     TopicRecord t =
-                            readTopic(c, name)
+                            CatalogQueries.readTopic(c, name)
                                     .orElseThrow(
                                             () ->
                                                     new CatalogException(
@@ -288,7 +278,7 @@ final class JdbcCatalog implements Catalog {
                         ps.setString(1, t.id().toString());
                         ps.executeUpdate();
                     }
-                    writeConfigs(c, t.id(), wanted);
+                    CatalogQueries.writeConfigs(c, t.id(), wanted);
                     return new TopicRecord(t.id(), name, t.partitions(), wanted, t.createdAt());
                 });
     }
@@ -297,7 +287,7 @@ final class JdbcCatalog implements Catalog {
     public PartitionState partitionState(String topic, int partition) {
         return call(
                 c ->
-                        readPartitionState(c, topic, partition)
+                        CatalogQueries.readPartitionState(c, topic, partition)
                                 .orElseThrow(
                                         () ->
                                                 new CatalogException(
@@ -305,42 +295,6 @@ final class JdbcCatalog implements Catalog {
                                                                 + topic
                                                                 + "-"
                                                                 + partition)));
-    }
-
-    /** The partition's state read with {@code c}, empty if the topic or partition is unknown. */
-    static Optional<PartitionState> readPartitionState(Connection c, String topic, int partition)
-            throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "SELECT p.cold_hw, p.cold_log_start,"
-                                + " (SELECT COUNT(*) FROM cold_objects o WHERE o.topic_id ="
-                                + " p.topic_id AND o.partition_id = p.partition_id),"
-                                + " (SELECT COALESCE(SUM(o.size_bytes), 0) FROM cold_objects o"
-                                + " WHERE o.topic_id = p.topic_id AND o.partition_id ="
-                                + " p.partition_id)"
-                                + " FROM partitions p JOIN topics t ON t.id = p.topic_id"
-                                + " WHERE t.name = ? AND p.partition_id = ?")) {
-            ps.setString(1, topic);
-            ps.setInt(2, partition);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                long hw = rs.getLong(1);
-                boolean never = rs.wasNull();
-                long start = rs.getLong(2);
-                boolean noStart = rs.wasNull();
-                long count = rs.getLong(3);
-                long bytes = rs.getLong(4);
-                if (never) {
-                    hw = 0;
-                }
-                if (noStart || count == 0) {
-                    start = hw;
-                }
-                return Optional.of(new PartitionState(topic, partition, hw, start, count, bytes));
-            }
-        }
     }
 
     @Override
@@ -352,7 +306,7 @@ final class JdbcCatalog implements Catalog {
     public Optional<ColdObject> objectFor(String topic, int partition, long offset) {
         return call(
                 c ->
-                        firstObject(
+                        CatalogQueries.firstObject(
                                 c,
                                 topic,
                                 partition,
@@ -366,7 +320,7 @@ final class JdbcCatalog implements Catalog {
     public Optional<ColdObject> firstObjectReaching(String topic, int partition, long timestampMs) {
         return call(
                 c ->
-                        firstObject(
+                        CatalogQueries.firstObject(
                                 c,
                                 topic,
                                 partition,
@@ -376,7 +330,8 @@ final class JdbcCatalog implements Catalog {
 
     @Override
     public List<ColdObject> objects(String topic, int partition) {
-        return call(c -> queryObjects(c, topic, partition, " ORDER BY o.first_offset"));
+        return call(
+                c -> CatalogQueries.queryObjects(c, topic, partition, " ORDER BY o.first_offset"));
     }
 
     @Override
@@ -384,7 +339,7 @@ final class JdbcCatalog implements Catalog {
         return inTransaction(
                 c -> {
                     List<ColdObject> removed =
-                            queryObjects(
+                            CatalogQueries.queryObjects(
                                     c,
                                     topic,
                                     partition,
@@ -477,122 +432,5 @@ final class JdbcCatalog implements Catalog {
             LOG.debug("catalog rollback failed; dropping the connection", e);
             dropConnection();
         }
-    }
-
-    private static Optional<TopicRecord> readTopic(Connection c, String name) throws SQLException {
-        String id;
-        int partitions;
-        long createdAt;
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "SELECT id, partition_count, created_at FROM topics WHERE name = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                id = rs.getString(1);
-                partitions = rs.getInt(2);
-                createdAt = rs.getLong(3);
-            }
-        }
-        Map<String, String> configs = new HashMap<>();
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "SELECT config_key, config_value FROM topic_configs WHERE topic_id = ?")) {
-            ps.setString(1, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    configs.put(rs.getString(1), rs.getString(2));
-                }
-            }
-        }
-        return Optional.of(
-                new TopicRecord(
-                        UUID.fromString(id),
-                        name,
-                        partitions,
-                        configs,
-                        Instant.ofEpochMilli(createdAt)));
-    }
-
-    private static void insertPartitions(Connection c, UUID topicId, int from, int to)
-            throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "INSERT INTO partitions (topic_id, partition_id, cold_hw, cold_log_start)"
-                                + " VALUES (?, ?, NULL, NULL)")) {
-            for (int p = from; p < to; p++) {
-                ps.setString(1, topicId.toString());
-                ps.setInt(2, p);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    private static void writeConfigs(Connection c, UUID topicId, Map<String, String> configs)
-            throws SQLException {
-        if (configs.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "INSERT INTO topic_configs (topic_id, config_key, config_value)"
-                                + " VALUES (?, ?, ?)")) {
-            for (Map.Entry<String, String> e : new TreeMap<>(configs).entrySet()) {
-                ps.setString(1, topicId.toString());
-                ps.setString(2, e.getKey());
-                ps.setString(3, e.getValue());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    private static Optional<ColdObject> firstObject(
-            Connection c, String topic, int partition, String where, long... args)
-            throws SQLException {
-        List<ColdObject> list = queryObjects(c, topic, partition, where + " LIMIT 1", args);
-        return list.isEmpty() ? Optional.empty() : Optional.of(list.get(0));
-    }
-
-    static List<ColdObject> queryObjects(
-            Connection c, String topic, int partition, String whereAndOrder, long... args)
-            throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "SELECT "
-                                + objectColumns("o")
-                                + " FROM cold_objects o JOIN topics t ON t.id = o.topic_id"
-                                + " WHERE t.name = ? AND o.partition_id = ?"
-                                + whereAndOrder)) {
-            ps.setString(1, topic);
-            ps.setInt(2, partition);
-            for (int i = 0; i < args.length; i++) {
-                ps.setLong(3 + i, args[i]);
-            }
-            List<ColdObject> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(readObject(rs, topic, partition));
-                }
-            }
-            return out;
-        }
-    }
-
-    static ColdObject readObject(ResultSet rs, String topic, int partition) throws SQLException {
-        return new ColdObject(
-                topic,
-                partition,
-                rs.getLong(1),
-                rs.getLong(2),
-                rs.getLong(3),
-                rs.getLong(4),
-                rs.getLong(5),
-                rs.getLong(6),
-                rs.getString(7),
-                Instant.ofEpochMilli(rs.getLong(8)));
     }
 }
