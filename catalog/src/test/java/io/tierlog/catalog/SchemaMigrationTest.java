@@ -71,7 +71,7 @@ class SchemaMigrationTest {
             assertThat(s.objectCount()).isEqualTo(2);
             assertThat(catalog.partitionState("old", 1).empty()).isTrue();
             assertThat(catalog.objectFor("old", 0, 250).orElseThrow().key()).isEqualTo("old/0/b");
-            assertThat(catalog.commit(CatalogContractTest.obj("old", 0, 300, 309, "old/0/c")))
+            assertThat(catalog.commit(CatalogContract.obj("old", 0, 300, 309, "old/0/c")))
                     .isEqualTo(CommitResult.COMMITTED);
             assertThat(catalog.updateTopicConfigs("old", Map.of("k", "v")).configs())
                     .containsEntry("k", "v");

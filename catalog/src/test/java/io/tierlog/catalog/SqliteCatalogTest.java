@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The catalog contract on the embedded default: a SQLite file in WAL mode. */
-class SqliteCatalogTest extends CatalogContractTest {
+class SqliteCatalogTest extends CatalogContract {
     @TempDir Path dir;
 
     String url() {

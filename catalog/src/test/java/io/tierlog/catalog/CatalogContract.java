@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link Catalog} backend must have. Subclasses supply a database: {@link
- * SqliteCatalogTest} always, {@link PostgresCatalogTest} when a PostgreSQL server is reachable.
+ * SqliteCatalogTest} always, {@link PostgresCatalogIT} when a PostgreSQL server is reachable.
  */
-abstract class CatalogContractTest {
+abstract class CatalogContract {
     static final String T = "orders";
 
     Catalog catalog;

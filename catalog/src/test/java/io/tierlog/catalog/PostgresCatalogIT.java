@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
  * TIERLOG_IT_PG_URL} (a JDBC URL with user and password), else {@value #DEFAULT_URL}; the tests are
  * skipped with a reason when neither answers.
  */
-class PostgresCatalogTest extends CatalogContractTest {
+class PostgresCatalogIT extends CatalogContract {
     static final String DEFAULT_URL =
             "jdbc:postgresql://127.0.0.1:5432/tierlog?user=tierlog&password=tierlog";
 
