@@ -320,6 +320,21 @@ public final class TieredLog implements Closeable {
     }
 
     /**
+     * As {@link #offsets}, never blocking the caller: completes at once when the cold tier's state
+     * is cached and fresh (under a second old), else on the cold-read executor.
+     *
+     * @throws UnknownTopicOrPartitionException if the partition does not exist
+     */
+    public CompletableFuture<LogOffsets> offsetsAsync(TopicPartition tp) {
+        hot(tp);
+        Optional<ColdIndex.Snapshot> s = coldIndex.cached(tp);
+        if (s.isPresent() && System.nanoTime() - s.get().loadedAtNanos() < 1_000_000_000L) {
+            return CompletableFuture.completedFuture(offsets(tp));
+        }
+        return CompletableFuture.supplyAsync(() -> offsets(tp), res.coldExecutor());
+    }
+
+    /**
      * The first record whose timestamp is at or after {@code timestampMs}, searching the cold tier
      * first (catalog time ranges, then the object's records, on the cold-read executor), then the
      * hot time index. Empty when no record is that recent.

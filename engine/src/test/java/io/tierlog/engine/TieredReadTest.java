@@ -98,6 +98,23 @@ class TieredReadTest {
     }
 
     @Test
+    void reopenedLogServesBothTiersAndOffsetsAsBefore() throws Exception {
+        LogOffsets before = log.offsets(TP);
+        log.close();
+        log = fx.open(Map.of("local.retention.bytes", "40000"));
+        assertThat(log.offsetsAsync(TP).get(60, TimeUnit.SECONDS)).isEqualTo(before);
+        long next = 0;
+        while (next < before.highWatermark()) {
+            TierRead r = EngineFixture.get(log.read(TP, next, 1 << 16));
+            for (RecordBatch b : EngineFixture.batches(r)) {
+                assertThat(b.baseOffset()).isEqualTo(next);
+                next = b.lastOffset() + 1;
+            }
+        }
+        assertThat(log.verify(false)).isEmpty();
+    }
+
+    @Test
     void hotWinsWhereBothTiersHoldAnOffset() throws Exception {
         LogOffsets o = log.offsets(TP);
         long overlap = o.hotLogStartOffset();
