@@ -5,7 +5,6 @@ import static io.tierlog.hot.BatchFormat.*;
 import io.tierlog.common.Time;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,6 +42,7 @@ public final class PartitionLog implements Closeable {
     private final ProducerStateManager producers = new ProducerStateManager();
     private final List<LogListener> listeners = new CopyOnWriteArrayList<>();
     private final SegmentDeleter deleter;
+    private final ScheduledExecutorService scheduler;
     private final GroupCommit groupCommit;
 
     private volatile LogSegment[] segments;
@@ -67,6 +67,7 @@ public final class PartitionLog implements Closeable {
         this.time = time;
         this.segments = loaded.toArray(new LogSegment[0]);
         this.deleter = new SegmentDeleter(scheduler, time, config.fileDeleteDelay());
+        this.scheduler = scheduler;
         LogSegment active = segments[segments.length - 1];
         this.logStartOffset = segments[0].baseOffset;
         this.logEndOffset = active.nextOffset();
@@ -286,6 +287,9 @@ public final class PartitionLog implements Closeable {
         LogSegment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
         segments = s;
+        if (scheduler != null && config.durability() == Durability.PAGE_CACHE) {
+            scheduleFlushUpTo(next.baseOffset);
+        }
         SegmentInfo info = old.info(tp, false);
         for (LogListener l : listeners) {
             try {
@@ -295,6 +299,52 @@ public final class PartitionLog implements Closeable {
             }
         }
         return next;
+    }
+
+    /**
+     * As Kafka after a roll: fsyncs the closed segments in the background and moves the recovery
+     * point to their end, so an unclean restart only rescans the active segment.
+     */
+    private void scheduleFlushUpTo(long target) {
+        try {
+            scheduler.execute(
+                    () -> {
+                        try {
+                            flushUpTo(target);
+                        } catch (IOException | RuntimeException e) {
+                            LOG.warn("Background flush of {} up to {} failed", tp, target, e);
+                        }
+                    });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("Scheduler stopped; {} is flushed on close", tp);
+        }
+    }
+
+    /** Fsyncs every segment below {@code target} (closed ones) and advances the recovery point. */
+    void flushUpTo(long target) throws IOException {
+        if (closed || target <= recoveryPoint) {
+            return;
+        }
+        LogSegment[] segs = segments;
+        for (int i = LogReads.floorIndex(segs, recoveryPoint); i < segs.length; i++) {
+            LogSegment s = segs[i];
+            if (s.baseOffset >= target) {
+                break;
+            }
+            try {
+                s.flush();
+            } catch (java.nio.channels.ClosedChannelException e) {
+                return; // the log was closed (flushed there) or the segment deleted
+            }
+        }
+        lock.lock();
+        try {
+            if (!closed && target > recoveryPoint) {
+                recoveryPoint = target;
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** A snapshot only shortens the next open; failing to write one must not fail the log. */
@@ -320,45 +370,7 @@ public final class PartitionLog implements Closeable {
     public FileSlice read(long startOffset, int maxBytes) throws IOException {
         long hw = highWatermark;
         LogSegment[] segs = segments;
-        long start = logStartOffset;
-        if (startOffset < start || startOffset > hw) {
-            throw new OffsetOutOfRangeException(
-                    "Offset "
-                            + startOffset
-                            + " of "
-                            + tp
-                            + " is outside ["
-                            + start
-                            + ", "
-                            + hw
-                            + "]");
-        }
-        if (startOffset == hw) {
-            return FileSlice.emptyAt(hw);
-        }
-        for (int i = floorIndex(segs, startOffset); i < segs.length; i++) {
-            FileSlice s = segs[i].read(startOffset, Math.max(maxBytes, 0), hw);
-            if (s != null) {
-                return s;
-            }
-        }
-        return FileSlice.emptyAt(startOffset);
-    }
-
-    private static int floorIndex(LogSegment[] segs, long offset) {
-        int lo = 0;
-        int hi = segs.length - 1;
-        int found = 0;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (segs[mid].baseOffset <= offset) {
-                found = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return found;
+        return LogReads.read(tp, segs, logStartOffset, hw, startOffset, maxBytes);
     }
 
     public long logStartOffset() {
@@ -382,19 +394,7 @@ public final class PartitionLog implements Closeable {
     /** First record whose timestamp is {@code >= timestampMs} (Kafka's ListOffsets semantics). */
     public Optional<TimestampOffset> offsetForTimestamp(long timestampMs) {
         long hw = highWatermark;
-        try {
-            for (LogSegment s : segments) {
-                if (s.maxTimestamp() >= timestampMs) {
-                    TimestampOffset r = s.findOffsetByTimestamp(timestampMs, hw);
-                    if (r != null) {
-                        return r.offset() >= logStartOffset ? Optional.of(r) : Optional.empty();
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return Optional.empty();
+        return LogReads.offsetForTimestamp(segments, hw, timestampMs);
     }
 
     /**
@@ -403,26 +403,7 @@ public final class PartitionLog implements Closeable {
      */
     public Optional<TimestampOffset> maxTimestamp() {
         long hw = highWatermark;
-        LogSegment best = null;
-        for (LogSegment s : segments) {
-            if (s.offsetOfMaxTimestamp() >= 0
-                    && (best == null || s.maxTimestamp() > best.maxTimestamp())) {
-                best = s;
-            }
-        }
-        if (best == null) {
-            return Optional.empty();
-        }
-        try {
-            TimestampOffset exact = best.findOffsetByTimestamp(best.maxTimestamp(), hw);
-            return Optional.of(
-                    exact != null
-                            ? exact
-                            : new TimestampOffset(
-                                    best.maxTimestamp(), best.offsetOfMaxTimestamp()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return LogReads.maxTimestamp(segments, hw);
     }
 
     /** Snapshot of the segments, oldest first; the last one is active. */
@@ -526,7 +507,7 @@ public final class PartitionLog implements Closeable {
     private void flushSegmentsLocked() throws IOException {
         long target = logEndOffset;
         LogSegment[] segs = segments;
-        for (int i = floorIndex(segs, recoveryPoint); i < segs.length; i++) {
+        for (int i = LogReads.floorIndex(segs, recoveryPoint); i < segs.length; i++) {
             segs[i].flush();
         }
         recoveryPoint = Math.max(recoveryPoint, target);

@@ -154,6 +154,29 @@ class LogManagerTest {
     }
 
     @Test
+    void rolledSegmentsAreFlushedInTheBackgroundAndAdvanceTheRecoveryPoint() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (LogManager m =
+                LogManager.open(
+                        tmp.resolve("log"),
+                        t -> LogConfig.from(Map.of("segment.bytes", "2000")),
+                        time,
+                        scheduler)) {
+            PartitionLog log = m.getOrCreate(tp);
+            RandomBatches gen = new RandomBatches(8);
+            for (int i = 0; i < 20; i++) {
+                log.append(gen.batch());
+            }
+            scheduler.submit(() -> {}).get(); // the single scheduler thread ran every flush before
+            List<SegmentInfo> segs = log.segments();
+            assertThat(segs.size()).isGreaterThan(2);
+            assertThat(log.recoveryPoint()).isEqualTo(segs.get(segs.size() - 1).baseOffset());
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
     void scheduledHousekeepingRunsOnTheInjectedScheduler() throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         try (LogManager m =
