@@ -168,6 +168,49 @@ class HotTierSourcesTest {
     }
 
     @Test
+    void anIdlePartitionIsOffloadedOnceSegmentMsRollsItAndOnlyThenLeavesLocalDisk()
+            throws Exception {
+        io.tierlog.common.MockTime time =
+                new io.tierlog.common.MockTime(System.currentTimeMillis());
+        LogConfig config =
+                LogConfig.from(Map.of("segment.ms", "3600000", "local.retention.ms", "60000"));
+        try (LogManager lm = LogManager.open(logDir, topic -> config, time, null)) {
+            // The engine's wiring: hot segments may go only once the cold tier holds them.
+            lm.setRetentionBound(
+                    tp ->
+                            cold.catalog.topic(tp.topic()).isEmpty()
+                                    ? 0
+                                    : cold.catalog
+                                            .partitionState(tp.topic(), tp.partition())
+                                            .coldHighWatermark());
+            PartitionLog log = lm.getOrCreate(TP);
+            SimpleRecord r =
+                    new SimpleRecord(
+                            time.milliseconds(), null, "idle".getBytes(StandardCharsets.UTF_8));
+            log.append(MemoryRecords.withRecords(0L, Compression.NONE, r).buffer());
+            try (LogManagerSource source = new LogManagerSource(lm);
+                    Compactor c =
+                            Compactor.create(
+                                    source,
+                                    Optional.of(logDir),
+                                    cold.catalog,
+                                    cold.store,
+                                    cold.config(settings),
+                                    time)) {
+                assertThat(c.runOnce().objects()).as("the only segment is active").isZero();
+                time.advance(java.time.Duration.ofHours(2).toMillis());
+                lm.runHousekeeping(); // segment.ms passed: rolls; retention may not delete it yet
+                assertThat(log.logStartOffset()).isZero();
+                assertThat(c.runOnce().objects()).isEqualTo(1);
+                assertThat(cold.catalog.partitionState("orders", 1).coldHighWatermark())
+                        .isEqualTo(1);
+                lm.runHousekeeping(); // now local retention may drop it
+                assertThat(log.logStartOffset()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
     void aLogDirIsOffloadedWithoutChangingOneByteOfIt() throws Exception {
         List<RecordBatch> expected;
         try (LogManager lm = openLogManager()) {
