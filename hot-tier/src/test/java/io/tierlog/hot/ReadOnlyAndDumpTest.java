@@ -131,6 +131,36 @@ class ReadOnlyAndDumpTest {
                 .contains("timestamp: ");
     }
 
+    @Test
+    void dumpReportsATornTailAndRefusesOtherFiles() throws Exception {
+        Path logDir = tmp.resolve("log");
+        writeLog(logDir);
+        Path seg = logDir.resolve("events-0/00000000000000000000.log");
+        Files.write(seg, new byte[] {1, 2, 3}, java.nio.file.StandardOpenOption.APPEND);
+        assertThat(dump(seg, false)).contains("Found 3 invalid bytes at the end");
+        Path other = tmp.resolve("notes.txt");
+        Files.writeString(other, "x");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> dump(other, false))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void fileSliceTransfersExactlyItsBytesToAChannel() throws Exception {
+        Path logDir = tmp.resolve("log");
+        writeLog(logDir);
+        try (ReadOnlyLogDir ro = ReadOnlyLogDir.open(logDir)) {
+            FileSlice slice = ro.readSegment(ro.segments(tp).get(0));
+            java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+            try (var target = java.nio.channels.Channels.newChannel(sink)) {
+                long done = 0;
+                while (done < slice.sizeInBytes()) {
+                    done += slice.transferTo(target, done, slice.sizeInBytes() - done);
+                }
+            }
+            assertThat(java.nio.ByteBuffer.wrap(sink.toByteArray())).isEqualTo(slice.readFully());
+        }
+    }
+
     private static String dump(Path file, boolean deep) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         SegmentDump.dump(file, new PrintStream(bytes, true, StandardCharsets.UTF_8), deep);
