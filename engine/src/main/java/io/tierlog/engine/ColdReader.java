@@ -46,8 +46,22 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
 final class ColdReader {
     private record ChunkKey(String objectKey, long startOffset) {}
 
-    /** Decoded batches of one object from {@code firstOffset} (a batch base) to {@code next}. */
-    private record Chunk(MemoryRecords records, long firstOffset, long nextOffset) {}
+    /**
+     * Decoded batches of one object from {@code firstOffset} (a batch base) to {@code next}, or the
+     * failure of loading them ({@code records == null}). Failures are values rather than failed
+     * futures so that an S3 outage does not log a stack trace per request; they are removed from
+     * the cache as soon as a reader sees them.
+     */
+    private record Chunk(
+            MemoryRecords records, long firstOffset, long nextOffset, Throwable error) {
+        static Chunk failed(Throwable error) {
+            return new Chunk(null, -1, -1, error);
+        }
+
+        int weight() {
+            return records == null ? 0 : records.sizeInBytes();
+        }
+    }
 
     private final ObjectStore store;
     private final ColdIndex index;
@@ -82,7 +96,7 @@ final class ColdReader {
                 Caffeine.newBuilder()
                         .executor(executor)
                         .maximumWeight(Math.max(1, cacheBytes))
-                        .<ChunkKey, Chunk>weigher((k, c) -> c.records().sizeInBytes())
+                        .<ChunkKey, Chunk>weigher((k, c) -> c.weight())
                         .removalListener(this::onRemoval)
                         .buildAsync();
         this.readers = Caffeine.newBuilder().maximumSize(metadataObjects).build();
@@ -102,10 +116,10 @@ final class ColdReader {
     }
 
     private void onRemoval(ChunkKey key, Chunk chunk, RemovalCause cause) {
-        if (key == null || chunk == null) {
+        if (key == null || chunk == null || chunk.records() == null) {
             return;
         }
-        cachedBytes.addAndGet(-chunk.records().sizeInBytes());
+        cachedBytes.addAndGet(-chunk.weight());
         chunkIndex.computeIfPresent(
                 key.objectKey(),
                 (k, m) -> {
@@ -222,7 +236,7 @@ final class ColdReader {
             return Optional.empty();
         }
         Chunk c = f.join();
-        return c.nextOffset() > offset ? Optional.of(f) : Optional.empty();
+        return c.records() != null && c.nextOffset() > offset ? Optional.of(f) : Optional.empty();
     }
 
     private CompletableFuture<Chunk> chunkFor(ColdObject obj, long offset) {
@@ -233,12 +247,25 @@ final class ColdReader {
         }
         ChunkKey key = new ChunkKey(obj.key(), offset);
         CompletableFuture<Chunk> f = chunks.getIfPresent(key);
-        if (f != null) {
+        if (f != null && !(f.isDone() && f.join().records() == null)) {
             hits.increment();
-            return f;
+        } else {
+            misses.increment();
+            if (f != null) {
+                chunks.asMap().remove(key, f); // a failed load: try again
+            }
+            f = chunks.get(key, k -> load(obj, k.startOffset()));
         }
-        misses.increment();
-        return chunks.get(key, k -> load(obj, k.startOffset()));
+        CompletableFuture<Chunk> loaded = f;
+        return f.thenCompose(
+                c -> {
+                    if (c.records() != null) {
+                        return CompletableFuture.completedFuture(c);
+                    }
+                    // Forget the failure so the next reader tries again.
+                    chunks.asMap().remove(key, loaded);
+                    return CompletableFuture.failedFuture(c.error());
+                });
     }
 
     private Chunk load(ColdObject obj, long offset) {
@@ -259,18 +286,18 @@ final class ColdReader {
                 throw new ColdReadException(
                         "object " + obj.key() + " holds no batch at offset " + offset, null);
             }
-            Chunk c = new Chunk(records, first, next);
+            Chunk c = new Chunk(records, first, next, null);
             cachedBytes.addAndGet(records.sizeInBytes());
             ChunkKey key = new ChunkKey(obj.key(), offset);
             chunkIndex
                     .computeIfAbsent(obj.key(), k -> new ConcurrentSkipListMap<>())
                     .put(first, key);
             return c;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             if (e instanceof ObjectNotFoundException) {
                 readers.invalidate(obj.key());
             }
-            throw new CompletionException(e);
+            return Chunk.failed(e);
         }
     }
 
