@@ -224,15 +224,19 @@ final class LogSegment {
         return h.getLong(MAX_TIMESTAMP_OFFSET);
     }
 
-    /** Whether the next append of {@code bytes} bytes ending at {@code lastOffset} must roll. */
-    boolean shouldRoll(int bytes, long lastOffset, long now) {
+    /**
+     * Whether the next append of {@code batches} batches ({@code bytes} bytes, ending at {@code
+     * lastOffset}) must roll.
+     */
+    boolean shouldRoll(int bytes, int batches, long lastOffset, long now) {
         if (size == 0) {
             return false;
         }
+        // each batch may add one entry to each index; the time index keeps one slot for the roll
         return size > config.segmentBytes() - bytes
                 || (rollingBaseMs >= 0 && now - rollingBaseMs >= config.segmentMs().toMillis())
-                || offsetIndex.isFull()
-                || timeIndex.entries() >= timeIndex.maxEntries - 1
+                || offsetIndex.entries() + batches > offsetIndex.maxEntries
+                || timeIndex.entries() + batches >= timeIndex.maxEntries
                 || lastOffset - baseOffset > Integer.MAX_VALUE;
     }
 
@@ -276,7 +280,10 @@ final class LogSegment {
                 maxTs = ts;
                 maxOff = last;
             }
-            if (bytesSinceLastIndexEntry > config.indexIntervalBytes()) {
+            // a full index only makes the index sparser (one huge request on a fresh segment)
+            if (bytesSinceLastIndexEntry > config.indexIntervalBytes()
+                    && !offsetIndex.isFull()
+                    && timeIndex.entries() < timeIndex.maxEntries - 1) {
                 offsetIndex.append(last, filePos + (bp - start));
                 timeIndex.maybeAppend(maxTs, maxOff);
                 bytesSinceLastIndexEntry = 0;

@@ -227,7 +227,7 @@ public final class PartitionLog implements Closeable {
         }
         int bytes = buf.remaining();
         LogSegment seg = activeSegment();
-        if (seg.shouldRoll(bytes, offset - 1, now)) {
+        if (seg.shouldRoll(bytes, vb.count, offset - 1, now)) {
             seg = rollLocked();
         }
         int newSize = seg.append(buf, vb, now);

@@ -91,6 +91,27 @@ class RollAndRetentionTest {
     }
 
     @Test
+    void aManyBatchRequestNeverOverflowsTheIndexes() throws Exception {
+        LogConfig cfg =
+                LogConfig.from(Map.of("segment.index.bytes", "48", "index.interval.bytes", "0"));
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("j-0"), cfg, time)) {
+            for (int i = 0; i < 5; i++) {
+                List<java.nio.ByteBuffer> req = new ArrayList<>();
+                for (int b = 0; b < 9; b++) {
+                    req.add(gen.batch());
+                }
+                log.append(RandomBatches.concat(req));
+            }
+            assertThat(LogTestSupport.readAll(log, 100)).hasSize(45);
+            for (long o = 0; o < log.logEndOffset(); o++) {
+                FileSlice s = log.read(o, 1);
+                assertThat(s.firstOffset()).isLessThanOrEqualTo(o);
+                assertThat(s.nextOffset()).isGreaterThan(o);
+            }
+        }
+    }
+
+    @Test
     void retentionBytesDeletesOldestButNeverPastTheBound() throws Exception {
         LogConfig cfg =
                 LogConfig.from(
