@@ -81,7 +81,7 @@ class OffloadCrashIT {
                 Child child = Child.start(dir, log.dir(), s3, catalogUrl, runs);
                 boolean killed;
                 if (random.nextBoolean()) {
-                    killed = child.killAfterCommits(random.nextInt(4), random.nextInt(40));
+                    killed = child.killAfterCommits(random.nextInt(4), random.nextInt(400));
                 } else {
                     killed = child.killAfterMillis(300 + random.nextInt(2500));
                 }
