@@ -69,6 +69,9 @@ final class TimeIndex extends AbstractIndex {
     /** Appends (timestamp, offset) when {@code timestamp} is larger than the last entry's. */
     void maybeAppend(long timestamp, long offset) {
         int n = entries;
+        if (offset < baseOffset || timestamp < 0) {
+            return; // no batch with a timestamp yet (producers may send NO_TIMESTAMP, -1)
+        }
         if (n > 0 && timestamp <= timestamp(n - 1)) {
             return;
         }

@@ -89,6 +89,26 @@ class PartitionLogTest {
     }
 
     @Test
+    void recordsWithoutTimestampsNeverCorruptTheTimeIndex() throws Exception {
+        LogConfig cfg =
+                LogTestSupport.config(Map.of("index.interval.bytes", "0", "segment.bytes", "1000"));
+        Path dir = tmp.resolve("nots-0");
+        try (PartitionLog log = PartitionLog.open(dir, cfg, time)) {
+            for (int i = 0; i < 30; i++) {
+                log.append(
+                        RandomBatches.batch(
+                                CompressionType.NONE,
+                                List.of(new SimpleRecord(-1L, null, new byte[] {(byte) i}))));
+            }
+            assertThat(log.offsetForTimestamp(0)).isEmpty();
+            assertThat(log.maxTimestamp()).isEmpty();
+        }
+        try (PartitionLog log = PartitionLog.open(dir, cfg, time, null, 0, true)) {
+            assertThat(LogTestSupport.readAll(log, 10)).hasSize(30);
+        }
+    }
+
+    @Test
     void readOutsideRangeThrowsAndAtHighWatermarkIsEmpty() throws Exception {
         try (PartitionLog log = PartitionLog.open(tmp.resolve("r-0"), LogConfig.defaults(), time)) {
             assertThat(log.read(0, 100).isEmpty()).isTrue();
