@@ -26,6 +26,7 @@ public final class Broker {
     private final Supplier<Listener> advertised;
     private final Time time;
     private final java.util.concurrent.Executor blockingExecutor;
+    private final io.tierlog.server.group.GroupCoordinator groups;
 
     public Broker(
             Config config,
@@ -36,7 +37,8 @@ public final class Broker {
             FetchWaiters waiters,
             Supplier<Listener> advertised,
             Time time,
-            java.util.concurrent.Executor blockingExecutor) {
+            java.util.concurrent.Executor blockingExecutor,
+            io.tierlog.server.group.GroupCoordinator groups) {
         this.config = config;
         this.nodeId = config.get(ServerOptions.NODE_ID);
         this.clusterId = config.get(ServerOptions.CLUSTER_ID);
@@ -48,6 +50,7 @@ public final class Broker {
         this.advertised = advertised;
         this.time = time;
         this.blockingExecutor = blockingExecutor;
+        this.groups = groups;
     }
 
     public Config config() {
@@ -94,5 +97,10 @@ public final class Broker {
     /** Runs request work that may block (fsync-durable appends), off the event loops. */
     public java.util.concurrent.Executor blockingExecutor() {
         return blockingExecutor;
+    }
+
+    /** The consumer-group coordinator (classic protocol). */
+    public io.tierlog.server.group.GroupCoordinator groups() {
+        return groups;
     }
 }

@@ -152,6 +152,9 @@ public final class TierlogServer implements Closeable {
             ProducerIdManager producerIds =
                     ProducerIdManager.open(
                             metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
+            io.tierlog.server.group.GroupCoordinator groups =
+                    io.tierlog.server.group.GroupCoordinator.open(metaDir, scheduler, b.time);
+            opened.push(groups);
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
             }
@@ -167,7 +170,8 @@ public final class TierlogServer implements Closeable {
                             waiters,
                             memoize(() -> advertised(config, listeners, net[0])),
                             b.time,
-                            blocking);
+                            blocking,
+                            groups);
             ApiRegistry[] registry = new ApiRegistry[1];
             registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
             List<InetSocketAddress> addresses = new ArrayList<>();

@@ -27,6 +27,12 @@ public final class ApiHandlers {
                 new CreateTopicsHandler(broker),
                 new DeleteTopicsHandler(broker),
                 new DescribeConfigsHandler(broker),
-                new FindCoordinatorHandler(broker));
+                new FindCoordinatorHandler(broker),
+                new JoinGroupHandler(broker),
+                new SyncGroupHandler(broker),
+                new HeartbeatHandler(broker),
+                new LeaveGroupHandler(broker),
+                new OffsetCommitHandler(broker),
+                new OffsetFetchHandler(broker));
     }
 }

@@ -1,6 +1,7 @@
 package io.tierlog.server.api;
 
 import io.tierlog.server.Broker;
+import io.tierlog.server.Listener;
 import io.tierlog.server.net.RequestContext;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
@@ -9,13 +10,14 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * FindCoordinator: there is no group or transaction coordinator, so every key is answered with
- * {@code COORDINATOR_NOT_AVAILABLE} (retriable, the proper code). The API is advertised because
- * librdkafka enables LZ4 only when it is; consumers that use {@code assign()} never call it.
- * Thread-safe.
+ * FindCoordinator: this server coordinates every consumer group (classic protocol, see {@link
+ * io.tierlog.server.group.GroupCoordinator}); transaction keys get {@code
+ * COORDINATOR_NOT_AVAILABLE} as there is no transaction coordinator. (librdkafka also needs the API
+ * advertised to use LZ4.) Thread-safe.
  */
 public final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinatorRequestData> {
-    private static final String MESSAGE = "tierlog has no group or transaction coordinator";
+    private static final String NO_TXN = "tierlog has no transaction coordinator";
+    private static final byte GROUP = 0;
 
     public FindCoordinatorHandler(Broker broker) {
         super(broker, FindCoordinatorRequestData.class);
@@ -34,24 +36,31 @@ public final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinator
     @Override
     ApiMessage handle(RequestContext context, FindCoordinatorRequestData request, short version) {
         FindCoordinatorResponseData r = new FindCoordinatorResponseData();
-        short code = Errors.COORDINATOR_NOT_AVAILABLE.code();
+        Listener ep = broker.advertised();
+        boolean group = request.keyType() == GROUP;
         if (version < 4) {
-            return r.setErrorCode(code)
-                    .setErrorMessage(MESSAGE)
-                    .setNodeId(-1)
-                    .setHost("")
-                    .setPort(-1);
+            if (!group) {
+                return r.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                        .setErrorMessage(NO_TXN)
+                        .setNodeId(-1)
+                        .setHost("")
+                        .setPort(-1);
+            }
+            return r.setNodeId(broker.nodeId()).setHost(ep.host()).setPort(ep.port());
         }
         for (String key : request.coordinatorKeys()) {
-            r.coordinators()
-                    .add(
-                            new FindCoordinatorResponseData.Coordinator()
-                                    .setKey(key)
-                                    .setNodeId(-1)
-                                    .setHost("")
-                                    .setPort(-1)
-                                    .setErrorCode(code)
-                                    .setErrorMessage(MESSAGE));
+            FindCoordinatorResponseData.Coordinator c =
+                    new FindCoordinatorResponseData.Coordinator().setKey(key);
+            if (group) {
+                c.setNodeId(broker.nodeId()).setHost(ep.host()).setPort(ep.port());
+            } else {
+                c.setNodeId(-1)
+                        .setHost("")
+                        .setPort(-1)
+                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
+                        .setErrorMessage(NO_TXN);
+            }
+            r.coordinators().add(c);
         }
         return r;
     }
