@@ -133,6 +133,15 @@ public final class HotTierOptions {
                                     + " delay, so in-flight reads finish.")
                     .build();
 
+    public static final ConfigOption<Duration> PRODUCER_ID_EXPIRATION_MS =
+            ConfigOption.durationOption("producer.id.expiration.ms")
+                    .defaultValue(Duration.ofDays(1))
+                    .validator(v -> v.toMillis() >= 1 ? null : "must be at least 1 ms")
+                    .doc(
+                            "Forget an idempotent producer whose last batch timestamp is older than"
+                                    + " this (its retries are then no longer deduplicated).")
+                    .build();
+
     /** Every option of the hot tier, in documentation order. */
     public static List<ConfigOption<?>> all() {
         return List.of(
@@ -149,7 +158,8 @@ public final class HotTierOptions {
                 FLUSH_MESSAGES,
                 FLUSH_MS,
                 LOG_DURABILITY,
-                FILE_DELETE_DELAY_MS);
+                FILE_DELETE_DELAY_MS,
+                PRODUCER_ID_EXPIRATION_MS);
     }
 
     static boolean isLogAppendTime(String timestampType) {

@@ -26,6 +26,7 @@ public final class LogConfig {
     private final Optional<Duration> flushMs;
     private final Durability durability;
     private final Duration fileDeleteDelay;
+    private final Duration producerIdExpiration;
 
     private LogConfig(Config c) {
         segmentBytes = c.get(HotTierOptions.SEGMENT_BYTES).toIntExact();
@@ -51,6 +52,7 @@ public final class LogConfig {
                         : Optional.of(fms);
         durability = c.get(HotTierOptions.LOG_DURABILITY);
         fileDeleteDelay = c.get(HotTierOptions.FILE_DELETE_DELAY_MS);
+        producerIdExpiration = c.get(HotTierOptions.PRODUCER_ID_EXPIRATION_MS);
     }
 
     /** Resolves every hot-tier option of {@code c}; unset keys take their defaults. */
@@ -123,6 +125,10 @@ public final class LogConfig {
 
     public Duration fileDeleteDelay() {
         return fileDeleteDelay;
+    }
+
+    public Duration producerIdExpiration() {
+        return producerIdExpiration;
     }
 
     @Override

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * Opens every partition folder {@code <topic>-<partition>} under a log dir (recovering after an
  * unclean stop), creates and deletes partitions, and runs housekeeping on the injected scheduler
  * every {@link #HOUSEKEEPING_INTERVAL_MS}: {@code segment.ms} rolls, {@code flush.ms} flushes,
- * local retention (bounded by {@link #setRetentionBound}) and the recovery-point checkpoint.
+ * local retention (bounded by {@link #setRetentionBound}), idle producer expiry and the
+ * recovery-point checkpoint.
  *
  * <p>The log dir layout is Kafka's: partition folders, {@code recovery-point-offset-checkpoint}
  * and, between a clean close and the next open, the {@code .kafka_cleanshutdown} marker. Folders
@@ -219,6 +220,7 @@ public final class LogManager implements Closeable {
             log.maybeRoll();
             log.maybeFlush();
             log.maybeDeleteSegments(retentionBound.applyAsLong(log.topicPartition()));
+            log.maybeExpireProducers();
         }
         checkpointRecoveryPoints();
     }

@@ -515,6 +515,16 @@ public final class PartitionLog implements Closeable {
         lastFlushMs = time.milliseconds();
     }
 
+    /** Forgets idempotent producers idle for {@code producer.id.expiration.ms} (scheduler). */
+    public int maybeExpireProducers() {
+        lock.lock();
+        try {
+            return producers.expire(time.milliseconds(), config.producerIdExpiration().toMillis());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The idempotent state of a producer (epoch and last batches), if known. */
     public Optional<ProducerEntry> producerState(long producerId) {
         lock.lock();

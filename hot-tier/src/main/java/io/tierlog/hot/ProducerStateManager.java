@@ -230,6 +230,23 @@ final class ProducerStateManager {
         }
     }
 
+    /**
+     * Forgets producers whose last batch timestamp is at least {@code expirationMs} before {@code
+     * now} (Kafka's {@code producer.id.expiration.ms}).
+     *
+     * @return how many were removed
+     */
+    int expire(long now, long expirationMs) {
+        int before = producers.size();
+        producers
+                .values()
+                .removeIf(
+                        e ->
+                                !e.batches.isEmpty()
+                                        && now - e.batches.peekLast().timestamp() >= expirationMs);
+        return before - producers.size();
+    }
+
     /** Forgets everything (before a full replay). */
     void clear() {
         producers.clear();

@@ -163,6 +163,21 @@ class ProducerStateTest {
     }
 
     @Test
+    void idleProducersExpireAfterProducerIdExpirationMs() throws Exception {
+        LogConfig cfg = LogConfig.from(java.util.Map.of("producer.id.expiration.ms", "60000"));
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("x-0"), cfg, time)) {
+            log.append(batch((short) 0, 0, 1));
+            time.advance(59_999);
+            assertThat(log.maybeExpireProducers()).isZero();
+            time.advance(1);
+            assertThat(log.maybeExpireProducers()).isEqualTo(1);
+            assertThat(log.producerState(PID)).isEmpty();
+            // an expired producer is unknown again: accepted at any sequence (KIP-360)
+            assertThat(log.append(batch((short) 0, 7, 1)).duplicate()).isFalse();
+        }
+    }
+
+    @Test
     void sequenceWrapsAfterIntegerMax() {
         assertThat(ProducerStateManager.inSequence(Integer.MAX_VALUE, 0)).isTrue();
         assertThat(ProducerStateManager.lastSequence(Integer.MAX_VALUE - 1, 3)).isEqualTo(1);
