@@ -11,7 +11,9 @@ import java.util.function.Supplier;
  *
  * <p>Version ranges are chosen for today's clients: kafka-clients 4.4 (up to the listed maxima),
  * librdkafka 2.0.2 (needs Produce >= 7 and Fetch >= 10 for ZSTD, FindCoordinator for LZ4) and
- * kafka-python 2.0.2 (Produce 7, Fetch 4, ListOffsets 1, Metadata 1).
+ * kafka-python 2.0.2 (Produce 7, Fetch 4, ListOffsets 1, Metadata 1). Produce stops at v11 and
+ * OffsetCommit/OffsetFetch at v9: later versions address topics by id only. Transactions,
+ * DescribeGroups/ListGroups and the KIP-848 group protocol are not served.
  */
 public final class ApiHandlers {
     private ApiHandlers() {}
