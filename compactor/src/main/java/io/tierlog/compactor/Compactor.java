@@ -12,7 +12,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +47,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class Compactor implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+    private static final java.util.Comparator<TopicPartition> BY_TOPIC_THEN_PARTITION =
+            java.util.Comparator.comparing(TopicPartition::topic)
+                    .thenComparingInt(TopicPartition::partition);
 
     private final SegmentSource source;
     private final Catalog catalog;
@@ -159,7 +162,7 @@ public final class Compactor implements Closeable {
             listeners.forEach(l -> l.onPassFinished(r));
             return r;
         }
-        Collections.sort(partitions, (a, b) -> a.toString().compareTo(b.toString()));
+        partitions.sort(BY_TOPIC_THEN_PARTITION);
         Map<TopicPartition, PartitionOffloader.Plan> plans = new LinkedHashMap<>();
         int failed = 0;
         for (TopicPartition tp : partitions) {
@@ -276,8 +279,7 @@ public final class Compactor implements Closeable {
 
     /** The lag of every partition seen, by partition. */
     public Map<TopicPartition, PartitionLag> lag() {
-        Map<TopicPartition, PartitionLag> out =
-                new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        Map<TopicPartition, PartitionLag> out = new TreeMap<>(BY_TOPIC_THEN_PARTITION);
         out.putAll(lag);
         return out;
     }
