@@ -61,6 +61,10 @@ final class ColdReader {
         int weight() {
             return records == null ? 0 : records.sizeInBytes();
         }
+
+        boolean covers(long offset) {
+            return records != null && firstOffset <= offset && offset < nextOffset;
+        }
     }
 
     private final ObjectStore store;
@@ -78,12 +82,21 @@ final class ColdReader {
     private final Counter loads;
     private final AtomicLong cachedBytes = new AtomicLong();
 
+    /** Offsets in a full chunk lately: how far ahead read-ahead looks, per chunk. */
+    private final AtomicLong typicalSpan = new AtomicLong();
+
+    private final int readAheadChunks;
+
+    /** Offsets where a reader that just read a chunk will continue: marks sequential readers. */
+    private final Cache<ChunkKey, Boolean> expectedNext;
+
     ColdReader(
             ObjectStore store,
             ColdIndex index,
             Executor executor,
             int chunkBytes,
             boolean readAhead,
+            int readAheadChunks,
             long cacheBytes,
             int metadataObjects,
             MeterRegistry registry) {
@@ -92,6 +105,8 @@ final class ColdReader {
         this.executor = executor;
         this.chunkBytes = chunkBytes;
         this.readAhead = readAhead;
+        this.readAheadChunks = readAheadChunks;
+        this.expectedNext = Caffeine.newBuilder().maximumSize(100_000).build();
         this.chunks =
                 Caffeine.newBuilder()
                         .executor(executor)
@@ -124,6 +139,7 @@ final class ColdReader {
                 key.objectKey(),
                 (k, m) -> {
                     m.remove(chunk.firstOffset(), key);
+                    m.remove(key.startOffset(), key);
                     return m.isEmpty() ? null : m;
                 });
     }
@@ -215,14 +231,18 @@ final class ColdReader {
 
     /** Preloads the chunk starting at {@code offset} of {@code obj} into the cache (no wait). */
     private void prefetch(ColdObject obj, long offset) {
-        ChunkKey key = new ChunkKey(obj.key(), offset);
-        if (chunks.getIfPresent(key) == null && covering(obj.key(), offset).isEmpty()) {
+        if (lookup(obj.key(), offset).isEmpty()) {
             readAheads.increment();
-            chunks.get(key, k -> load(obj, k.startOffset()));
+            start(obj, offset);
         }
     }
 
-    private Optional<CompletableFuture<Chunk>> covering(String objectKey, long offset) {
+    /**
+     * The cached or loading chunk that holds (or, still loading, probably holds) {@code offset}:
+     * the one with the greatest start at or below it, if it is loaded and covers the offset, or is
+     * loading and starts less than a typical chunk span below it.
+     */
+    private Optional<CompletableFuture<Chunk>> lookup(String objectKey, long offset) {
         ConcurrentSkipListMap<Long, ChunkKey> m = chunkIndex.get(objectKey);
         if (m == null) {
             return Optional.empty();
@@ -232,40 +252,65 @@ final class ColdReader {
             return Optional.empty();
         }
         CompletableFuture<Chunk> f = chunks.getIfPresent(e.getValue());
-        if (f == null || !f.isDone() || f.isCompletedExceptionally()) {
+        if (f == null) {
             return Optional.empty();
         }
-        Chunk c = f.join();
-        return c.records() != null && c.nextOffset() > offset ? Optional.of(f) : Optional.empty();
+        if (f.isDone()) {
+            return f.join().covers(offset) ? Optional.of(f) : Optional.empty();
+        }
+        long span = typicalSpan.get();
+        return span > 0 && offset - e.getKey() < span ? Optional.of(f) : Optional.empty();
+    }
+
+    /** Starts (or joins) the single-flight load of the chunk of {@code obj} from {@code offset}. */
+    private CompletableFuture<Chunk> start(ColdObject obj, long offset) {
+        ChunkKey key = new ChunkKey(obj.key(), offset);
+        CompletableFuture<Chunk> f = chunks.getIfPresent(key);
+        if (f != null && f.isDone() && f.join().records() == null) {
+            chunks.asMap().remove(key, f); // a failed load: try again
+        }
+        chunkIndex.computeIfAbsent(obj.key(), k -> new ConcurrentSkipListMap<>()).put(offset, key);
+        return chunks.get(key, k -> load(obj, k.startOffset()));
     }
 
     private CompletableFuture<Chunk> chunkFor(ColdObject obj, long offset) {
-        Optional<CompletableFuture<Chunk>> cached = covering(obj.key(), offset);
-        if (cached.isPresent()) {
+        Optional<CompletableFuture<Chunk>> found = lookup(obj.key(), offset);
+        CompletableFuture<Chunk> f;
+        if (found.isPresent()) {
             hits.increment();
-            return cached.get();
-        }
-        ChunkKey key = new ChunkKey(obj.key(), offset);
-        CompletableFuture<Chunk> f = chunks.getIfPresent(key);
-        if (f != null && !(f.isDone() && f.join().records() == null)) {
-            hits.increment();
+            f = found.get();
         } else {
             misses.increment();
-            if (f != null) {
-                chunks.asMap().remove(key, f); // a failed load: try again
-            }
-            f = chunks.get(key, k -> load(obj, k.startOffset()));
+            f = start(obj, offset);
         }
-        CompletableFuture<Chunk> loaded = f;
         return f.thenCompose(
                 c -> {
-                    if (c.records() != null) {
+                    if (c.covers(offset)) {
                         return CompletableFuture.completedFuture(c);
                     }
-                    // Forget the failure so the next reader tries again.
-                    chunks.asMap().remove(key, loaded);
-                    return CompletableFuture.failedFuture(c.error());
+                    if (c.records() != null) {
+                        // A chunk loaded ahead did not reach this far: load from here.
+                        return start(obj, offset).thenCompose(c2 -> checked(obj, offset, c2));
+                    }
+                    return checked(obj, offset, c);
                 });
+    }
+
+    private CompletableFuture<Chunk> checked(ColdObject obj, long offset, Chunk c) {
+        if (c.covers(offset)) {
+            return CompletableFuture.completedFuture(c);
+        }
+        // Forget the failure so the next reader tries again.
+        ChunkKey key = new ChunkKey(obj.key(), offset);
+        CompletableFuture<Chunk> f = chunks.getIfPresent(key);
+        if (f != null && f.isDone() && f.join() == c) {
+            chunks.asMap().remove(key, f);
+        }
+        return CompletableFuture.failedFuture(
+                c.error() != null
+                        ? c.error()
+                        : new ColdReadException(
+                                "chunk of " + obj.key() + " does not hold offset " + offset, null));
     }
 
     private Chunk load(ColdObject obj, long offset) {
@@ -288,6 +333,9 @@ final class ColdReader {
             }
             Chunk c = new Chunk(records, first, next, null);
             cachedBytes.addAndGet(records.sizeInBytes());
+            if (records.sizeInBytes() >= chunkBytes / 2) {
+                typicalSpan.set(next - first);
+            }
             ChunkKey key = new ChunkKey(obj.key(), offset);
             chunkIndex
                     .computeIfAbsent(obj.key(), k -> new ConcurrentSkipListMap<>())
@@ -340,17 +388,42 @@ final class ColdReader {
         ByteBuffer slice = buf.duplicate();
         slice.position(buf.position() + start).limit(buf.position() + end);
         MemoryRecords records = MemoryRecords.readableRecords(slice.slice());
-        if (readAhead && next == chunk.nextOffset() && next < stopBefore) {
-            if (next <= obj.lastOffset()) {
-                prefetch(obj, next);
+        if (readAhead && next < stopBefore) {
+            readAhead(tp, obj, chunk, offset, next, stopBefore);
+        }
+        return new TierRead.Cold(records, obj.key(), next, hw, logStart);
+    }
+
+    /**
+     * A reader that continues where it stopped (or reached the end of a chunk) is sequential: load
+     * the next {@code cold.read.ahead.chunks} chunks, at estimated offsets (a chunk loaded from any
+     * offset starts with the batch holding it, so estimates need no batch boundaries), in parallel
+     * on the cold-read executor; at the end of an object, the start of the next one.
+     */
+    private void readAhead(
+            TopicPartition tp, ColdObject obj, Chunk chunk, long offset, long next, long stop) {
+        boolean sequential =
+                next == chunk.nextOffset()
+                        || expectedNext.asMap().remove(new ChunkKey(obj.key(), offset)) != null;
+        if (!sequential) {
+            expectedNext.put(new ChunkKey(obj.key(), next), Boolean.TRUE);
+            return;
+        }
+        expectedNext.put(new ChunkKey(obj.key(), next), Boolean.TRUE);
+        long span = Math.max(1, chunk.nextOffset() - chunk.firstOffset());
+        long at = chunk.nextOffset();
+        for (int i = 0; i < readAheadChunks && at < stop; i++) {
+            if (at <= obj.lastOffset()) {
+                prefetch(obj, at);
+                at += span;
             } else {
                 index.cached(tp)
                         .flatMap(s -> s.next(obj))
-                        .filter(o -> o.firstOffset() < stopBefore)
+                        .filter(o -> o.firstOffset() < stop)
                         .ifPresent(o -> prefetch(o, o.firstOffset()));
+                break;
             }
         }
-        return new TierRead.Cold(records, obj.key(), next, hw, logStart);
     }
 
     static Throwable unwrap(Throwable e) {

@@ -106,6 +106,15 @@ public final class EngineOptions {
                             "Prefetch the next chunk of an object after serving one (sequential readers).")
                     .build();
 
+    public static final ConfigOption<Integer> COLD_READ_AHEAD_CHUNKS =
+            ConfigOption.intOption("cold.read.ahead.chunks")
+                    .defaultValue(3)
+                    .validator(v -> v >= 1 && v <= 64 ? null : "must be between 1 and 64")
+                    .doc(
+                            "Chunks a sequential reader's read-ahead keeps loading in parallel"
+                                    + " (S3 latency, not CPU, bounds a single chunk load).")
+                    .build();
+
     public static final ConfigOption<Integer> COLD_METADATA_CACHE_OBJECTS =
             ConfigOption.intOption("cold.metadata.cache.objects")
                     .defaultValue(1000)
@@ -138,6 +147,7 @@ public final class EngineOptions {
                     COLD_READ_THREADS,
                     COLD_READ_CHUNK_BYTES,
                     COLD_READ_AHEAD,
+                    COLD_READ_AHEAD_CHUNKS,
                     COLD_METADATA_CACHE_OBJECTS,
                     METRICS_LISTEN);
 

@@ -214,6 +214,7 @@ final class EngineResources implements Closeable {
                         b.coldExecutor,
                         config.get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact(),
                         config.get(EngineOptions.COLD_READ_AHEAD),
+                        config.get(EngineOptions.COLD_READ_AHEAD_CHUNKS),
                         coldOptions.cacheBytes(),
                         config.get(EngineOptions.COLD_METADATA_CACHE_OBJECTS),
                         b.registry);

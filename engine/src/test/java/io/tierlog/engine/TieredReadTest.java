@@ -161,8 +161,8 @@ class TieredReadTest {
         assertThat(nexts).containsOnly(nexts.get(0));
         double loads =
                 log.meterRegistry().counter(MetricNames.COLD_CHUNK_LOADS).count() - loadsBefore;
-        // One load for the chunk; read-ahead may add the next one.
-        assertThat(loads).isBetween(1.0, 2.0);
+        // One load for the chunk (not 16); read-ahead may add up to cold.read.ahead.chunks more.
+        assertThat(loads).isBetween(1.0, 4.0);
     }
 
     @Test
@@ -173,6 +173,7 @@ class TieredReadTest {
         assertThat(ahead).isGreaterThanOrEqualTo(1.0);
         // Wait (bounded) for the prefetch to land, then the next read is a cache hit.
         double hits = hits();
+        double missesBefore = misses();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         TierRead second = null;
         while (System.nanoTime() < deadline) {
@@ -184,9 +185,13 @@ class TieredReadTest {
         }
         assertThat(hits()).isGreaterThan(hits);
         assertThat(second.tier()).isEqualTo(TierRead.Tier.COLD);
-        assertThat(log.meterRegistry().counter(MetricNames.COLD_CHUNK_LOADS).count())
-                .as("no further load for the second chunk")
-                .isLessThanOrEqualTo(3.0);
+        assertThat(misses()).as("the second chunk was loaded ahead").isEqualTo(missesBefore);
+    }
+
+    private double misses() {
+        return log.meterRegistry()
+                .counter(MetricNames.COLD_CACHE_REQUESTS, "result", "miss")
+                .count();
     }
 
     private double hits() {
