@@ -387,6 +387,72 @@ class ProtocolErrorsIT {
     }
 
     @Test
+    void groupErrorsAreAnsweredWithKafkaCodesInOldAndNewVersions() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            for (short v : new short[] {0, 2, 6, 7, 9}) {
+                org.apache.kafka.common.message.JoinGroupRequestData j =
+                        new org.apache.kafka.common.message.JoinGroupRequestData()
+                                .setGroupId("grp")
+                                .setMemberId("ghost")
+                                .setSessionTimeoutMs(10_000)
+                                .setRebalanceTimeoutMs(10_000)
+                                .setProtocolType("consumer");
+                j.protocols()
+                        .add(
+                                new org.apache.kafka.common.message.JoinGroupRequestData
+                                                .JoinGroupRequestProtocol()
+                                        .setName("range")
+                                        .setMetadata(new byte[0]));
+                org.apache.kafka.common.message.JoinGroupResponseData r =
+                        c.call(
+                                ApiKeys.JOIN_GROUP,
+                                v,
+                                j,
+                                new org.apache.kafka.common.message.JoinGroupResponseData());
+                assertThat(r.errorCode()).as("v%d", v).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
+            }
+            org.apache.kafka.common.message.HeartbeatResponseData hb =
+                    c.call(
+                            ApiKeys.HEARTBEAT,
+                            (short) 1,
+                            new org.apache.kafka.common.message.HeartbeatRequestData()
+                                    .setGroupId("grp")
+                                    .setGenerationId(1)
+                                    .setMemberId("ghost"),
+                            new org.apache.kafka.common.message.HeartbeatResponseData());
+            assertThat(hb.errorCode()).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
+            org.apache.kafka.common.message.SyncGroupResponseData sg =
+                    c.call(
+                            ApiKeys.SYNC_GROUP,
+                            (short) 0,
+                            new org.apache.kafka.common.message.SyncGroupRequestData()
+                                    .setGroupId("grp")
+                                    .setGenerationId(1)
+                                    .setMemberId("ghost"),
+                            new org.apache.kafka.common.message.SyncGroupResponseData());
+            assertThat(sg.errorCode()).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
+            org.apache.kafka.common.message.FindCoordinatorResponseData txn =
+                    c.call(
+                            ApiKeys.FIND_COORDINATOR,
+                            (short) 1,
+                            new org.apache.kafka.common.message.FindCoordinatorRequestData()
+                                    .setKey("tx")
+                                    .setKeyType((byte) 1),
+                            new org.apache.kafka.common.message.FindCoordinatorResponseData());
+            assertThat(txn.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
+            org.apache.kafka.common.message.FindCoordinatorResponseData grp =
+                    c.call(
+                            ApiKeys.FIND_COORDINATOR,
+                            (short) 1,
+                            new org.apache.kafka.common.message.FindCoordinatorRequestData()
+                                    .setKey("grp"),
+                            new org.apache.kafka.common.message.FindCoordinatorResponseData());
+            assertThat(grp.errorCode()).isZero();
+            assertThat(grp.port()).isEqualTo(server.port());
+        }
+    }
+
+    @Test
     void readCommittedFetchReportsLastStableOffsetAtTheHighWatermark() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
             produceOne(c, "t", 0, records("a", "b"));

@@ -67,7 +67,12 @@ public final class JoinGroupHandler implements ApiHandler {
                                             .setErrorCode(j.error().code())
                                             .setGenerationId(j.generation())
                                             .setProtocolType(j.protocolType())
-                                            .setProtocolName(j.protocolName())
+                                            // Not nullable before v7: errors carry "".
+                                            .setProtocolName(
+                                                    j.protocolName() == null
+                                                                    && context.apiVersion() < 7
+                                                            ? ""
+                                                            : j.protocolName())
                                             .setLeader(j.leader())
                                             .setMemberId(j.memberId());
                             for (GroupCoordinator.MemberMetadata m : j.members()) {
