@@ -79,7 +79,8 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                         .orElseGet(
                                                 () ->
                                                         error(
-                                                                null,
+                                                                // name is nullable from v12 only
+                                                                version < 12 ? "" : null,
                                                                 rt.topicId(),
                                                                 Errors.UNKNOWN_TOPIC_ID)));
                 continue;
