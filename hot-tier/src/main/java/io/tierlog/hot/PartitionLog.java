@@ -129,7 +129,8 @@ public final class PartitionLog implements Closeable {
      * sequence range as one of that producer's last 5 batches) is not written again: its original
      * offsets are returned with {@code duplicate() == true}. Invalid input leaves the log untouched
      * (the request's base offsets may have been rewritten). In {@link Durability#FSYNC} mode
-     * returns only after the batches are fsynced.
+     * returns only after the batches are fsynced. {@code batches} (position to limit) must be a
+     * writable buffer: offsets are assigned in place, and it is not retained after the call.
      *
      * @throws InvalidBatchException when a batch is invalid
      * @throws ProducerStateException when an idempotent producer's sequence or epoch is wrong
