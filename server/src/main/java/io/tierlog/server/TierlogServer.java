@@ -114,7 +114,7 @@ public final class TierlogServer implements Closeable {
         Config config = b.config;
         config.validate(ServerOptions.all());
         config.validate(HotTierOptions.all());
-        Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath();
+        Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath().normalize();
         Path metaDir = dataDir.resolve("meta");
         Path logDir = dataDir.resolve("log");
         Files.createDirectories(metaDir);
