@@ -35,8 +35,13 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * cold.cache.bytes}); a per-object index finds the cached chunk that covers any offset, so readers
  * with any fetch size share chunks. Loads are single-flight: concurrent readers asking for the same
  * chunk wait on one future and one set of GETs. Parquet readers (footer and page indexes) are
- * cached per object ({@code cold.metadata.cache.objects}). When a reader consumes a chunk to its
- * end, the next chunk (of the same object, or the first of the next object) is loaded ahead.
+ * cached per object ({@code cold.metadata.cache.objects}). A sequential reader (one that continues
+ * where its last read stopped, or consumed a chunk to its end) makes the next {@code
+ * cold.read.ahead.chunks} chunks load in parallel, at offsets estimated from the last chunk's span
+ * (a chunk loaded from any offset starts with the batch holding it), and at the end of an object
+ * the first chunk of the next one; a reader arriving while its chunk is still loading joins that
+ * load. One chunk load is bound by S3 round trips rather than CPU, so parallel loads add
+ * throughput.
  *
  * <p>Failures of the store or catalog complete the future with a {@link ColdReadException}
  * (retriable); offsets the cold tier does not hold with {@link OffsetOutOfRangeException}.
@@ -109,7 +114,15 @@ final class ColdReader {
         this.expectedNext = Caffeine.newBuilder().maximumSize(100_000).build();
         this.chunks =
                 Caffeine.newBuilder()
-                        .executor(executor)
+                        // Cache maintenance after close runs inline instead of being rejected.
+                        .executor(
+                                r -> {
+                                    try {
+                                        executor.execute(r);
+                                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                                        r.run();
+                                    }
+                                })
                         .maximumWeight(Math.max(1, cacheBytes))
                         .<ChunkKey, Chunk>weigher((k, c) -> c.weight())
                         .removalListener(this::onRemoval)

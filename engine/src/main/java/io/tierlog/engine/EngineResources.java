@@ -26,12 +26,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,7 +109,11 @@ final class EngineResources implements Closeable {
         final Deque<AutoCloseable> closeables = new ArrayDeque<>();
     }
 
-    static EngineResources open(Config config, MeterRegistry userRegistry, Time time)
+    static EngineResources open(
+            Config config,
+            MeterRegistry userRegistry,
+            Time time,
+            Function<String, Map<String, String>> topicOverrides)
             throws IOException {
         // Validate everything before starting anything.
         config.validate(EngineOptions.ALL);
@@ -118,7 +124,7 @@ final class EngineResources implements Closeable {
         Builder b = new Builder();
         b.config = config;
         try {
-            openAll(b, config, userRegistry, time, coldOptions);
+            openAll(b, config, userRegistry, time, coldOptions, topicOverrides);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(b.closeables, e);
             throw e;
@@ -131,7 +137,8 @@ final class EngineResources implements Closeable {
             Config config,
             MeterRegistry userRegistry,
             Time time,
-            ColdTierOptions coldOptions)
+            ColdTierOptions coldOptions,
+            Function<String, Map<String, String>> topicOverrides)
             throws IOException {
         b.dataDir = Path.of(config.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
         Files.createDirectories(b.dataDir);
@@ -181,7 +188,7 @@ final class EngineResources implements Closeable {
         }
         b.catalog = Catalog.open(url);
         b.closeables.push(b.catalog);
-        b.topicConfigs = new TopicConfigs(config, b.catalog);
+        b.topicConfigs = new TopicConfigs(config, b.catalog, topicOverrides);
 
         boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
         b.scheduler = Executors.newScheduledThreadPool(2, threads("tierlog-housekeeping"));

@@ -118,7 +118,20 @@ public final class TieredLog implements Closeable {
      * registry}.
      */
     public static TieredLog open(Config config, MeterRegistry registry) throws IOException {
-        return new TieredLog(EngineResources.open(config, registry, Time.SYSTEM));
+        return open(config, registry, topic -> Map.of());
+    }
+
+    /**
+     * As {@link #open(Config, MeterRegistry)}, for an embedder that keeps topic configs itself (a
+     * server's topic registry): {@code topicOverrides} gives a topic's overrides, which win over
+     * those stored in the catalog. Called often; must be fast and thread-safe.
+     */
+    public static TieredLog open(
+            Config config,
+            MeterRegistry registry,
+            java.util.function.Function<String, Map<String, String>> topicOverrides)
+            throws IOException {
+        return new TieredLog(EngineResources.open(config, registry, Time.SYSTEM, topicOverrides));
     }
 
     // ---------------------------------------------------------------- topics

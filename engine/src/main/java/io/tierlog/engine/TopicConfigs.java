@@ -8,6 +8,7 @@ import io.tierlog.hot.LogConfig;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Effective configuration of each topic: the engine's config with the topic's overrides (kept in
@@ -20,9 +21,15 @@ import java.util.concurrent.ConcurrentHashMap;
 final class TopicConfigs {
     private final Config base;
     private final Map<String, Map<String, String>> overrides = new ConcurrentHashMap<>();
+    private final Function<String, Map<String, String>> external;
 
-    TopicConfigs(Config base, Catalog catalog) {
+    /**
+     * @param external topic overrides kept elsewhere (a server's topic registry); they win over the
+     *     catalog's
+     */
+    TopicConfigs(Config base, Catalog catalog, Function<String, Map<String, String>> external) {
         this.base = base;
+        this.external = external;
         for (TopicRecord t : catalog.topics()) {
             overrides.put(t.name(), t.configs());
         }
@@ -30,7 +37,13 @@ final class TopicConfigs {
 
     /** The effective config of {@code topic} (the base config for an unknown topic). */
     Config config(String topic) {
-        return effective(overrides.getOrDefault(topic, Map.of()));
+        Map<String, String> ext = external.apply(topic);
+        if (ext == null || ext.isEmpty()) {
+            return effective(overrides.getOrDefault(topic, Map.of()));
+        }
+        Map<String, String> merged = new HashMap<>(overrides.getOrDefault(topic, Map.of()));
+        merged.putAll(ext);
+        return effective(merged);
     }
 
     private Config effective(Map<String, String> topicOverrides) {
