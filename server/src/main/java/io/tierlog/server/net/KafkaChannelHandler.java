@@ -33,6 +33,9 @@ import org.slf4j.LoggerFactory;
 public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaChannelHandler.class);
 
+    /** Frames read ahead while a request is pending before reading pauses. */
+    private static final int MAX_QUEUED = 64;
+
     private final ApiRegistry registry;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
     private boolean busy;
@@ -49,6 +52,10 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             frame.release();
         } else if (busy) {
             queued.add(frame);
+            if (queued.size() >= MAX_QUEUED) {
+                // Like Kafka's muted channel: stop reading until the pending request completes.
+                ctx.channel().config().setAutoRead(false);
+            }
         } else {
             process(ctx, frame);
         }
@@ -64,6 +71,9 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             process(ctx, queued.poll());
         }
         ctx.flush();
+        if (!busy && !closed && ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(true);
+        }
     }
 
     private void process(ChannelHandlerContext ctx, ByteBuf frame) {
