@@ -82,6 +82,11 @@ public final class TieredLog implements Closeable {
     private final Counter coldReads;
     private final Counter coldReadErrors;
     private final int chunkBytes;
+    private volatile boolean closed;
+
+    /** Cold reads not yet completed: failed on close so no caller waits forever. */
+    private final java.util.Set<CompletableFuture<?>> inFlight =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private TieredLog(EngineResources res) {
         this.res = res;
@@ -256,9 +261,21 @@ public final class TieredLog implements Closeable {
                             "Offset " + offset + " of " + tp + " is negative"));
         }
         long stopBefore = hotStart;
-        return coldReader
-                .read(tp, offset, Math.max(0, maxBytes), stopBefore, hw, Math.min(offset, hotStart))
-                .handle(
+        CompletableFuture<TierRead.Cold> cold;
+        try {
+            cold =
+                    coldReader.read(
+                            tp,
+                            offset,
+                            Math.max(0, maxBytes),
+                            stopBefore,
+                            hw,
+                            Math.min(offset, hotStart));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
+        }
+        return track(
+                cold.handle(
                         (r, e) -> {
                             if (e != null) {
                                 RuntimeException t = ColdReader.translate(e);
@@ -286,7 +303,26 @@ public final class TieredLog implements Closeable {
                                             r.nextOffset(),
                                             log.highWatermark(),
                                             start);
-                        });
+                        }));
+    }
+
+    /** Registers a cold-tier future so that {@link #close()} can fail it if still pending. */
+    private <T> CompletableFuture<T> track(CompletableFuture<T> f) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        inFlight.add(out);
+        f.whenComplete(
+                (v, e) -> {
+                    inFlight.remove(out);
+                    if (e != null) {
+                        out.completeExceptionally(ColdReader.unwrap(e));
+                    } else {
+                        out.complete(v);
+                    }
+                });
+        if (closed) {
+            out.completeExceptionally(new ColdReadException("the log is closed", null));
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- offsets
@@ -355,16 +391,23 @@ public final class TieredLog implements Closeable {
     public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(
             TopicPartition tp, long timestampMs) {
         PartitionLog log = hot(tp);
-        return CompletableFuture.supplyAsync(
-                        () -> {
-                            try {
-                                return catalog.firstObjectReaching(
-                                        tp.topic(), tp.partition(), timestampMs);
-                            } catch (RuntimeException e) {
-                                throw new ColdReadException("catalog unavailable: " + e, e);
-                            }
-                        },
-                        res.coldExecutor())
+        CompletableFuture<Optional<ColdObject>> first;
+        try {
+            first =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return catalog.firstObjectReaching(
+                                            tp.topic(), tp.partition(), timestampMs);
+                                } catch (RuntimeException e) {
+                                    throw new ColdReadException("catalog unavailable: " + e, e);
+                                }
+                            },
+                            res.coldExecutor());
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
+        }
+        return track(first)
                 .thenCompose(
                         o -> {
                             if (o.isEmpty() || o.get().firstOffset() >= log.logStartOffset()) {
@@ -500,10 +543,21 @@ public final class TieredLog implements Closeable {
     /** Stops background work, then closes the hot tier (clean shutdown), catalog and store. */
     @Override
     public void close() throws IOException {
-        res.close();
+        closed = true;
+        try {
+            res.close();
+        } finally {
+            for (CompletableFuture<?> f : inFlight) {
+                f.completeExceptionally(new ColdReadException("the log was closed", null));
+            }
+            inFlight.clear();
+        }
     }
 
     private PartitionLog hot(TopicPartition tp) {
+        if (closed) {
+            throw new org.apache.kafka.common.errors.KafkaStorageException("the log is closed");
+        }
         return logs.partition(tp)
                 .orElseThrow(() -> new UnknownTopicOrPartitionException("Unknown partition " + tp));
     }

@@ -115,6 +115,35 @@ class TieredReadTest {
     }
 
     @Test
+    void closingDuringColdReadsCompletesThemAndAReopenedLogResumes() throws Exception {
+        List<CompletableFuture<TierRead>> inFlight = new ArrayList<>();
+        for (long o = 0; o < log.offsets(TP).hotLogStartOffset(); o += 97) {
+            inFlight.add(log.read(TP, o, 1 << 20));
+        }
+        log.close();
+        for (CompletableFuture<TierRead> f : inFlight) {
+            // Each completes (with data, or with a retriable error): nobody waits forever.
+            f.handle((r, e) -> e == null ? r : null).get(60, TimeUnit.SECONDS);
+            if (f.isCompletedExceptionally()) {
+                assertThatThrownBy(f::join)
+                        .hasCauseInstanceOf(
+                                org.apache.kafka.common.errors.RetriableException.class);
+            }
+        }
+        assertThatThrownBy(() -> log.read(TP, 0, 100))
+                .isInstanceOf(org.apache.kafka.common.errors.KafkaStorageException.class);
+        log = fx.open(Map.of("local.retention.bytes", "40000"));
+        long next = 0;
+        while (next < log.latestOffset(TP)) {
+            TierRead r = EngineFixture.get(log.read(TP, next, 1 << 18));
+            for (RecordBatch b : EngineFixture.batches(r)) {
+                assertThat(b.baseOffset()).isEqualTo(next);
+                next = b.lastOffset() + 1;
+            }
+        }
+    }
+
+    @Test
     void hotWinsWhereBothTiersHoldAnOffset() throws Exception {
         LogOffsets o = log.offsets(TP);
         long overlap = o.hotLogStartOffset();
