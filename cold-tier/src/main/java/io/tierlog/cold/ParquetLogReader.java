@@ -114,9 +114,10 @@ public final class ParquetLogReader {
 
     /**
      * The batches holding offsets from {@code startOffset}: starting with the batch that contains
-     * it (or the object's first batch if {@code startOffset} precedes it), whole batches in order,
-     * at least one batch, and more only while the total stays within {@code maxBytes}. Empty when
-     * {@code startOffset} is past the object's last offset.
+     * it (or the object's first batch if {@code startOffset} precedes it, or the next batch if it
+     * falls in an offset gap between two batches), whole batches in order, at least one batch, and
+     * more only while the total stays within {@code maxBytes}. Empty when {@code startOffset} is
+     * past the object's last offset.
      */
     public MemoryRecords read(long startOffset, int maxBytes) throws IOException {
         if (maxBytes < 0) {
@@ -129,6 +130,18 @@ public final class ParquetLogReader {
         long from = Math.max(startOffset, f.firstOffset());
         long avgRecordBytes = Math.max(1, f.sourceBytes() / Math.max(1, f.recordCount()));
         long upper = saturatedAdd(from, maxBytes / avgRecordBytes + 1);
+        MemoryRecords found = scan(startOffset, from, upper, maxBytes);
+        if (found.sizeInBytes() == 0 && upper < f.lastOffset()) {
+            // startOffset lies in an offset gap (compaction, transaction markers) wider than the
+            // estimated window: the next batch starts beyond it, and is still owed to the caller.
+            found = scan(startOffset, from, f.lastOffset(), maxBytes);
+        }
+        return found;
+    }
+
+    /** Whole batches with last offset >= {@code from} and base offset <= {@code upper}. */
+    private MemoryRecords scan(long startOffset, long from, long upper, int maxBytes)
+            throws IOException {
         FilterPredicate wanted =
                 and(
                         gtEq(longColumn(ColdLayout.BATCH_LAST_OFFSET), from),
