@@ -3,6 +3,7 @@ package io.tierlog.hot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.MockTime;
+import io.tierlog.common.testing.Property;
 import io.tierlog.hot.testing.RandomBatches;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,16 +13,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.junit.jupiter.api.Test;
 
 /**
  * Property tests of the log: random batch sequences (all codecs, null keys/values, headers,
  * idempotent fields) read back identical after reopen; truncation and bit flips recover to exactly
- * the valid prefix; reads and timestamp lookups agree with linear-scan oracles.
+ * the valid prefix; reads and timestamp lookups agree with linear-scan oracles. Seeded and
+ * reproducible (see {@link Property}).
  */
 class LogPropertiesTest {
     /** What was appended: the producer's bytes, offsets and file position of each batch. */
@@ -72,9 +72,12 @@ class LogPropertiesTest {
         assertThat(log.logEndOffset()).isEqualTo(leo);
     }
 
-    @Property(tries = 25)
-    void randomBatchesReadBackIdenticalAfterReopen(
-            @ForAll long seed, @ForAll @IntRange(min = 1, max = 60) int batches) throws Exception {
+    @Test
+    void randomBatchesReadBackIdenticalAfterReopen() {
+        Property.forAll(25, r -> readBackAfterReopen(r.nextLong(), Property.between(r, 1, 60)));
+    }
+
+    private static void readBackAfterReopen(long seed, int batches) throws Exception {
         Path tmp = TempDirs.create();
         try {
             MockTime time = new MockTime(1_700_000_000_000L);
@@ -96,12 +99,14 @@ class LogPropertiesTest {
         }
     }
 
-    @Property(tries = 40)
-    void truncationOrBitFlipRecoversExactlyTheValidPrefix(
-            @ForAll long seed,
-            @ForAll @IntRange(min = 1, max = 40) int batches,
-            @ForAll boolean flip)
-            throws Exception {
+    @Test
+    void truncationOrBitFlipRecoversExactlyTheValidPrefix() {
+        Property.forAll(
+                40,
+                r -> recoverAfterDamage(r.nextLong(), Property.between(r, 1, 40), r.nextBoolean()));
+    }
+
+    private static void recoverAfterDamage(long seed, int batches, boolean flip) throws Exception {
         Path tmp = TempDirs.create();
         try {
             Random r = new Random(seed);
@@ -158,9 +163,6 @@ class LogPropertiesTest {
                     }
                 }
             }
-            net.jqwik.api.statistics.Statistics.collect(
-                    expected.size() < appended.size() ? "batches lost" : "nothing lost",
-                    segs.size() > 1 ? "several segments" : "one segment");
             try (PartitionLog log = PartitionLog.open(dir, cfg, time)) {
                 assertLogHolds(log, expected);
                 // the log keeps working after recovery
@@ -186,9 +188,12 @@ class LogPropertiesTest {
         }
     }
 
-    @Property(tries = 20)
-    void readAndTimestampLookupsAgreeWithLinearScan(
-            @ForAll long seed, @ForAll @IntRange(min = 1, max = 50) int batches) throws Exception {
+    @Test
+    void readAndTimestampLookupsAgreeWithLinearScan() {
+        Property.forAll(20, r -> lookupsAgreeWithScan(r.nextLong(), Property.between(r, 1, 50)));
+    }
+
+    private static void lookupsAgreeWithScan(long seed, int batches) throws Exception {
         Path tmp = TempDirs.create();
         try {
             Random r = new Random(seed);

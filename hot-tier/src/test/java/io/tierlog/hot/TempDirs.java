@@ -5,7 +5,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Temporary directories for jqwik properties (which have no {@code @TempDir}). Stateless. */
+/**
+ * A fresh temporary directory per property try ({@code @TempDir} is one per test method, and a
+ * property runs many tries in one method). Stateless.
+ */
 final class TempDirs {
     private TempDirs() {}
 
