@@ -119,6 +119,10 @@ final class ColdIndex {
         return s;
     }
 
+    Catalog catalog() {
+        return catalog;
+    }
+
     void invalidate(TopicPartition tp) {
         snapshots.remove(tp);
     }

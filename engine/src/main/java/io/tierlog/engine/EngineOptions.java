@@ -72,9 +72,11 @@ public final class EngineOptions {
 
     public static final ConfigOption<Duration> RETENTION_CHECK_INTERVAL_MS =
             ConfigOption.durationOption("retention.check.interval.ms")
-                    .defaultValue(Duration.ofSeconds(30))
+                    .defaultValue(Duration.ofMinutes(5))
                     .validator(v -> v.toMillis() >= 1 ? null : "must be at least 1 ms")
-                    .doc("How often total retention is applied to the cold tier.")
+                    .doc(
+                            "How often total retention is applied to the cold tier (Kafka's"
+                                    + " log.retention.check.interval.ms).")
                     .build();
 
     public static final ConfigOption<Integer> COLD_READ_THREADS =

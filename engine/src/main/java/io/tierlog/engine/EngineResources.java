@@ -296,10 +296,27 @@ final class EngineResources implements Closeable {
     private static long retentionBound(ColdIndex index, TopicPartition tp) {
         try {
             ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
+            if (!s.known()) {
+                register(index.catalog(), tp);
+                index.invalidate(tp);
+            }
             return s.known() ? s.coldHighWatermark() : Long.MIN_VALUE;
         } catch (RuntimeException e) {
             LOG.warn("cannot read the cold high watermark of {}: local retention paused", tp);
             return Long.MIN_VALUE;
+        }
+    }
+
+    /**
+     * Makes the catalog know a partition that appeared in the hot tier without going through {@link
+     * TieredLog#createTopic} (a server's topic registry, auto-creation, a topic created again after
+     * a delete), so the offload loop can commit it.
+     */
+    private static void register(Catalog catalog, TopicPartition tp) {
+        try {
+            catalog.createTopic(tp.topic(), tp.partition() + 1, Map.of());
+        } catch (io.tierlog.catalog.TopicExistsException e) {
+            catalog.ensurePartitions(tp.topic(), tp.partition() + 1);
         }
     }
 

@@ -27,6 +27,7 @@ public final class Broker {
     private final Time time;
     private final java.util.concurrent.Executor blockingExecutor;
     private final io.tierlog.server.group.GroupCoordinator groups;
+    private final java.util.Optional<io.tierlog.engine.TieredLog> tiered;
 
     public Broker(
             Config config,
@@ -39,6 +40,34 @@ public final class Broker {
             Time time,
             java.util.concurrent.Executor blockingExecutor,
             io.tierlog.server.group.GroupCoordinator groups) {
+        this(
+                config,
+                topics,
+                logs,
+                fetchSource,
+                producerIds,
+                waiters,
+                advertised,
+                time,
+                blockingExecutor,
+                groups,
+                java.util.Optional.empty());
+    }
+
+    /** As above, with the engine serving both tiers (cold reads, ListOffsets, topic deletion). */
+    public Broker(
+            Config config,
+            TopicRegistry topics,
+            LogManager logs,
+            FetchSource fetchSource,
+            ProducerIdManager producerIds,
+            FetchWaiters waiters,
+            Supplier<Listener> advertised,
+            Time time,
+            java.util.concurrent.Executor blockingExecutor,
+            io.tierlog.server.group.GroupCoordinator groups,
+            java.util.Optional<io.tierlog.engine.TieredLog> tiered) {
+        this.tiered = tiered;
         this.config = config;
         this.nodeId = config.get(ServerOptions.NODE_ID);
         this.clusterId = config.get(ServerOptions.CLUSTER_ID);
@@ -51,6 +80,11 @@ public final class Broker {
         this.time = time;
         this.blockingExecutor = blockingExecutor;
         this.groups = groups;
+    }
+
+    /** The engine serving both tiers, when {@code tiered.enabled}. */
+    public java.util.Optional<io.tierlog.engine.TieredLog> tiered() {
+        return tiered;
     }
 
     public Config config() {

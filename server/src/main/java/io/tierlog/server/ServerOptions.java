@@ -128,8 +128,20 @@ public final class ServerOptions {
                     .build();
 
     /** Every server option, in documentation order. */
+    public static final ConfigOption<Boolean> TIERED_ENABLED =
+            ConfigOption.booleanOption("tiered.enabled")
+                    .defaultValue(true)
+                    .doc(
+                            "Serve both tiers through the engine: closed segments are offloaded to"
+                                    + " Parquet in S3 (embedded s3proxy under data.dir/s3 unless"
+                                    + " s3.endpoint is set) and registered in the catalog (SQLite"
+                                    + " data.dir/catalog.db unless catalog.url is set); old offsets"
+                                    + " are read back from there. false: hot tier only.")
+                    .build();
+
     public static List<ConfigOption<?>> all() {
         return List.of(
+                TIERED_ENABLED,
                 NODE_ID,
                 CLUSTER_ID,
                 LISTENERS,

@@ -51,6 +51,7 @@ public final class TierlogServer implements Closeable {
     private final Broker broker;
     private final NettyServer net;
     private final LogManager logs;
+    private final io.tierlog.engine.TieredLog tiered;
     private final ScheduledExecutorService scheduler;
     private final Deque<AutoCloseable> services;
     private boolean closed;
@@ -59,11 +60,13 @@ public final class TierlogServer implements Closeable {
             Broker broker,
             NettyServer net,
             LogManager logs,
+            io.tierlog.engine.TieredLog tiered,
             ScheduledExecutorService scheduler,
             Deque<AutoCloseable> services) {
         this.broker = broker;
         this.net = net;
         this.logs = logs;
+        this.tiered = tiered;
         this.scheduler = scheduler;
         this.services = services;
     }
@@ -144,9 +147,24 @@ public final class TierlogServer implements Closeable {
                     blocking.awaitTermination(30, TimeUnit.SECONDS);
                 });
         LogManager logs = null;
+        io.tierlog.engine.TieredLog tiered = null;
         try {
             TopicRegistry topics = TopicRegistry.load(metaDir, config);
-            logs = LogManager.open(logDir, topics::logConfig, b.time, scheduler);
+            if (config.get(ServerOptions.TIERED_ENABLED)) {
+                // The engine owns the hot tier (same <data.dir>/log), the catalog, the object
+                // store and the offload loop; topic overrides come from the registry.
+                tiered =
+                        io.tierlog.engine.TieredLog.open(
+                                config.with(ServerOptions.DATA_DIR.key(), dataDir.toString()),
+                                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                                name ->
+                                        topics.topic(name)
+                                                .map(io.tierlog.server.meta.TopicMeta::configs)
+                                                .orElse(java.util.Map.of()));
+                logs = tiered.logManager();
+            } else {
+                logs = LogManager.open(logDir, topics::logConfig, b.time, scheduler);
+            }
             FetchWaiters waiters = new FetchWaiters();
             topics.attach(logs, pl -> pl.addListener(waiters));
             ProducerIdManager producerIds =
@@ -158,7 +176,11 @@ public final class TierlogServer implements Closeable {
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
             }
-            FetchSource source = b.fetchSource.apply(new HotFetchSource(logs));
+            FetchSource source =
+                    b.fetchSource.apply(
+                            tiered != null
+                                    ? new io.tierlog.server.fetch.TieredFetchSource(tiered)
+                                    : new HotFetchSource(logs));
             NettyServer[] net = new NettyServer[1];
             Broker broker =
                     new Broker(
@@ -171,7 +193,8 @@ public final class TierlogServer implements Closeable {
                             memoize(() -> advertised(config, listeners, net[0])),
                             b.time,
                             blocking,
-                            groups);
+                            groups,
+                            java.util.Optional.ofNullable(tiered));
             ApiRegistry[] registry = new ApiRegistry[1];
             registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
             List<InetSocketAddress> addresses = new ArrayList<>();
@@ -196,10 +219,12 @@ public final class TierlogServer implements Closeable {
                     net[0].boundAddresses(),
                     dataDir,
                     broker.advertised());
-            return new TierlogServer(broker, net[0], logs, scheduler, opened);
+            return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
-            if (logs != null) {
+            if (tiered != null) {
+                tiered.close();
+            } else if (logs != null) {
                 logs.close();
             }
             scheduler.shutdownNow();
@@ -268,7 +293,15 @@ public final class TierlogServer implements Closeable {
         log.info("tierlog shutting down");
         net.close();
         closeQuietly(services);
-        logs.close();
+        if (tiered != null) {
+            try {
+                tiered.close(); // stops offload and cold reads, then closes the hot tier
+            } catch (IOException e) {
+                log.warn("error closing the tiered log", e);
+            }
+        } else {
+            logs.close();
+        }
         scheduler.shutdownNow();
         try {
             scheduler.awaitTermination(5, TimeUnit.SECONDS);

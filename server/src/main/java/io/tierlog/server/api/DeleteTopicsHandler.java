@@ -56,6 +56,12 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
         return r;
     }
 
+    /** Deleting cold objects talks to the object store: off the event loop. */
+    @Override
+    boolean mayBlock(DeleteTopicsRequestData request) {
+        return broker.tiered().isPresent();
+    }
+
     private static void add(DeleteTopicsResponseData r, DeletableTopicResult res) {
         if (r.responses().find(res.name()) == null) {
             r.responses().add(res);
@@ -77,6 +83,11 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
         }
         try {
             broker.topics().delete(t.get().name());
+            if (broker.tiered().isPresent()) {
+                // The cold tier too: catalog rows first, then the objects (the sweeper finishes
+                // what a failure leaves).
+                broker.tiered().get().deleteTopic(t.get().name());
+            }
         } catch (ApiException e) {
             res.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         }

@@ -58,22 +58,28 @@ public final class FetchHandler implements ApiHandler {
                         request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes(),
                         request.isolationLevel() == 1,
                         version >= 13);
-        FetchReader.Result first = reader.read();
-        if (request.maxWaitMs() <= 0
-                || first.bytes() >= Math.max(1, request.minBytes())
-                || first.hasError()
-                || targets.isEmpty()) {
-            return CompletableFuture.completedFuture(first.response());
-        }
-        // Nothing to release: file-backed records hold no buffers until serialised.
-        return new DelayedFetch(
-                        reader,
-                        Math.max(1, request.minBytes()),
-                        request.maxWaitMs(),
-                        broker.waiters(),
-                        context.executor(),
-                        context.closeFuture())
-                .start();
+        // Cold partitions complete later on the engine's threads; the chain resumes on this
+        // connection's event loop and never blocks it.
+        return reader.readAsync(context.executor(), true)
+                .thenCompose(
+                        first -> {
+                            if (request.maxWaitMs() <= 0
+                                    || first.bytes() >= Math.max(1, request.minBytes())
+                                    || first.hasError()
+                                    || targets.isEmpty()) {
+                                return CompletableFuture.completedFuture(first.response());
+                            }
+                            // Nothing to release: file-backed records hold no buffers until
+                            // serialised.
+                            return new DelayedFetch(
+                                            reader,
+                                            Math.max(1, request.minBytes()),
+                                            request.maxWaitMs(),
+                                            broker.waiters(),
+                                            context.executor(),
+                                            context.closeFuture())
+                                    .start();
+                        });
     }
 
     private List<FetchReader.Target> resolve(FetchRequestData request, short version) {

@@ -2,10 +2,12 @@ package io.tierlog.server.api;
 
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.PartitionRead;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
@@ -74,70 +76,128 @@ final class FetchReader {
     }
 
     Result read() {
-        FetchResponseData response = new FetchResponseData().setSessionId(0);
-        FetchableTopicResponse current = null;
-        long bytes = 0;
-        boolean hasError = false;
-        for (Target t : targets) {
-            if (current == null
-                    || !Objects.equals(current.topic(), t.topic())
-                    || !Objects.equals(current.topicId(), t.topicId())) {
-                current = new FetchableTopicResponse();
-                if (byTopicId) {
-                    current.setTopicId(t.topicId());
-                } else {
-                    current.setTopic(t.topic());
-                }
-                // Keep the name too (it is not serialised from v13) to group targets.
-                current.setTopic(t.topic());
-                response.responses().add(current);
-            }
-            PartitionData pd =
-                    new PartitionData()
-                            .setPartitionIndex(t.partition())
-                            .setHighWatermark(-1)
-                            .setLastStableOffset(-1)
-                            .setLogStartOffset(-1)
-                            .setAbortedTransactions(readCommitted ? new ArrayList<>() : null)
-                            .setRecords(MemoryRecords.EMPTY);
-            current.partitions().add(pd);
+        return readAsync(Runnable::run, false).toCompletableFuture().join();
+    }
+
+    /**
+     * Reads every partition, waiting (without blocking) for sources that complete later, such as
+     * the cold tier; continuations run on {@code loop}. With {@code async} false, partitions are
+     * read with the synchronous {@link FetchSource#read} (a woken delayed fetch).
+     */
+    CompletionStage<Result> readAsync(Executor loop, boolean async) {
+        State st = new State();
+        return step(st, 0, loop, async)
+                .thenApply(v -> new Result(st.response, st.bytes, st.hasError));
+    }
+
+    /** Mutable state of one read; touched by one thread at a time (the chain is sequential). */
+    private static final class State {
+        final FetchResponseData response = new FetchResponseData().setSessionId(0);
+        FetchableTopicResponse current;
+        long bytes;
+        boolean hasError;
+    }
+
+    private CompletionStage<Void> step(State st, int i, Executor loop, boolean async) {
+        for (; i < targets.size(); i++) {
+            Target t = targets.get(i);
+            PartitionData pd = partitionData(st, t);
             if (t.error() != Errors.NONE) {
                 pd.setErrorCode(t.error().code());
-                hasError = true;
+                st.hasError = true;
                 continue;
             }
-            long remaining = maxBytes - bytes;
+            long remaining = maxBytes - st.bytes;
             try {
                 if (remaining <= 0) {
                     setOffsets(pd, source.offsets(t.tp()));
                     continue;
                 }
                 int limit = (int) Math.min(t.partitionMaxBytes(), remaining);
-                PartitionRead read = source.read(t.tp(), t.fetchOffset(), Math.max(1, limit));
-                setOffsets(pd, read);
-                int size = read.sizeInBytes();
-                // Only the first data of the response may exceed the limits (KIP-74).
-                if (size > 0 && (bytes == 0 || size <= limit)) {
-                    pd.setRecords(read.records());
-                    bytes += size;
+                CompletableFuture<PartitionRead> f =
+                        async
+                                ? source.readAsync(t.tp(), t.fetchOffset(), Math.max(1, limit))
+                                        .toCompletableFuture()
+                                : CompletableFuture.completedFuture(
+                                        source.read(t.tp(), t.fetchOffset(), Math.max(1, limit)));
+                if (f.isDone()) {
+                    complete(st, t, pd, limit, f);
+                    continue;
                 }
-            } catch (ApiException e) {
-                pd.setErrorCode(Errors.forException(e).code());
-                hasError = true;
-                if (e instanceof org.apache.kafka.common.errors.OffsetOutOfRangeException) {
-                    try {
-                        setOffsets(pd, source.offsets(t.tp()));
-                    } catch (ApiException ignored) {
-                        // The partition vanished meanwhile; the error code says enough.
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                log.error("fetch of {} at {} failed", t.tp(), t.fetchOffset(), e);
-                pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
-                hasError = true;
+                int next = i + 1;
+                return f.handleAsync(
+                                (r, e) -> {
+                                    complete(st, t, pd, limit, f);
+                                    return null;
+                                },
+                                loop)
+                        .thenCompose(v -> step(st, next, loop, async));
+            } catch (Exception e) {
+                fail(st, t, pd, e);
             }
         }
-        return new Result(response, bytes, hasError);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private PartitionData partitionData(State st, Target t) {
+        if (st.current == null
+                || !Objects.equals(st.current.topic(), t.topic())
+                || !Objects.equals(st.current.topicId(), t.topicId())) {
+            st.current = new FetchableTopicResponse();
+            if (byTopicId) {
+                st.current.setTopicId(t.topicId());
+            }
+            // Keep the name too (it is not serialised from v13) to group targets.
+            st.current.setTopic(t.topic());
+            st.response.responses().add(st.current);
+        }
+        PartitionData pd =
+                new PartitionData()
+                        .setPartitionIndex(t.partition())
+                        .setHighWatermark(-1)
+                        .setLastStableOffset(-1)
+                        .setLogStartOffset(-1)
+                        .setAbortedTransactions(readCommitted ? new ArrayList<>() : null)
+                        .setRecords(MemoryRecords.EMPTY);
+        st.current.partitions().add(pd);
+        return pd;
+    }
+
+    private void complete(
+            State st, Target t, PartitionData pd, int limit, CompletableFuture<PartitionRead> f) {
+        PartitionRead read;
+        try {
+            read = f.join();
+        } catch (java.util.concurrent.CompletionException
+                | java.util.concurrent.CancellationException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            fail(st, t, pd, cause instanceof Exception ex ? ex : new RuntimeException(cause));
+            return;
+        }
+        setOffsets(pd, read);
+        int size = read.sizeInBytes();
+        // Only the first data of the response may exceed the limits (KIP-74).
+        if (size > 0 && (st.bytes == 0 || size <= limit)) {
+            pd.setRecords(read.records());
+            st.bytes += size;
+        }
+    }
+
+    private void fail(State st, Target t, PartitionData pd, Exception e) {
+        st.hasError = true;
+        if (e instanceof ApiException) {
+            pd.setErrorCode(Errors.forException(e).code());
+            if (e instanceof org.apache.kafka.common.errors.OffsetOutOfRangeException) {
+                try {
+                    setOffsets(pd, source.offsets(t.tp()));
+                } catch (ApiException ignored) {
+                    // The partition vanished meanwhile; the error code says enough.
+                }
+            }
+        } else {
+            log.error("fetch of {} at {} failed", t.tp(), t.fetchOffset(), e);
+            pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
+        }
     }
 
     private static void setOffsets(PartitionData pd, PartitionRead read) {

@@ -64,6 +64,13 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
                                                 new TopicPartition(t.name(), p.partitionIndex()));
                 if (log.isEmpty()) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                } else if (broker.tiered().isPresent()) {
+                    lookupTiered(
+                            broker.tiered().get(),
+                            log.get(),
+                            new TopicPartition(t.name(), p.partitionIndex()),
+                            p.timestamp(),
+                            pr);
                 } else {
                     lookup(log.get(), p.timestamp(), pr);
                 }
@@ -85,6 +92,49 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
             pr.setErrorCode(Errors.INVALID_REQUEST.code());
         } else {
             log.offsetForTimestamp(ts).ifPresent(to -> set(pr, to));
+        }
+    }
+
+    /** Tiered ListOffsets may read the catalog and cold objects: off the event loop. */
+    @Override
+    boolean mayBlock(ListOffsetsRequestData request) {
+        return broker.tiered().isPresent();
+    }
+
+    /**
+     * Across tiers: earliest is the cold log start when the cold tier holds older data, -4 the hot
+     * (local) start, timestamps search the cold tier's time ranges and then the hot time index.
+     * Runs on the blocking executor (see {@link #mayBlock}).
+     */
+    private static void lookupTiered(
+            io.tierlog.engine.TieredLog tiered,
+            PartitionLog log,
+            TopicPartition tp,
+            long ts,
+            ListOffsetsPartitionResponse pr) {
+        try {
+            if (ts == LATEST) {
+                pr.setOffset(log.highWatermark());
+            } else if (ts == EARLIEST) {
+                pr.setOffset(tiered.earliestOffset(tp));
+            } else if (ts == EARLIEST_LOCAL) {
+                pr.setOffset(log.logStartOffset());
+            } else if (ts == MAX_TIMESTAMP) {
+                tiered.maxTimestamp(tp).ifPresent(to -> set(pr, to));
+            } else if (ts < 0) {
+                pr.setErrorCode(Errors.INVALID_REQUEST.code());
+            } else {
+                tiered.offsetForTimestamp(tp, ts)
+                        .get(60, java.util.concurrent.TimeUnit.SECONDS)
+                        .ifPresent(to -> set(pr, to));
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            pr.setErrorCode(Errors.forException(e.getCause()).code());
+        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+            pr.setErrorCode(Errors.forException(e).code());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pr.setErrorCode(Errors.REQUEST_TIMED_OUT.code());
         }
     }
 

@@ -20,6 +20,8 @@ public final class TierlogCli implements Runnable {
         new DumpSegmentCommand(),
         new ConfigDocsCommand(),
         new io.tierlog.compactor.cli.OffloadCommand(),
+        new TieredCommands.Inspect(),
+        new TieredCommands.Verify(),
     };
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -21,6 +21,21 @@ public interface FetchSource {
      */
     PartitionRead read(TopicPartition tp, long offset, int maxBytes) throws IOException;
 
+    /**
+     * As {@link #read}, but a source whose data may be remote (the cold tier) completes later, on
+     * its own threads, instead of blocking. Failures complete the stage exceptionally, except an
+     * unknown partition, which may also throw. The default completes with {@link #read} at once.
+     */
+    default java.util.concurrent.CompletionStage<PartitionRead> readAsync(
+            TopicPartition tp, long offset, int maxBytes) {
+        try {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    read(tp, offset, maxBytes));
+        } catch (IOException | RuntimeException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Offsets of a partition without reading. @throws UnknownTopicOrPartitionException */
     PartitionRead offsets(TopicPartition tp);
 }
