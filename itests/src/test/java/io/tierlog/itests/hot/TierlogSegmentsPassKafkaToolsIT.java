@@ -45,11 +45,10 @@ class TierlogSegmentsPassKafkaToolsIT {
                 write(
                         "interop-create-0",
                         Map.of("segment.bytes", "65536", "index.interval.bytes", "1024"),
-                        1,
-                        3);
+                        1);
         // LogAppendTime (offsets and timestamps rewritten by tierlog), tiny index files so the
-        // segments also roll because an index is full (one batch per append: the roll check runs
-        // before an append, which then adds at most one index entry)
+        // segments also roll because an index is full, also when one append brings several
+        // batches that each earn an index entry
         Written appendTime =
                 write(
                         "interop-appendtime-1",
@@ -58,8 +57,7 @@ class TierlogSegmentsPassKafkaToolsIT {
                                 "segment.bytes", "1048576",
                                 "segment.index.bytes", "240",
                                 "index.interval.bytes", "512"),
-                        2,
-                        1);
+                        2);
         for (Written w : List.of(createTime, appendTime)) {
             assertThat(w.codecs()).as("codecs written").containsAll(RandomBatches.CODECS);
             assertThat(w.log().segments()).as("several segments").hasSizeGreaterThan(3);
@@ -121,11 +119,10 @@ class TierlogSegmentsPassKafkaToolsIT {
     }
 
     /**
-     * Appends random batches (every codec, null keys and values, headers), 1 to {@code
-     * maxBatchesPerAppend} per append, until the log has at least 6 segments and 400 batches.
+     * Appends random batches (every codec, null keys and values, headers), 1 to 3 per append, until
+     * the log has at least 6 segments and 400 batches.
      */
-    private Written write(
-            String partitionDir, Map<String, String> settings, long seed, int maxBatchesPerAppend)
+    private Written write(String partitionDir, Map<String, String> settings, long seed)
             throws IOException {
         PartitionLog log =
                 PartitionLog.open(
@@ -139,7 +136,7 @@ class TierlogSegmentsPassKafkaToolsIT {
         while (log.segments().size() < 6 || batches < 400) {
             // several batches per append, as they arrive in a Produce request
             List<ByteBuffer> request = new ArrayList<>();
-            int n = 1 + random.random().nextInt(maxBatchesPerAppend);
+            int n = 1 + random.random().nextInt(3);
             for (int i = 0; i < n; i++) {
                 ByteBuffer b = random.batch();
                 for (RecordBatch rb : MemoryRecords.readableRecords(b.duplicate()).batches()) {
