@@ -97,6 +97,16 @@ final class OffsetIndex extends AbstractIndex {
         return slot < 0 ? 0 : position(slot);
     }
 
+    /** Largest slot whose position is {@code <= position}, or -1. */
+    int slotAtOrBelowPosition(int position) {
+        return largestLowerBound(position, false, this::position);
+    }
+
+    /** Largest slot whose (last) offset is {@code < offset}, or -1. */
+    int slotBelowOffset(long offset) {
+        return largestLowerBound(offset - baseOffset, true, this::relativeOffset);
+    }
+
     /** Keeps only entries whose position is below {@code position}. */
     void truncateToPosition(int position) {
         int n = entries;
