@@ -1,0 +1,203 @@
+package io.tierlog.itests.tiered;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierlog.cold.EmbeddedS3Server;
+import io.tierlog.common.Config;
+import io.tierlog.engine.LogOffsets;
+import io.tierlog.engine.PartitionReport;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.server.TierlogServer;
+import io.tierlog.server.cli.TierlogCli;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server restarted in the middle of a cold read (the consumer resumes; nothing lost or
+ * duplicated), then the object store down for a while (an s3proxy this test owns, stopped and
+ * started on the same port): hot produce and consume go on, cold reads fail with a retriable error
+ * (the consumer just retries), local retention pauses, and everything catches up when S3 returns;
+ * {@code tierlog verify} passes at the end.
+ */
+class TieredRestartAndOutageIT {
+    private static final long BASE_TS = 1_700_000_000_000L;
+    private static final String TOPIC = "restart";
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+
+    @TempDir Path dir;
+    private EmbeddedS3Server s3;
+    private int port;
+
+    private Config config(int listenerPort) {
+        Map<String, String> s = new HashMap<>(s3.clientConfig().asMap());
+        s.put("s3.mode", "external");
+        s.put("s3.retry.max.attempts", "2");
+        s.put("s3.retry.backoff.ms", "20");
+        s.put("s3.request.timeout.ms", "3000");
+        s.put("offload.retry.timeout.ms", "1000");
+        s.put("listeners", "PLAINTEXT://127.0.0.1:" + listenerPort);
+        s.put("data.dir", dir.resolve("data").toString());
+        s.put("num.network.threads", "2");
+        s.put("num.partitions", "1");
+        s.put("segment.bytes", Integer.toString(256 << 10));
+        s.put("local.retention.bytes", Integer.toString(512 << 10));
+        s.put("retention.ms", "-1");
+        s.put("offload.interval.ms", "200");
+        return Config.of(s);
+    }
+
+    private static byte[] value(long i) {
+        return ("value-" + i + "-" + "y".repeat(40)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void consumerSurvivesRestartMidColdReadAndTheTiersCatchUpAfterAnS3Outage() throws Exception {
+        s3 = EmbeddedS3Server.start(dir.resolve("s3"));
+        int s3Port = s3.port();
+        int n = Integer.getInteger("tiered.restart.records", 100_000);
+        TierlogServer server = TierlogServer.start(config(0));
+        port = server.port();
+        try {
+            produce(0, n);
+            awaitOffloaded(server);
+            assertThat(server.broker().tiered().get().offsets(TP).hotLogStartOffset())
+                    .isGreaterThan(n / 4);
+
+            // A consumer from 0 reads part of the cold range, the server restarts, it resumes.
+            try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+                c.assign(List.of(TP));
+                c.seekToBeginning(List.of(TP));
+                long next = readUpTo(c, 0, n / 8);
+                server.close();
+                server = TierlogServer.start(config(port));
+                next = readUpTo(c, next, n);
+                assertThat(next).isEqualTo(n);
+            }
+
+            // S3 down: hot goes on, cold fails retriably, local retention pauses.
+            s3.close();
+            TieredLog tiered = server.broker().tiered().get();
+            LogOffsets before = tiered.offsets(TP);
+            produce(n, n / 5);
+            try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+                c.assign(List.of(TP));
+                c.seek(TP, n);
+                assertThat(readUpTo(c, n, n + n / 5)).isEqualTo(n + n / 5);
+            }
+            // Wait (with a deadline) until the offload loop has tried to upload and failed.
+            io.micrometer.core.instrument.Counter putErrors =
+                    tiered.meterRegistry()
+                            .counter(io.tierlog.engine.MetricNames.S3_ERRORS, "op", "put");
+            double errorsBefore = putErrors.count();
+            long errDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (putErrors.count() <= errorsBefore && System.nanoTime() < errDeadline) {
+                Thread.sleep(50);
+            }
+            assertThat(putErrors.count()).isGreaterThan(errorsBefore);
+            tiered.logManager().runHousekeeping();
+            LogOffsets during = tiered.offsets(TP);
+            assertThat(during.coldHighWatermark()).isEqualTo(before.coldHighWatermark());
+            assertThat(during.hotLogStartOffset()).isLessThanOrEqualTo(during.coldHighWatermark());
+            try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+                c.assign(List.of(TP));
+                c.seek(TP, 0);
+                // Retriable errors: the consumer gets nothing and throws nothing.
+                assertThat(c.poll(Duration.ofSeconds(3)).count()).isZero();
+            }
+
+            // S3 back: everything catches up and a consumer from 0 reads it all.
+            s3 = EmbeddedS3Server.start(dir.resolve("s3"), s3Port, EmbeddedS3Server.DEFAULT_BUCKET);
+            awaitOffloaded(server);
+            assertThat(tiered.offsets(TP).hotLogStartOffset())
+                    .isGreaterThan(during.hotLogStartOffset());
+            try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+                c.assign(List.of(TP));
+                c.seek(TP, 0);
+                assertThat(readUpTo(c, 0, n + n / 5)).isEqualTo(n + n / 5);
+            }
+        } finally {
+            server.close();
+        }
+        Map<String, String> cli = new HashMap<>(config(0).asMap());
+        String[] args = {"verify", "--deep", "--set", "data.dir=" + dir.resolve("data")};
+        List<String> all = new java.util.ArrayList<>(List.of(args));
+        for (Map.Entry<String, String> e : cli.entrySet()) {
+            if (e.getKey().startsWith("s3.")) {
+                all.add("--set");
+                all.add(e.getKey() + "=" + e.getValue());
+            }
+        }
+        assertThat(TierlogCli.commandLine().execute(all.toArray(String[]::new))).isZero();
+        s3.close();
+    }
+
+    private static void awaitOffloaded(TierlogServer server) throws InterruptedException {
+        TieredLog tiered = server.broker().tiered().get();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        PartitionReport r = tiered.inspect(Optional.of(TOPIC)).get(0);
+        while (System.nanoTime() < deadline
+                && (r.offloadLagOffsets() > 0 || r.hotBytes() > (512 << 10) + (256 << 10))) {
+            Thread.sleep(100); // polling the server's background threads, with a deadline
+            r = tiered.inspect(Optional.of(TOPIC)).get(0);
+        }
+        assertThat(r.offloadLagOffsets()).isZero();
+    }
+
+    /** Polls until the position reaches {@code until}, checking every record; returns it. */
+    private static long readUpTo(KafkaConsumer<byte[], byte[]> c, long next, long until) {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (next < until && System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                assertThat(r.offset()).as("no gap, no duplicate").isEqualTo(next);
+                assertThat(r.timestamp()).isEqualTo(BASE_TS + next);
+                assertThat(r.value()).isEqualTo(value(next));
+                next++;
+            }
+        }
+        return next;
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 10);
+        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 10);
+        p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
+        p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private void produce(long from, int count) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long i = from; i < from + count; i++) {
+                producer.send(new ProducerRecord<>(TOPIC, 0, BASE_TS + i, null, value(i)));
+            }
+            producer.flush();
+        }
+    }
+}
