@@ -93,7 +93,10 @@ final class ColdIndex {
         try {
             state = catalog.partitionState(tp.topic(), tp.partition());
         } catch (CatalogException e) {
-            if (catalog.topic(tp.topic()).isPresent()) {
+            // Unknown topic or partition (not offloaded yet): the cold tier holds nothing.
+            if (catalog.topic(tp.topic())
+                    .filter(t -> t.partitions() > tp.partition())
+                    .isPresent()) {
                 throw e;
             }
             known = false;

@@ -144,6 +144,21 @@ class TieredReadTest {
     }
 
     @Test
+    void partitionsTheCatalogDoesNotKnowYetServeFromTheHotTier() throws Exception {
+        // A server's registry may open partition 3 before the catalog hears of it.
+        org.apache.kafka.common.TopicPartition p3 =
+                new org.apache.kafka.common.TopicPartition(TP.topic(), 3);
+        log.logManager().getOrCreate(p3);
+        assertThat(log.offsets(p3).logStartOffset()).isZero();
+        assertThat(log.earliestOffset(p3)).isZero();
+        assertThat(EngineFixture.get(log.read(p3, 0, 100)).isEmpty()).isTrue();
+        assertThat(log.offsetForTimestamp(p3, 0).get(60, TimeUnit.SECONDS)).isEmpty();
+        log.maintain(); // registers it in the catalog
+        assertThat(log.catalog().topic(TP.topic()).get().partitions()).isEqualTo(4);
+        assertThat(log.verify(false)).isEmpty();
+    }
+
+    @Test
     void hotWinsWhereBothTiersHoldAnOffset() throws Exception {
         LogOffsets o = log.offsets(TP);
         long overlap = o.hotLogStartOffset();
