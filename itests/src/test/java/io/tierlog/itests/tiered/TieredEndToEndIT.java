@@ -118,6 +118,7 @@ class TieredEndToEndIT {
             consumeAll(bootstrap, n);
             offsetsForTimes(bootstrap, o.hotLogStartOffset(), n);
             kcatReadsEveryOffset(bootstrap, n);
+            kafkaPythonReadsEveryRecord(bootstrap, n);
         } finally {
             server.close();
         }
@@ -219,6 +220,63 @@ class TieredEndToEndIT {
         }
     }
 
+    private static final String PYTHON_READER =
+            String.join(
+                    "\n",
+                    "import sys",
+                    "from kafka import KafkaConsumer, TopicPartition",
+                    "c = KafkaConsumer(bootstrap_servers=sys.argv[1], enable_auto_commit=False,",
+                    "                  consumer_timeout_ms=30000)",
+                    "tp = TopicPartition(sys.argv[2], 0)",
+                    "c.assign([tp])",
+                    "c.seek_to_beginning(tp)",
+                    "n = int(sys.argv[3])",
+                    "i = 0",
+                    "for m in c:",
+                    "    ok = (m.offset == i and m.key == b'k%d' % i and m.timestamp == "
+                            + BASE_TS
+                            + " + i",
+                    "          and m.headers[0][1] == i.to_bytes(4, 'big'))",
+                    "    if not ok:",
+                    "        print('mismatch at', i, m.offset)",
+                    "        sys.exit(1)",
+                    "    i += 1",
+                    "    if i == n:",
+                    "        break",
+                    "print(i)",
+                    "");
+
+    /** kafka-python (Debian python3-kafka) reads every record from 0 across both tiers. */
+    private void kafkaPythonReadsEveryRecord(String bootstrap, int n) throws Exception {
+        Path python = Path.of("/usr/bin/python3");
+        if (!Files.isExecutable(python)) {
+            return; // .ci/run installs python3-kafka; without it this part is skipped
+        }
+        Process probe = new ProcessBuilder(python.toString(), "-c", "import kafka").start();
+        if (probe.waitFor() != 0) {
+            return;
+        }
+        Path script = dir.resolve("read_all.py");
+        Files.writeString(script, PYTHON_READER);
+        Process p =
+                new ProcessBuilder(
+                                python.toString(),
+                                script.toString(),
+                                bootstrap,
+                                TOPIC,
+                                Integer.toString(n))
+                        .redirectError(dir.resolve("python.err").toFile())
+                        .start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        assertThat(p.exitValue())
+                .as("kafka-python: %s %s", out, Files.readString(dir.resolve("python.err")))
+                .isZero();
+        assertThat(out).isEqualTo(Integer.toString(n));
+        System.out.println("kafka-python read " + out + " records from offset 0");
+    }
+
     private static void kcatReadsEveryOffset(String bootstrap, int n) throws Exception {
         if (!Files.isExecutable(Path.of("/usr/bin/kcat"))) {
             return; // .ci/run installs kcat; without it this part is skipped
@@ -251,5 +309,6 @@ class TieredEndToEndIT {
         }
         assertThat(p.waitFor(3, TimeUnit.MINUTES)).isTrue();
         assertThat(expected).as("kcat read every offset").isEqualTo(n);
+        System.out.println("kcat read " + expected + " offsets from 0");
     }
 }
