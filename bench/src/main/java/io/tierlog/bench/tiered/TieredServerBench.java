@@ -1,0 +1,236 @@
+package io.tierlog.bench.tiered;
+
+import io.tierlog.common.Config;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.server.TierlogServer;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Random;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * A Kafka consumer ({@code kafka-clients}, {@code assign()}) reads the same N x 1 KiB records
+ * (default 500 k) from a tierlog server: from the hot tier, from the cold tier with an empty cache
+ * (a freshly started server), and from the cold tier with a warm cache (the same server again);
+ * then the time to the first batch for random cold offsets. The server runs in this JVM; its CPU is
+ * the process CPU minus the consumer's thread (the classic consumer does its I/O on the polling
+ * thread). Prints medians of {@code -Druns=3}. Usage: {@code java -cp ...
+ * io.tierlog.bench.tiered.TieredServerBench [-Drecords=500000] [-Druns=3]}.
+ *
+ * <p>Not thread-safe (a main program).
+ */
+public final class TieredServerBench {
+    private static final String TOPIC = "bench";
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+
+    private final Path dir;
+    private final int records;
+    private final int runs;
+    private TierlogServer server;
+
+    private TieredServerBench(Path dir, int records, int runs) {
+        this.dir = dir;
+        this.records = records;
+        this.runs = runs;
+    }
+
+    public static void main(String[] args) throws Exception {
+        new TieredServerBench(
+                        Files.createTempDirectory("tierlog-server-bench"),
+                        Integer.getInteger("records", 500_000),
+                        Integer.getInteger("runs", 3))
+                .run();
+        System.exit(0);
+    }
+
+    private void start(Map<String, String> extra) throws Exception {
+        Map<String, String> s = new HashMap<>();
+        s.put("listeners", "PLAINTEXT://127.0.0.1:0");
+        s.put("data.dir", dir.resolve("data").toString());
+        s.put("num.partitions", "1");
+        s.put("segment.bytes", Integer.toString(64 << 20));
+        s.put("retention.ms", "-1");
+        s.put("offload.interval.ms", "500");
+        s.put("cold.cache.bytes", Long.toString(2L << 30));
+        s.putAll(extra);
+        server = TierlogServer.start(Config.of(s));
+    }
+
+    private String bootstrap() {
+        return "127.0.0.1:" + server.port();
+    }
+
+    private TieredLog tiered() {
+        return server.broker().tiered().orElseThrow();
+    }
+
+    private void run() throws Exception {
+        start(Map.of());
+        produce();
+        while (tiered().inspect(Optional.of(TOPIC)).get(0).offloadLagOffsets() > 0) {
+            Thread.sleep(200); // waiting for the server's offload loop
+        }
+        long coldEnd = tiered().offsets(TP).coldHighWatermark();
+        System.out.printf("produced %d x 1 KiB; cold tier holds [0, %d)%n", records, coldEnd);
+        List<double[]> hot = new ArrayList<>();
+        for (int r = 0; r < runs; r++) {
+            hot.add(consume(0, coldEnd));
+        }
+        server.close();
+        start(Map.of("local.retention.bytes", "1"));
+        while (tiered().offsets(TP).hotLogStartOffset() < coldEnd) {
+            Thread.sleep(200); // waiting for the server's local retention
+        }
+        List<double[]> coldEmpty = new ArrayList<>();
+        List<double[]> coldWarm = new ArrayList<>();
+        for (int r = 0; r < runs; r++) {
+            server.close();
+            start(Map.of("local.retention.bytes", "1"));
+            coldEmpty.add(consume(0, coldEnd));
+            coldWarm.add(consume(0, coldEnd));
+        }
+        report("hot", hot);
+        report("cold, empty cache", coldEmpty);
+        report("cold, warm cache", coldWarm);
+        server.close();
+        firstBatch(coldEnd);
+    }
+
+    private void produce() throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 << 10);
+        Random random = new Random(1);
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < records; i++) {
+                byte[] v = new byte[1024];
+                random.nextBytes(v);
+                producer.send(new ProducerRecord<>(TOPIC, 0, null, v));
+            }
+            producer.flush();
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Reads [from, to); returns {server CPU s, wall s, payload bytes}. */
+    private double[] consume(long from, long to) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap())) {
+            c.assign(List.of(TP));
+            c.seek(TP, from);
+            long cpu0 = processCpu();
+            long mine0 = threads.getCurrentThreadCpuTime();
+            long t0 = System.nanoTime();
+            long bytes = 0;
+            while (c.position(TP) < to) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                for (ConsumerRecord<byte[], byte[]> r : rs) {
+                    bytes += r.serializedValueSize();
+                }
+            }
+            double wall = (System.nanoTime() - t0) / 1e9;
+            double server =
+                    ((processCpu() - cpu0) - (threads.getCurrentThreadCpuTime() - mine0)) / 1e9;
+            return new double[] {server, wall, bytes};
+        }
+    }
+
+    private void firstBatch(long coldEnd) throws Exception {
+        Random random = new Random(7);
+        List<Long> offsets = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            offsets.add((long) (random.nextDouble() * coldEnd));
+        }
+        List<Double> empty = new ArrayList<>();
+        start(
+                Map.of(
+                        "local.retention.bytes",
+                        "1",
+                        "cold.cache.bytes",
+                        "1",
+                        "cold.read.ahead",
+                        "false"));
+        for (long o : offsets) {
+            empty.add(timeToFirstBatch(o));
+        }
+        server.close();
+        List<Double> warm = new ArrayList<>();
+        start(Map.of("local.retention.bytes", "1", "cold.read.ahead", "false"));
+        for (long o : offsets) {
+            timeToFirstBatch(o);
+        }
+        for (long o : offsets) {
+            warm.add(timeToFirstBatch(o));
+        }
+        server.close();
+        System.out.printf(
+                "time to first batch, random cold offsets (%d, new consumer each): empty cache"
+                        + " median %.1f ms, warm cache median %.1f ms%n",
+                offsets.size(), pct(empty, 50), pct(warm, 50));
+    }
+
+    private double timeToFirstBatch(long offset) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap())) {
+            c.assign(List.of(TP));
+            c.seek(TP, offset);
+            c.position(TP); // connection and metadata before the clock starts
+            long t0 = System.nanoTime();
+            while (c.poll(Duration.ofMillis(100)).isEmpty()) {
+                // until the first batch arrives
+            }
+            return (System.nanoTime() - t0) / 1e6;
+        }
+    }
+
+    private static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static double pct(List<Double> xs, int p) {
+        List<Double> s = new ArrayList<>(xs);
+        Collections.sort(s);
+        return s.get(Math.min(s.size() - 1, s.size() * p / 100));
+    }
+
+    private static void report(String name, List<double[]> results) {
+        List<Double> cpu = new ArrayList<>();
+        List<Double> mbps = new ArrayList<>();
+        for (double[] r : results) {
+            cpu.add(r[0] / (r[2] / (1L << 30)));
+            mbps.add(r[2] / 1e6 / r[1]);
+        }
+        System.out.printf(
+                "%-18s server CPU-s/GiB median %.2f %s  consumer MB/s median %.0f %s%n",
+                name, pct(cpu, 50), cpu, pct(mbps, 50), mbps);
+    }
+}
