@@ -7,9 +7,11 @@ import io.tierlog.hot.TimestampOffset;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -62,5 +64,23 @@ class ReadmeExampleTest {
         assertThat(dataDir.resolve("catalog.db")).exists();
         assertThat(dataDir.resolve("s3")).isDirectory();
         assertThat(dataDir.resolve("log/events-0")).isDirectory();
+    }
+
+    @Test
+    void readmeShowsExactlyTheExampleThisTestRuns() throws Exception {
+        String source =
+                Files.readString(Path.of("src/test/java/io/tierlog/engine/ReadmeExampleTest.java"));
+        String example =
+                source.substring(
+                        source.indexOf("// README-BEGIN\n") + "// README-BEGIN\n".length(),
+                        source.indexOf("        // README-END"));
+        String dedented =
+                example.lines()
+                        .map(l -> l.startsWith("        ") ? l.substring(8) : l)
+                        .collect(Collectors.joining("\n", "", "\n"));
+        String readme = Files.readString(Path.of("..", "README.md"));
+        assertThat(readme)
+                .as("README.md's embedding example must be the code of this test, verbatim")
+                .contains("```java\n" + dedented + "```\n");
     }
 }

@@ -52,7 +52,9 @@ public final class ServerOptions {
                     .validator(v -> v.isBlank() ? "must not be empty" : null)
                     .doc(
                             "Root of everything stored locally: hot-tier logs in <data.dir>/log,"
-                                    + " server metadata in <data.dir>/meta.")
+                                    + " server metadata in <data.dir>/meta; with the embedded"
+                                    + " defaults also the SQLite catalog <data.dir>/catalog.db and"
+                                    + " the S3 server's files <data.dir>/s3.")
                     .build();
 
     public static final ConfigOption<Integer> NUM_PARTITIONS =

@@ -45,12 +45,17 @@ public final class ConfigDocsCommand implements Callable<Integer> {
     }
 
     static void print(PrintStream out) {
+        // A key shared by modules (data.dir) is documented once, where it first appears.
+        Set<String> printed = new HashSet<>();
         for (Map.Entry<String, List<ConfigOption<?>>> e : modules().entrySet()) {
             out.println("### " + e.getKey());
             out.println();
             out.println("| key | type | default | doc |");
             out.println("|---|---|---|---|");
             for (ConfigOption<?> o : e.getValue()) {
+                if (!printed.add(o.key())) {
+                    continue;
+                }
                 out.println(
                         "| `"
                                 + o.key()
