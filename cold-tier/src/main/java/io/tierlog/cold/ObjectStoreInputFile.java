@@ -5,23 +5,39 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.ParquetFileRange;
 import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * A parquet-mr {@link InputFile} over ranged GETs of one object. The tail of the object (footer,
  * and after {@link #prefetchIndexes} the column and offset indexes that parquet-mr writes just
- * before the footer) is fetched once and kept; every other read is one ranged GET of exactly the
- * bytes parquet-mr asks for (it coalesces adjacent pages of a column chunk into one read).
+ * before the footer) is fetched once and kept. parquet-mr asks for all the pages it needs of a row
+ * group at once ({@link SeekableInputStream#readVectored vectored read}: one range per run of
+ * adjacent pages of a column chunk); ranges closer than {@value #MAX_GAP} bytes are coalesced into
+ * one ranged GET of at most {@value #MAX_COALESCED} bytes, so a read of a few pages of every column
+ * costs a few GETs rather than one per column. Plain stream reads are one ranged GET each.
  *
  * <p>Thread-safe: the cached tail is replaced atomically; streams are per reader.
  */
 final class ObjectStoreInputFile implements InputFile {
     private static final int INITIAL_TAIL = 64 * 1024;
+
+    /** Largest hole between two wanted ranges that one GET spans (fetched and dropped). */
+    static final int MAX_GAP = 64 * 1024;
+
+    /** Largest coalesced GET. */
+    static final int MAX_COALESCED = 16 << 20;
+
     private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
 
     private final ObjectStore store;
@@ -109,6 +125,58 @@ final class ObjectStoreInputFile implements InputFile {
         }
     }
 
+    /**
+     * Completes the data future of every range in {@code ranges}: ranges inside the cached tail are
+     * served locally, the others with ranged GETs, neighbours closer than {@link #MAX_GAP}
+     * coalesced into one GET (of at most {@link #MAX_COALESCED} bytes unless one range is larger).
+     */
+    void readRanges(List<ParquetFileRange> ranges) throws IOException {
+        List<ParquetFileRange> sorted = new ArrayList<>(ranges);
+        sorted.sort(Comparator.comparingLong(ParquetFileRange::getOffset));
+        for (ParquetFileRange r : sorted) {
+            if (r.getOffset() < 0 || r.getLength() < 0 || r.getOffset() + r.getLength() > length) {
+                throw new EOFException(
+                        "range " + r + " outside object " + key + " of " + length + " bytes");
+            }
+        }
+        Tail t = tail();
+        int i = 0;
+        while (i < sorted.size()) {
+            ParquetFileRange first = sorted.get(i);
+            if (first.getOffset() >= t.start()) {
+                ByteBuffer src = t.bytes().duplicate();
+                src.position((int) (first.getOffset() - t.start()));
+                src.limit(src.position() + first.getLength());
+                first.setDataReadFuture(CompletableFuture.completedFuture(src.slice()));
+                i++;
+                continue;
+            }
+            long start = first.getOffset();
+            long end = start + first.getLength();
+            int j = i + 1;
+            while (j < sorted.size()) {
+                ParquetFileRange next = sorted.get(j);
+                long nextEnd = Math.max(end, next.getOffset() + next.getLength());
+                if (next.getOffset() - end > MAX_GAP
+                        || nextEnd > t.start()
+                        || nextEnd - start > MAX_COALESCED) {
+                    break;
+                }
+                end = nextEnd;
+                j++;
+            }
+            ByteBuffer fetched = fetch(start, Math.toIntExact(end - start));
+            for (int k = i; k < j; k++) {
+                ParquetFileRange r = sorted.get(k);
+                ByteBuffer part = fetched.duplicate();
+                part.position((int) (r.getOffset() - start));
+                part.limit(part.position() + r.getLength());
+                r.setDataReadFuture(CompletableFuture.completedFuture(part.slice()));
+            }
+            i = j;
+        }
+    }
+
     private static long offsetOf(IndexReference ref) {
         return ref == null ? Long.MAX_VALUE : ref.getOffset();
     }
@@ -146,6 +214,17 @@ final class ObjectStoreInputFile implements InputFile {
                 throw new EOFException("seek to " + newPos + " outside object " + key);
             }
             pos = newPos;
+        }
+
+        @Override
+        public boolean readVectoredAvailable(ByteBufferAllocator allocator) {
+            return true;
+        }
+
+        @Override
+        public void readVectored(List<ParquetFileRange> ranges, ByteBufferAllocator allocator)
+                throws IOException {
+            readRanges(ranges);
         }
 
         @Override

@@ -101,6 +101,9 @@ public final class ParquetLogWriter implements Closeable {
                 .withRowGroupSize(options.rowGroupBytes())
                 .withPageSize(options.pageBytes())
                 .withPageRowCountLimit(options.pageRowLimit())
+                // parquet-mr checks page sizes only every 100+ rows by default: with large values
+                // a page would overshoot withPageSize by 100 values or more.
+                .withMinRowCountForPageSizeCheck(1)
                 .withDictionaryEncoding(true)
                 .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
                 .withPageWriteChecksumEnabled(true)
