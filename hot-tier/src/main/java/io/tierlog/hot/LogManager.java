@@ -3,12 +3,16 @@ package io.tierlog.hot;
 import io.tierlog.common.Time;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,12 +40,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The log dir layout is Kafka's: partition folders, {@code recovery-point-offset-checkpoint}
  * and, between a clean close and the next open, the {@code .kafka_cleanshutdown} marker. Folders
- * ending in {@code -delete} are leftovers of deletions and are removed on open.
+ * ending in {@code -delete} are leftovers of deletions and are removed on open. While open, the
+ * manager holds an exclusive lock on {@code .lock} (as Kafka does), so that no other process (and
+ * no second manager in this one) opens the same log dir; the file itself stays, empty.
  *
  * <p>Thread-safe.
  */
 public final class LogManager implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(LogManager.class);
+
+    /** The file locked while a manager has the log dir open. */
+    public static final String LOCK_FILE = ".lock";
 
     /** Period of the housekeeping task. */
     public static final long HOUSEKEEPING_INTERVAL_MS = 1000;
@@ -54,14 +63,17 @@ public final class LogManager implements Closeable {
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private volatile ToLongFunction<TopicPartition> retentionBound = tp -> Long.MAX_VALUE;
     private final ScheduledFuture<?> housekeeping;
+    private final FileLock lock;
     private volatile boolean closed;
 
     private LogManager(
             Path logDir,
             Function<String, LogConfig> topicConfigs,
             Time time,
-            ScheduledExecutorService scheduler) {
+            ScheduledExecutorService scheduler,
+            FileLock lock) {
         this.logDir = logDir;
+        this.lock = lock;
         this.topicConfigs = topicConfigs;
         this.time = time;
         this.scheduler = scheduler;
@@ -79,6 +91,8 @@ public final class LogManager implements Closeable {
     /**
      * Opens every partition under {@code logDir} (created when absent).
      *
+     * @throws IOException also when another process or manager holds the log dir's {@link
+     *     #LOCK_FILE}
      * @param topicConfigs configuration of each topic (called on open and create)
      * @param scheduler runs housekeeping and delayed deletions; null for none (tests call {@link
      *     #runHousekeeping()} by hand)
@@ -90,6 +104,22 @@ public final class LogManager implements Closeable {
             ScheduledExecutorService scheduler)
             throws IOException {
         Files.createDirectories(logDir);
+        FileLock lock = lock(logDir);
+        try {
+            return open(logDir, topicConfigs, time, scheduler, lock);
+        } catch (IOException | RuntimeException | Error e) {
+            unlock(lock, e);
+            throw e;
+        }
+    }
+
+    private static LogManager open(
+            Path logDir,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler,
+            FileLock lock)
+            throws IOException {
         Path marker = logDir.resolve(RecoveryPointCheckpoint.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
         RecoveryPointCheckpoint cp = new RecoveryPointCheckpoint(logDir);
@@ -141,10 +171,48 @@ public final class LogManager implements Closeable {
         // A crash from now on must be seen as unclean.
         Files.deleteIfExists(marker);
         RecoveryPointCheckpoint.fsyncDir(logDir);
-        LogManager m = new LogManager(logDir, topicConfigs, time, scheduler);
+        LogManager m = new LogManager(logDir, topicConfigs, time, scheduler, lock);
         m.logs.putAll(opened);
         m.checkpointRecoveryPoints();
         return m;
+    }
+
+    /** Takes the exclusive lock on {@code logDir/.lock}, or fails if anyone holds it. */
+    private static FileLock lock(Path logDir) throws IOException {
+        Path file = logDir.resolve(LOCK_FILE);
+        FileChannel ch =
+                FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = ch.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null; // held by another channel of this JVM
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+        if (lock == null) {
+            ch.close();
+            throw new IOException(
+                    "log dir "
+                            + logDir
+                            + " is in use by another process (lock held on "
+                            + file
+                            + ")");
+        }
+        return lock;
+    }
+
+    private static void unlock(FileLock lock, Throwable failure) {
+        try {
+            lock.channel().close(); // releases the lock
+        } catch (IOException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            } else {
+                LOG.warn("Cannot release the lock of a log dir", e);
+            }
+        }
     }
 
     public Path logDir() {
@@ -242,7 +310,10 @@ public final class LogManager implements Closeable {
         checkpoint.write(points);
     }
 
-    /** Flushes and closes every log, writes the checkpoint and the clean-shutdown marker. */
+    /**
+     * Flushes and closes every log, writes the checkpoint and the clean-shutdown marker, and
+     * releases the log dir's lock.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -275,7 +346,17 @@ public final class LogManager implements Closeable {
             }
         } catch (IOException e) {
             LOG.error("Cannot write the clean-shutdown state of {}", logDir, e);
+        } finally {
+            unlock(lock, null);
         }
+    }
+
+    /**
+     * Releases the log dir's lock and nothing else, as a crash would: for tests that reopen a log
+     * dir in the same JVM after an unclean stop.
+     */
+    void releaseLockAsCrashWould() {
+        unlock(lock, null);
     }
 
     private void ensureOpen() {

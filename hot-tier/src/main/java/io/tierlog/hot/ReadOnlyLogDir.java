@@ -3,6 +3,7 @@ package io.tierlog.hot;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -10,18 +11,23 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
  * Read-only access to a log dir that is not ours: an Apache Kafka broker's {@code log.dirs} entry
  * or a tierlog dir another process writes. Nothing is ever written into it: files are opened
  * read-only, indexes are not needed (segments are read whole and scanned batch by batch), and Kafka
  * files we do not use ({@code leader-epoch-checkpoint}, {@code *.snapshot}, {@code
- * partition.metadata}, {@code *.txnindex}, checkpoints) are ignored. A batch is served only after
- * its CRC-32C was verified; the scan stops at a torn tail (a segment the broker is still writing).
+ * partition.metadata}, {@code *.txnindex}, checkpoints, a tierlog dir's {@code .lock}) are ignored;
+ * no lock is taken. A batch is served only after its CRC-32C was verified; the scan stops at a torn
+ * tail (a segment the broker is still writing).
  *
  * <p>Thread-safe. {@link #close()} closes the channels of the slices handed out.
  */
@@ -160,6 +166,63 @@ public final class ReadOnlyLogDir implements Closeable {
             return FileSlice.emptyAt(s.baseOffset());
         }
         return new FileSlice(ch, 0, (int) sc.validEnd(), first, next);
+    }
+
+    /**
+     * The batches of segment {@code s} from the first whose last offset is at or after {@code
+     * startOffset}, read one at a time (every CRC verified) up to the segment's end or its first
+     * torn or corrupt batch. Batches before it are skipped by their headers. The iterator throws
+     * {@link UncheckedIOException} on a read error.
+     */
+    public Iterator<RecordBatch> batchesFrom(SegmentInfo s, long startOffset) throws IOException {
+        FileChannel ch = channel(s.logFile());
+        long end = ch.size();
+        LogScanner skip = new LogScanner(ch, 0, end, s.baseOffset(), false, false);
+        long start = end;
+        while (skip.next()) {
+            if (skip.lastOffset >= startOffset) {
+                start = skip.position;
+                break;
+            }
+        }
+        LogScanner sc = new LogScanner(ch, start, end, -1, true, false);
+        return new Iterator<>() {
+            private Boolean ready;
+
+            @Override
+            public boolean hasNext() {
+                if (ready == null) {
+                    try {
+                        ready = sc.next();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+                return ready;
+            }
+
+            @Override
+            public RecordBatch next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                ready = null;
+                ByteBuffer buf;
+                try {
+                    buf =
+                            new FileSlice(
+                                            ch,
+                                            sc.position,
+                                            sc.size,
+                                            sc.baseOffset,
+                                            sc.lastOffset + 1)
+                                    .readFully();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                return MemoryRecords.readableRecords(buf).batches().iterator().next();
+            }
+        };
     }
 
     private FileChannel channel(Path f) throws IOException {

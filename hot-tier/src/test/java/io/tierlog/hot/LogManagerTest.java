@@ -73,6 +73,7 @@ class LogManagerTest {
                 new byte[] {0, 0, 0, 0, 0, 0, 0, 99, 0, 0, 1, 0, 0},
                 java.nio.file.StandardOpenOption.APPEND);
         assertThat(logDir.resolve(".kafka_cleanshutdown")).doesNotExist();
+        crashed.releaseLockAsCrashWould();
         try (LogManager m = open(Map.of("segment.bytes", "4000", "index.interval.bytes", "100"))) {
             PartitionLog reopened = m.partition(tp).orElseThrow();
             List<RecordBatch> read = LogTestSupport.readAll(reopened, 500);
