@@ -165,13 +165,7 @@ final class EngineResources implements Closeable {
                     endpoint.port());
         }
 
-        String mode = config.get(EngineOptions.S3_MODE);
-        boolean embedded =
-                mode.equals("embedded")
-                        || (mode.equals("auto")
-                                && !config.contains(ColdTierOptions.S3_ENDPOINT)
-                                && !config.contains(ColdTierOptions.S3_BUCKET));
-        if (embedded) {
+        if (embeddedS3(config)) {
             EmbeddedS3Server s3 = EmbeddedS3Server.start(b.dataDir.resolve("s3"));
             b.closeables.push(s3);
             b.storeConfig = config.with(s3.clientConfig().asMap());
@@ -182,11 +176,7 @@ final class EngineResources implements Closeable {
         b.store = new MeteredObjectStore(S3ObjectStore.create(b.storeConfig), b.registry);
         b.closeables.push(b.store);
 
-        String url = config.get(EngineOptions.CATALOG_URL);
-        if (url.isEmpty()) {
-            url = "jdbc:sqlite:" + b.dataDir.resolve("catalog.db");
-        }
-        b.catalog = Catalog.open(url);
+        b.catalog = Catalog.open(catalogUrl(config, b.dataDir));
         b.closeables.push(b.catalog);
         b.topicConfigs = new TopicConfigs(config, b.catalog, topicOverrides);
 
@@ -287,6 +277,21 @@ final class EngineResources implements Closeable {
                     every,
                     TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** Whether {@code config} asks for the embedded S3 server under {@code <data.dir>/s3}. */
+    static boolean embeddedS3(Config config) {
+        String mode = config.get(EngineOptions.S3_MODE);
+        return mode.equals("embedded")
+                || (mode.equals("auto")
+                        && !config.contains(ColdTierOptions.S3_ENDPOINT)
+                        && !config.contains(ColdTierOptions.S3_BUCKET));
+    }
+
+    /** The catalog's JDBC URL: {@code catalog.url}, or the SQLite file in the data dir. */
+    static String catalogUrl(Config config, Path dataDir) {
+        String url = config.get(EngineOptions.CATALOG_URL);
+        return url.isEmpty() ? "jdbc:sqlite:" + dataDir.resolve("catalog.db") : url;
     }
 
     /**

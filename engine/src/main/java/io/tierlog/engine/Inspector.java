@@ -1,7 +1,8 @@
 package io.tierlog.engine;
 
+import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.TopicRecord;
-import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.SegmentInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,15 +13,21 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Builds {@link PartitionReport}s, the data of {@code tierlog inspect}: per partition, the hot and
  * cold offset ranges, object count and bytes, and the offload lag (closed segments not yet
- * committed). Reads the catalog (fresh, not cached) and the hot tier's segment lists.
+ * committed). Reads the catalog (fresh, not cached) and the hot tier's segment files through a
+ * {@link ReadOnlyLogDir}, so it writes nothing into the log dir and works while a server has it
+ * open. The hot high watermark reported is the end of the valid batches on disk.
  *
  * <p>Thread-safe (stateless between calls).
  */
 final class Inspector {
-    private final EngineResources res;
+    private final Catalog catalog;
+    private final ColdIndex coldIndex;
+    private final ReadOnlyLogDir hot;
 
-    Inspector(TieredLog log, EngineResources res) {
-        this.res = res;
+    Inspector(Catalog catalog, ColdIndex coldIndex, ReadOnlyLogDir hot) {
+        this.catalog = catalog;
+        this.coldIndex = coldIndex;
+        this.hot = hot;
     }
 
     List<PartitionReport> inspect(Optional<String> topic) {
@@ -30,14 +37,12 @@ final class Inspector {
                                 a.topic().equals(b.topic())
                                         ? Integer.compare(a.partition(), b.partition())
                                         : a.topic().compareTo(b.topic()));
-        for (TopicRecord t : res.catalog().topics()) {
+        for (TopicRecord t : catalog.topics()) {
             for (int p = 0; p < t.partitions(); p++) {
                 tps.add(new TopicPartition(t.name(), p));
             }
         }
-        for (PartitionLog l : res.logs().partitions()) {
-            tps.add(l.topicPartition());
-        }
+        tps.addAll(hot.partitions());
         List<PartitionReport> out = new ArrayList<>();
         for (TopicPartition tp : tps) {
             if (topic.isEmpty() || topic.get().equals(tp.topic())) {
@@ -48,11 +53,11 @@ final class Inspector {
     }
 
     private PartitionReport report(TopicPartition tp) {
-        ColdIndex.Snapshot s = res.coldIndex().refresh(tp);
-        Optional<PartitionLog> log = res.logs().partition(tp);
-        long hotStart = log.map(PartitionLog::logStartOffset).orElse(s.coldHighWatermark());
-        long hw = log.map(PartitionLog::highWatermark).orElse(s.coldHighWatermark());
-        List<SegmentInfo> segs = log.map(PartitionLog::segments).orElse(List.of());
+        // Hot first: local retention only deletes below the cold high watermark read afterwards.
+        List<SegmentInfo> segs = hot.segments(tp);
+        ColdIndex.Snapshot s = coldIndex.refresh(tp);
+        long hotStart = segs.isEmpty() ? s.coldHighWatermark() : segs.get(0).baseOffset();
+        long hw = segs.isEmpty() ? s.coldHighWatermark() : segs.get(segs.size() - 1).nextOffset();
         long hotBytes = 0;
         long closedEnd = hotStart;
         long lagBytes = 0;

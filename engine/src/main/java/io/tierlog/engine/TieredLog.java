@@ -14,10 +14,12 @@ import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.FileSlice;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.TimestampOffset;
 import io.tierlog.hot.TopicNames;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -495,7 +497,11 @@ public final class TieredLog implements Closeable {
 
     /** Per-partition state of both tiers, for {@code tierlog inspect}. */
     public List<PartitionReport> inspect(Optional<String> topic) {
-        return new Inspector(this, res).inspect(topic);
+        try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
+            return new Inspector(catalog, coldIndex, hot).inspect(topic);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
@@ -505,7 +511,11 @@ public final class TieredLog implements Closeable {
      *     hold offsets (otherwise only the footer and first batch of each object are read)
      */
     public List<Violation> verify(boolean deep) {
-        return new Verifier(res).verify(deep);
+        try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
+            return new Verifier(catalog, res.store(), hot).verify(deep);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     // ---------------------------------------------------------------- accessors

@@ -1,5 +1,6 @@
 package io.tierlog.engine;
 
+import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.catalog.PartitionState;
@@ -7,10 +8,13 @@ import io.tierlog.catalog.TopicRecord;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectKeys;
 import io.tierlog.cold.ObjectNotFoundException;
+import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
-import io.tierlog.hot.FileSlice;
-import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.ReadOnlyLogDir;
+import io.tierlog.hot.SegmentInfo;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -37,20 +41,27 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       by field: offsets, timestamps, key, value, headers, producer fields, batch boundaries.
  * </ul>
  *
+ * <p>The hot tier is read through a {@link ReadOnlyLogDir}, the store only with HEAD and ranged
+ * GET: nothing is written, and a server may have the data dir open meanwhile.
+ *
  * <p>Thread-safe (stateless between calls).
  */
 final class Verifier {
     private static final int READ_BYTES = 1 << 20;
 
-    private final EngineResources res;
+    private final Catalog catalog;
+    private final ObjectStore store;
+    private final ReadOnlyLogDir hot;
 
-    Verifier(EngineResources res) {
-        this.res = res;
+    Verifier(Catalog catalog, ObjectStore store, ReadOnlyLogDir hot) {
+        this.catalog = catalog;
+        this.store = store;
+        this.hot = hot;
     }
 
     List<Violation> verify(boolean deep) {
         List<Violation> out = new ArrayList<>();
-        for (TopicRecord t : res.catalog().topics()) {
+        for (TopicRecord t : catalog.topics()) {
             for (int p = 0; p < t.partitions(); p++) {
                 verifyPartition(new TopicPartition(t.name(), p), deep, out);
             }
@@ -59,11 +70,13 @@ final class Verifier {
     }
 
     private void verifyPartition(TopicPartition tp, boolean deep, List<Violation> out) {
+        // Hot first: local retention only deletes below the cold high watermark read afterwards.
+        List<SegmentInfo> segs = hot.segments(tp);
         List<ColdObject> objects;
         PartitionState state;
         try {
-            objects = res.catalog().objects(tp.topic(), tp.partition());
-            state = res.catalog().partitionState(tp.topic(), tp.partition());
+            objects = catalog.objects(tp.topic(), tp.partition());
+            state = catalog.partitionState(tp.topic(), tp.partition());
         } catch (CatalogException e) {
             out.add(v(tp, Violation.Kind.COLD_NOT_CONTIGUOUS, "catalog unreadable: " + e));
             return;
@@ -72,9 +85,8 @@ final class Verifier {
         for (ColdObject o : objects) {
             checkObject(tp, o, deep, out);
         }
-        Optional<PartitionLog> log = res.logs().partition(tp);
-        if (log.isPresent() && !objects.isEmpty()) {
-            long hotStart = log.get().logStartOffset();
+        if (!segs.isEmpty() && !objects.isEmpty()) {
+            long hotStart = segs.get(0).baseOffset();
             if (state.coldHighWatermark() < hotStart) {
                 out.add(
                         v(
@@ -86,7 +98,7 @@ final class Verifier {
                                         + hotStart
                                         + ") are in neither tier"));
             }
-            compareOverlap(tp, log.get(), objects, deep, out);
+            compareOverlap(tp, segs, objects, deep, out);
         }
     }
 
@@ -158,7 +170,7 @@ final class Verifier {
 
     private void checkObject(TopicPartition tp, ColdObject o, boolean deep, List<Violation> out) {
         try {
-            ObjectInfo info = res.store().head(o.key());
+            ObjectInfo info = store.head(o.key());
             if (info.size() != o.sizeInBytes()) {
                 out.add(
                         v(
@@ -179,7 +191,7 @@ final class Verifier {
             return;
         }
         try {
-            ParquetLogReader r = new ParquetLogReader(res.store(), o.key(), o.sizeInBytes());
+            ParquetLogReader r = new ParquetLogReader(store, o.key(), o.sizeInBytes());
             if (r.firstOffset() != o.firstOffset() || r.lastOffset() != o.lastOffset()) {
                 out.add(
                         v(
@@ -242,68 +254,99 @@ final class Verifier {
 
     private void compareOverlap(
             TopicPartition tp,
-            PartitionLog log,
+            List<SegmentInfo> segs,
             List<ColdObject> objects,
             boolean deep,
             List<Violation> out) {
-        long from = Math.max(log.logStartOffset(), objects.get(0).firstOffset());
-        long to = Math.min(log.highWatermark(), objects.get(objects.size() - 1).lastOffset() + 1);
+        long from = Math.max(segs.get(0).baseOffset(), objects.get(0).firstOffset());
+        long to =
+                Math.min(
+                        segs.get(segs.size() - 1).nextOffset(),
+                        objects.get(objects.size() - 1).lastOffset() + 1);
         long offset = from;
-        while (offset < to) {
-            ColdObject obj = null;
-            for (ColdObject o : objects) {
-                if (o.firstOffset() <= offset && offset <= o.lastOffset()) {
-                    obj = o;
-                    break;
+        ColdObject obj = null;
+        Iterator<? extends RecordBatch> c = java.util.Collections.emptyIterator();
+        try {
+            for (SegmentInfo seg : segs) {
+                if (seg.nextOffset() <= offset) {
+                    continue;
                 }
-            }
-            if (obj == null) {
-                return; // reported as a contiguity violation
-            }
-            try {
-                FileSlice hot = log.read(offset, deep ? READ_BYTES : 1);
-                MemoryRecords cold =
-                        new ParquetLogReader(res.store(), obj.key(), obj.sizeInBytes())
-                                .read(offset, deep ? READ_BYTES : 1);
-                Iterator<? extends RecordBatch> c = cold.batches().iterator();
-                long next = offset;
-                for (RecordBatch h : hot.batches()) {
-                    if (h.lastOffset() < offset) {
+                Iterator<RecordBatch> h;
+                try {
+                    h = hot.batchesFrom(seg, offset);
+                } catch (NoSuchFileException e) {
+                    continue; // deleted by local retention meanwhile: the cold tier holds it
+                }
+                while (h.hasNext() && offset < to) {
+                    RecordBatch hb = h.next();
+                    if (hb.lastOffset() < offset) {
                         continue;
                     }
-                    if (!c.hasNext() || h.baseOffset() > obj.lastOffset()) {
-                        break;
+                    if (!c.hasNext() || hb.baseOffset() > obj.lastOffset()) {
+                        obj = objectHolding(objects, hb.baseOffset());
+                        if (obj == null) {
+                            return; // reported as a contiguity violation
+                        }
+                        c =
+                                new ParquetLogReader(store, obj.key(), obj.sizeInBytes())
+                                        .read(hb.baseOffset(), deep ? READ_BYTES : 1)
+                                        .batches()
+                                        .iterator();
+                        if (!c.hasNext()) {
+                            out.add(
+                                    v(
+                                            tp,
+                                            Violation.Kind.TIERS_DISAGREE,
+                                            "hot batch at "
+                                                    + hb.baseOffset()
+                                                    + " has no cold batch in "
+                                                    + obj.key()));
+                            return;
+                        }
                     }
-                    RecordBatch cb = c.next();
-                    Optional<String> diff = diff(h, cb);
+                    Optional<String> diff = diff(hb, c.next());
                     if (diff.isPresent()) {
                         out.add(
                                 v(
                                         tp,
                                         Violation.Kind.TIERS_DISAGREE,
                                         "batch at "
-                                                + h.baseOffset()
+                                                + hb.baseOffset()
                                                 + " ("
                                                 + obj.key()
                                                 + "): "
                                                 + diff.get()));
                         return;
                     }
-                    next = h.lastOffset() + 1;
+                    if (!deep) {
+                        return;
+                    }
+                    offset = hb.lastOffset() + 1;
                 }
-                if (!deep || next == offset) {
+                if (offset >= to) {
                     return;
                 }
-                offset = next;
-            } catch (IOException | RuntimeException e) {
-                out.add(
-                        v(
-                                tp,
-                                Violation.Kind.TIERS_DISAGREE,
-                                "cannot compare tiers at offset " + offset + ": " + e));
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof UncheckedIOException u
+                    && u.getCause() instanceof NoSuchFileException) {
                 return;
             }
+            out.add(
+                    v(
+                            tp,
+                            Violation.Kind.TIERS_DISAGREE,
+                            "cannot compare tiers at offset " + offset + ": " + e));
         }
+    }
+
+    private static ColdObject objectHolding(List<ColdObject> objects, long offset) {
+        for (ColdObject o : objects) {
+            if (o.firstOffset() <= offset && offset <= o.lastOffset()) {
+                return o;
+            }
+        }
+        return null;
     }
 
     /** The first difference between two batches, field by field, if any. */

@@ -1,9 +1,8 @@
 package io.tierlog.server.cli;
 
 import io.tierlog.common.Config;
-import io.tierlog.engine.EngineOptions;
 import io.tierlog.engine.PartitionReport;
-import io.tierlog.engine.TieredLog;
+import io.tierlog.engine.ReadOnlyTieredLog;
 import io.tierlog.engine.Violation;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -16,9 +15,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code tierlog inspect} and {@code tierlog verify}: open the data dir of a <em>stopped</em>
- * server (same settings as {@code serve}: {@code --config FILE}, {@code --set key=value}) with no
- * background work and no offload, print, and close. Not thread-safe (one run per instance).
+ * {@code tierlog inspect} and {@code tierlog verify}: open a server's data dir read-only (same
+ * settings as {@code serve}: {@code --config FILE}, {@code --set key=value}) through {@link
+ * ReadOnlyTieredLog}, print, and close. Nothing is written into the hot log dir, so both may run
+ * while the server runs. Not thread-safe (one run per instance).
  */
 final class TieredCommands {
     private TieredCommands() {}
@@ -37,16 +37,9 @@ final class TieredCommands {
                 description = "A setting; overrides the config file. Repeatable.")
         Map<String, String> sets = new LinkedHashMap<>();
 
-        TieredLog open() throws java.io.IOException {
+        ReadOnlyTieredLog open() throws java.io.IOException {
             Config c = configFile == null ? Config.empty() : Config.load(configFile);
-            c = c.with(sets);
-            c =
-                    c.with(
-                            Map.of(
-                                    EngineOptions.BACKGROUND_ENABLED.key(), "false",
-                                    EngineOptions.OFFLOAD_ENABLED.key(), "false",
-                                    EngineOptions.METRICS_LISTEN.key(), ""));
-            return TieredLog.open(c);
+            return ReadOnlyTieredLog.open(c.with(sets));
         }
     }
 
@@ -56,7 +49,7 @@ final class TieredCommands {
             mixinStandardHelpOptions = true,
             description = {
                 "Per partition: hot and cold offset ranges, cold object count and bytes, offload"
-                        + " lag. Run against a stopped server's data dir."
+                        + " lag. Read-only: safe while the server runs."
             })
     static final class Inspect extends Base implements Callable<Integer> {
         @Parameters(arity = "0..1", paramLabel = "TOPIC", description = "Only this topic.")
@@ -64,7 +57,7 @@ final class TieredCommands {
 
         @Override
         public Integer call() throws Exception {
-            try (TieredLog log = open()) {
+            try (ReadOnlyTieredLog log = open()) {
                 List<PartitionReport> reports = log.inspect(Optional.ofNullable(topic));
                 for (PartitionReport r : reports) {
                     System.out.println(r.format());
@@ -84,7 +77,7 @@ final class TieredCommands {
             description = {
                 "Checks the invariants of both tiers (cold contiguity, every catalogued object present"
                         + " and readable, hot and cold agree where they overlap); exits 1 on any"
-                        + " violation. Run against a stopped server's data dir."
+                        + " violation. Read-only: safe while the server runs."
             })
     static final class Verify extends Base implements Callable<Integer> {
         @Option(
@@ -94,7 +87,7 @@ final class TieredCommands {
 
         @Override
         public Integer call() throws Exception {
-            try (TieredLog log = open()) {
+            try (ReadOnlyTieredLog log = open()) {
                 List<Violation> violations = log.verify(deep);
                 for (Violation v : violations) {
                     System.out.println("VIOLATION " + v);

@@ -1,0 +1,120 @@
+package io.tierlog.engine;
+
+import io.tierlog.catalog.Catalog;
+import io.tierlog.cold.EmbeddedS3Server;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.common.Config;
+import io.tierlog.hot.ReadOnlyLogDir;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A read-only view of a tiered log's data dir, for {@code tierlog inspect} and {@code tierlog
+ * verify}: safe to open while a server runs on the same data dir. Unlike {@link TieredLog} it never
+ * writes into the hot log dir (no lock, no recovery, no recovery-point checkpoint, no
+ * clean-shutdown marker): the hot tier is read through {@link ReadOnlyLogDir}. The catalog is
+ * opened as the server opens it (SQLite in WAL mode takes concurrent readers) and only queried;
+ * objects are only read (HEAD, ranged GET). With the embedded object store ({@code s3.mode}, as for
+ * {@code serve}) a second embedded S3 server is started on {@code <data.dir>/s3} for reading, and
+ * only when its bucket exists, so that nothing is created there.
+ *
+ * <p>Thread-safe; the caller closes it.
+ */
+public final class ReadOnlyTieredLog implements Closeable {
+    private final Deque<AutoCloseable> closeables;
+    private final Catalog catalog;
+    private final ObjectStore store;
+    private final ReadOnlyLogDir hot;
+    private final ColdIndex coldIndex;
+
+    private ReadOnlyTieredLog(
+            Deque<AutoCloseable> closeables,
+            Catalog catalog,
+            ObjectStore store,
+            ReadOnlyLogDir hot) {
+        this.closeables = closeables;
+        this.catalog = catalog;
+        this.store = store;
+        this.hot = hot;
+        this.coldIndex = new ColdIndex(catalog);
+    }
+
+    /**
+     * Opens the data dir of {@code config} (the settings of {@code serve}) for reading.
+     *
+     * @throws NoSuchFileException if the data dir has no {@code log} folder, or the embedded
+     *     store's bucket does not exist
+     * @throws io.tierlog.common.ConfigException for an invalid setting
+     */
+    public static ReadOnlyTieredLog open(Config config) throws IOException {
+        config.validate(EngineOptions.ALL);
+        Path dataDir = Path.of(config.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
+        Path logDir = dataDir.resolve("log");
+        if (!Files.isDirectory(logDir)) {
+            throw new NoSuchFileException(
+                    logDir.toString(), null, "not a tierlog data dir (no log folder)");
+        }
+        Deque<AutoCloseable> closeables = new ArrayDeque<>();
+        try {
+            Config storeConfig = config;
+            if (EngineResources.embeddedS3(config)) {
+                Path s3Dir = dataDir.resolve("s3");
+                Path bucket = s3Dir.resolve(EmbeddedS3Server.DEFAULT_BUCKET);
+                if (!Files.isDirectory(bucket)) {
+                    throw new NoSuchFileException(
+                            bucket.toString(), null, "the embedded object store has no bucket");
+                }
+                EmbeddedS3Server s3 = EmbeddedS3Server.start(s3Dir);
+                closeables.push(s3);
+                storeConfig = config.with(s3.clientConfig().asMap());
+            }
+            ObjectStore store = S3ObjectStore.create(storeConfig);
+            closeables.push(store);
+            Catalog catalog = Catalog.open(EngineResources.catalogUrl(config, dataDir));
+            closeables.push(catalog);
+            ReadOnlyLogDir hot = ReadOnlyLogDir.open(logDir);
+            closeables.push(hot);
+            return new ReadOnlyTieredLog(closeables, catalog, store, hot);
+        } catch (IOException | RuntimeException | Error e) {
+            closeAll(closeables, e);
+            throw e;
+        }
+    }
+
+    /** Per-partition state of both tiers (see {@link TieredLog#inspect}). */
+    public List<PartitionReport> inspect(Optional<String> topic) {
+        return new Inspector(catalog, coldIndex, hot).inspect(topic);
+    }
+
+    /** The invariant violations of both tiers (see {@link TieredLog#verify}). */
+    public List<Violation> verify(boolean deep) {
+        return new Verifier(catalog, store, hot).verify(deep);
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        IOException failure = new IOException("could not close every resource");
+        closeAll(closeables, failure);
+        if (failure.getSuppressed().length > 0) {
+            throw failure;
+        }
+    }
+
+    private static void closeAll(Deque<AutoCloseable> closeables, Throwable failure) {
+        while (!closeables.isEmpty()) {
+            try {
+                closeables.pop().close();
+            } catch (Exception e) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+}
