@@ -158,14 +158,14 @@ public final class ColdTierOptions {
 
     public static final ConfigOption<Integer> COLD_PAGE_ROW_LIMIT =
             ConfigOption.intOption("cold.parquet.page.row.limit")
-                    .defaultValue(500)
+                    .defaultValue(10_000)
                     .validator(v -> v >= 1 ? null : "must be at least 1")
                     .doc(
-                            "Maximum rows per Parquet data page: the granularity at which a"
-                                    + " reader selects rows through the page index (every"
-                                    + " column's pages end on the same rows, so a read fetches"
-                                    + " the value pages of about as many rows as it returns,"
-                                    + " plus up to one page).")
+                            "Maximum rows per Parquet data page. Every column's pages end on the"
+                                    + " same rows, about cold.parquet.page.bytes / 2 of records"
+                                    + " (estimated from the first batch, at most this many), so"
+                                    + " that a read fetches the value pages of about as many rows"
+                                    + " as it returns, plus up to one page.")
                     .build();
 
     public static final ConfigOption<ByteSize> COLD_CACHE_BYTES =

@@ -32,6 +32,14 @@ import org.apache.parquet.io.OutputFile;
  * becomes one row carrying its batch's fields, so that {@link ParquetLogReader} can rebuild the
  * batches.
  *
+ * <p>Pages: every column's pages end on the same rows (a page row limit), so that the page index of
+ * the offset columns selects about as many rows of the value column as a read wants. The limit is
+ * {@code cold.parquet.page.bytes / 2} worth of records, estimated from the first batch appended (at
+ * least {@value #MIN_PAGE_ROWS}, at most {@code cold.parquet.page.row.limit}): 1 KiB records get
+ * pages of about 500 rows, 100-byte records of about 5,000 (each page costs a header, index entries
+ * and a compressor call per column, which small fixed row counts make expensive). The Parquet
+ * writer is therefore opened at the first append.
+ *
  * <p>Not thread-safe: one thread appends, then calls {@link #finish()}; {@link #close()} without
  * {@code finish()} aborts and deletes the partial file.
  */
@@ -39,8 +47,11 @@ public final class ParquetLogWriter implements Closeable {
     private final Path file;
     private final String topic;
     private final int partition;
+    private static final int MIN_PAGE_ROWS = 100;
+
     private final ColdRowWriteSupport writeSupport;
-    private final ParquetWriter<ColdRow> writer;
+    private final ColdTierOptions options;
+    private ParquetWriter<ColdRow> writer;
     private final ColdRow row = new ColdRow();
     private final BufferSupplier buffers = BufferSupplier.create();
 
@@ -60,12 +71,12 @@ public final class ParquetLogWriter implements Closeable {
             String topic,
             int partition,
             ColdRowWriteSupport writeSupport,
-            ParquetWriter<ColdRow> writer) {
+            ColdTierOptions options) {
         this.file = file;
         this.topic = topic;
         this.partition = partition;
         this.writeSupport = writeSupport;
-        this.writer = writer;
+        this.options = options;
     }
 
     /** Creates (or replaces) {@code localFile} for records of {@code topic}-{@code partition}. */
@@ -78,10 +89,9 @@ public final class ParquetLogWriter implements Closeable {
         if (partition < 0) {
             throw new IllegalArgumentException("negative partition " + partition);
         }
-        ColdRowWriteSupport support = new ColdRowWriteSupport();
-        ParquetWriter<ColdRow> writer =
-                configure(new Builder(new LocalOutputFile(localFile), support), options).build();
-        return new ParquetLogWriter(localFile, topic, partition, support, writer);
+        Files.deleteIfExists(localFile);
+        return new ParquetLogWriter(
+                localFile, topic, partition, new ColdRowWriteSupport(), options);
     }
 
     /** As {@link #open(Path, String, int, ColdTierOptions)} with options from {@code config}. */
@@ -90,9 +100,28 @@ public final class ParquetLogWriter implements Closeable {
         return open(localFile, topic, partition, ColdTierOptions.from(config));
     }
 
+    /** Opens the Parquet writer with pages of about half the page size of {@code first}'s rows. */
+    private void openWriter(RecordBatch first) throws IOException {
+        int records = Math.max(1, first.countOrNull() == null ? 1 : first.countOrNull());
+        long recordBytes = Math.max(1, first.sizeInBytes() / records);
+        long rows = options.pageBytes() / 2 / recordBytes;
+        int pageRows = (int) Math.max(MIN_PAGE_ROWS, Math.min(options.pageRowLimit(), rows));
+        writer =
+                configure(
+                                new Builder(new LocalOutputFile(file), writeSupport),
+                                options,
+                                Math.min(options.pageRowLimit(), pageRows))
+                        .build();
+    }
+
     /** Applies the cold layout's writer settings (also used by the benchmark's bare writer). */
     static <T, B extends ParquetWriter.Builder<T, B>> B configure(
             B builder, ColdTierOptions options) {
+        return configure(builder, options, options.pageRowLimit());
+    }
+
+    private static <T, B extends ParquetWriter.Builder<T, B>> B configure(
+            B builder, ColdTierOptions options, int pageRowLimit) {
         PlainParquetConfiguration conf = new PlainParquetConfiguration();
         conf.setInt("parquet.compression.codec.zstd.level", options.zstdLevel());
         builder.withConf(conf)
@@ -100,7 +129,7 @@ public final class ParquetLogWriter implements Closeable {
                 .withCompressionCodec(codec(options.compression()))
                 .withRowGroupSize(options.rowGroupBytes())
                 .withPageSize(options.pageBytes())
-                .withPageRowCountLimit(options.pageRowLimit())
+                .withPageRowCountLimit(pageRowLimit)
                 // parquet-mr checks page sizes only every 100+ rows by default: with large values
                 // a page would overshoot withPageSize by 100 values or more.
                 .withMinRowCountForPageSizeCheck(1)
@@ -168,6 +197,9 @@ public final class ParquetLogWriter implements Closeable {
             throw new IllegalStateException("an earlier append to " + file + " failed");
         }
         failed = true; // until the whole batch is written
+        if (writer == null) {
+            openWriter(b);
+        }
         boolean logAppendTime = b.timestampType() == TimestampType.LOG_APPEND_TIME;
         row.setBatch(b, BatchFormat.attributesOf(b), b.baseTimestamp());
         try (CloseableIterator<Record> it = b.streamingIterator(buffers)) {
@@ -214,7 +246,7 @@ public final class ParquetLogWriter implements Closeable {
      * to cap objects at a target size.
      */
     public long dataSize() {
-        return writer.getDataSize();
+        return writer == null ? 0 : writer.getDataSize();
     }
 
     /** Bytes of input batches appended so far (Kafka's format, compressed as received). */
@@ -281,7 +313,9 @@ public final class ParquetLogWriter implements Closeable {
         }
         closed = true;
         try {
-            writer.close();
+            if (writer != null) {
+                writer.close();
+            }
         } catch (IOException | RuntimeException e) {
             // the partial file is deleted below anyway
         } finally {
