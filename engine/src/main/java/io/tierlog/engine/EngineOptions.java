@@ -97,8 +97,8 @@ public final class EngineOptions {
                     .doc(
                             "Bytes of batches decoded from a cold object per request: the unit of"
                                     + " the decoded-batch cache, of single-flight and of read-ahead."
-                                    + " A Parquet reader fetches whole pages (about 10 MB of 1 KiB"
-                                    + " records), so smaller chunks cost about as much to decode.")
+                                    + " A chunk load fetches about this many bytes (plus up to one"
+                                    + " page per column) in a few coalesced ranged GETs.")
                     .build();
 
     public static final ConfigOption<Boolean> COLD_READ_AHEAD =
