@@ -35,7 +35,10 @@ import org.apache.parquet.io.InputFile;
  * <p>Thread-safe: concurrent reads share the cached footer and indexes.
  */
 public final class ParquetLogReader {
-    private static final int MAX_INITIAL_BUFFER = 1 << 20;
+    // Rebuilt batches are presized to the read plus a quarter (a read may end past maxBytes on a
+    // batch boundary): Kafka's ByteBufferOutputStream grows by only 10%, and growing from 1 MiB to
+    // an 8 MiB chunk was the largest allocation of cold reads. Capped for huge maxBytes.
+    private static final int MAX_INITIAL_BUFFER = 64 << 20;
 
     private final String key;
     private final ObjectStoreInputFile file;
@@ -147,7 +150,8 @@ public final class ParquetLogReader {
                         gtEq(longColumn(ColdLayout.BATCH_LAST_OFFSET), from),
                         ltEq(longColumn(ColdLayout.BATCH_BASE_OFFSET), upper));
         ByteBufferOutputStream out =
-                new ByteBufferOutputStream(Math.min(Math.max(maxBytes, 1024), MAX_INITIAL_BUFFER));
+                new ByteBufferOutputStream(
+                        (int) Math.min(Math.max(maxBytes, 1024) * 5L / 4, MAX_INITIAL_BUFFER));
         int complete = 0;
         try (ParquetReader<ColdRow> reader =
                 new Builder(file, conf)
