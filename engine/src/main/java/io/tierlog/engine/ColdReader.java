@@ -165,6 +165,25 @@ final class ColdReader {
      */
     CompletableFuture<TierRead.Cold> read(
             TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
+        return attempt(tp, offset, maxBytes, stopBefore, hw, logStart)
+                .exceptionallyCompose(
+                        e -> {
+                            Throwable cause = unwrap(e);
+                            if (!(cause instanceof ObjectNotFoundException)) {
+                                return CompletableFuture.failedFuture(translate(cause));
+                            }
+                            // Retention may have removed the object since our snapshot: look
+                            // again once.
+                            index.invalidate(tp);
+                            return attempt(tp, offset, maxBytes, stopBefore, hw, logStart)
+                                    .exceptionallyCompose(
+                                            e2 -> CompletableFuture.failedFuture(translate(e2)));
+                        });
+    }
+
+    /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
+    private CompletableFuture<TierRead.Cold> attempt(
+            TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
         return CompletableFuture.supplyAsync(() -> locate(tp, offset), executor)
                 .thenCompose(
                         obj ->
@@ -179,41 +198,7 @@ final class ColdReader {
                                                                 maxBytes,
                                                                 stopBefore,
                                                                 hw,
-                                                                logStart)))
-                .exceptionallyCompose(
-                        e -> retryIfDeleted(e, tp, offset, maxBytes, stopBefore, hw, logStart));
-    }
-
-    private CompletableFuture<TierRead.Cold> retryIfDeleted(
-            Throwable e,
-            TopicPartition tp,
-            long offset,
-            int maxBytes,
-            long stopBefore,
-            long hw,
-            long logStart) {
-        Throwable cause = unwrap(e);
-        if (cause instanceof ObjectNotFoundException) {
-            // Retention may have removed the object since our snapshot: look again once.
-            index.invalidate(tp);
-            return CompletableFuture.supplyAsync(() -> locate(tp, offset), executor)
-                    .thenCompose(
-                            obj ->
-                                    chunkFor(obj, offset)
-                                            .thenApply(
-                                                    c ->
-                                                            serve(
-                                                                    tp,
-                                                                    obj,
-                                                                    c,
-                                                                    offset,
-                                                                    maxBytes,
-                                                                    stopBefore,
-                                                                    hw,
-                                                                    logStart)))
-                    .exceptionallyCompose(e2 -> CompletableFuture.failedFuture(translate(e2)));
-        }
-        return CompletableFuture.failedFuture(translate(cause));
+                                                                logStart)));
     }
 
     private ColdObject locate(TopicPartition tp, long offset) {
