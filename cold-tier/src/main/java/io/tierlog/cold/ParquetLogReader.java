@@ -18,11 +18,13 @@ import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
+import org.apache.parquet.hadoop.CodecFactory;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * Reads record batches back from one Parquet object in an {@link ObjectStore}. The first read
@@ -44,6 +46,9 @@ public final class ParquetLogReader {
     private final ObjectStoreInputFile file;
     private final ParquetConfiguration conf = new PlainParquetConfiguration();
     private volatile Footer footer;
+
+    /** The page map for columnar reads; null if the object needs parquet-mr's record reader. */
+    private volatile ObjectPages pages;
 
     /** What the file metadata says about the object. */
     private record Footer(
@@ -83,6 +88,13 @@ public final class ParquetLogReader {
                 throw new ObjectStoreException(key, "cannot read Parquet footer: " + e, e);
             }
             file.prefetchIndexes(meta);
+            try (SeekableInputStream in = file.newStream()) {
+                pages = ObjectPages.parse(meta, in);
+            } catch (ObjectPages.UnsupportedLayoutException e) {
+                pages = null; // read with parquet-mr
+            } catch (IOException | RuntimeException e) {
+                throw new ObjectStoreException(key, "cannot read Parquet page index: " + e, e);
+            }
             Map<String, String> kv = meta.getFileMetaData().getKeyValueMetaData();
             try {
                 String version = kv.get(ColdLayout.META_FORMAT_VERSION);
@@ -130,6 +142,26 @@ public final class ParquetLogReader {
         if (startOffset > f.lastOffset() || f.recordCount() == 0) {
             return MemoryRecords.EMPTY;
         }
+        long avgRecordBytes = Math.max(1, f.sourceBytes() / Math.max(1, f.recordCount()));
+        ObjectPages p = pages;
+        if (p != null) {
+            try {
+                return readColumnar(p, startOffset, maxBytes, avgRecordBytes);
+            } catch (ObjectPages.UnsupportedLayoutException e) {
+                pages = null; // a page this reader does not decode: parquet-mr reads the object
+            }
+        }
+        return readRecords(startOffset, maxBytes);
+    }
+
+    /**
+     * {@link #read} through parquet-mr's record reader (objects the columnar reader cannot read).
+     */
+    MemoryRecords readRecords(long startOffset, int maxBytes) throws IOException {
+        Footer f = footer();
+        if (startOffset > f.lastOffset() || f.recordCount() == 0) {
+            return MemoryRecords.EMPTY;
+        }
         long from = Math.max(startOffset, f.firstOffset());
         long avgRecordBytes = Math.max(1, f.sourceBytes() / Math.max(1, f.recordCount()));
         long upper = saturatedAdd(from, maxBytes / avgRecordBytes + 1);
@@ -142,6 +174,35 @@ public final class ParquetLogReader {
         return found;
     }
 
+    private MemoryRecords readColumnar(
+            ObjectPages p, long startOffset, int maxBytes, long avgRecordBytes) throws IOException {
+        CodecFactory codecs = new CodecFactory(conf, 0);
+        try {
+            ByteBuffer b =
+                    new ColumnarReader(
+                                    p,
+                                    file,
+                                    codecs,
+                                    startOffset,
+                                    maxBytes,
+                                    avgRecordBytes,
+                                    initialBufferBytes(maxBytes))
+                            .read();
+            return MemoryRecords.readableRecords(b);
+        } catch (ObjectStoreException | ObjectPages.UnsupportedLayoutException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new ObjectStoreException(
+                    key, "cannot read offsets from " + startOffset + ": " + e, e);
+        } finally {
+            codecs.release();
+        }
+    }
+
+    private static int initialBufferBytes(int maxBytes) {
+        return (int) Math.min(Math.max(maxBytes, 1024) * 5L / 4, MAX_INITIAL_BUFFER);
+    }
+
     /** Whole batches with last offset >= {@code from} and base offset <= {@code upper}. */
     private MemoryRecords scan(long startOffset, long from, long upper, int maxBytes)
             throws IOException {
@@ -149,9 +210,7 @@ public final class ParquetLogReader {
                 and(
                         gtEq(longColumn(ColdLayout.BATCH_LAST_OFFSET), from),
                         ltEq(longColumn(ColdLayout.BATCH_BASE_OFFSET), upper));
-        ByteBufferOutputStream out =
-                new ByteBufferOutputStream(
-                        (int) Math.min(Math.max(maxBytes, 1024) * 5L / 4, MAX_INITIAL_BUFFER));
+        ByteBufferOutputStream out = new ByteBufferOutputStream(initialBufferBytes(maxBytes));
         int complete = 0;
         try (ParquetReader<ColdRow> reader =
                 new Builder(file, conf)

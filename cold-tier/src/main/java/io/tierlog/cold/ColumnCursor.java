@@ -1,0 +1,343 @@
+package io.tierlog.cold;
+
+import com.github.luben.zstd.Zstd;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+import org.apache.parquet.bytes.ByteBufferInputStream;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.ValuesType;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.format.DataPageHeader;
+import org.apache.parquet.format.DictionaryPageHeader;
+import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.PageType;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * Reads the values of one leaf column of one row group, row by row, page by page (data page v1, any
+ * value encoding parquet-mr implements, page CRCs verified). Pages come from a {@link Pages} source
+ * that fetches them on demand. Plain byte arrays (keys and values) are read in place from the
+ * decompressed page: {@link #bytes}, {@link #offset} and {@link #length} describe the last binary
+ * read and stay valid until the next page of this column is loaded.
+ *
+ * <p>Not thread-safe: one cursor per column per read.
+ */
+final class ColumnCursor {
+    /** Where a cursor gets the raw bytes (header included) of its pages. */
+    interface Pages {
+        ByteBuffer dataPage(ObjectPages.Chunk chunk, int page) throws IOException;
+
+        ByteBuffer dictionaryPage(ObjectPages.Chunk chunk) throws IOException;
+    }
+
+    private static final ParquetMetadataConverter CONVERTER = new ParquetMetadataConverter();
+
+    private final ObjectPages pagesIndex;
+    private final int group;
+    private final String leaf;
+    private final ObjectPages.Chunk chunk;
+    private final ColumnDescriptor descriptor;
+    private final Pages source;
+    private final CompressionCodecFactory codecs;
+    private final int maxRep;
+    private final int maxDef;
+    private final boolean binary;
+
+    private int nextPage;
+    private int valuesLeft;
+    private ValuesReader rep;
+    private ValuesReader def;
+    private ValuesReader values;
+    private int pendingRep;
+
+    /** Plain byte arrays read in place: the page and the position of the next value. */
+    private byte[] plain;
+
+    private int plainPos;
+
+    /** The last binary read: {@code bytes[offset, offset + length)}. */
+    byte[] bytes;
+
+    int offset;
+    int length;
+
+    ColumnCursor(
+            ObjectPages pagesIndex,
+            int group,
+            String leaf,
+            ObjectPages.Chunk chunk,
+            Pages source,
+            CompressionCodecFactory codecs) {
+        this.pagesIndex = pagesIndex;
+        this.group = group;
+        this.leaf = leaf;
+        this.chunk = chunk;
+        this.descriptor = chunk.descriptor();
+        this.source = source;
+        this.codecs = codecs;
+        this.maxRep = descriptor.getMaxRepetitionLevel();
+        this.maxDef = descriptor.getMaxDefinitionLevel();
+        this.binary =
+                descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
+    }
+
+    String leaf() {
+        return leaf;
+    }
+
+    ObjectPages.Chunk chunk() {
+        return chunk;
+    }
+
+    /** Index of the next page this cursor will load. */
+    int nextPage() {
+        return nextPage;
+    }
+
+    int maxDefinitionLevel() {
+        return maxDef;
+    }
+
+    /** Positions the cursor at row {@code row} of the row group (a fresh cursor only). */
+    void seekToRow(long row) throws IOException {
+        int p = chunk.pageOfRow(row);
+        nextPage = p;
+        long at = chunk.pages().getFirstRowIndex(p);
+        loadPage();
+        for (; at < row; at++) {
+            skipRow();
+        }
+    }
+
+    private void ensurePage() throws IOException {
+        if (valuesLeft == 0) {
+            loadPage();
+        }
+    }
+
+    /** Reads the next value of a required INT64 column. */
+    long readLong() throws IOException {
+        ensurePage();
+        valuesLeft--;
+        return values.readLong();
+    }
+
+    /** Reads the next value of a required INT32 column. */
+    int readInt() throws IOException {
+        ensurePage();
+        valuesLeft--;
+        return values.readInteger();
+    }
+
+    /**
+     * Starts the next entry (value slot) of this column and returns its definition level; a caller
+     * then calls {@link #readBinaryValue} if the level is the maximum, and {@link #endEntry} in any
+     * case.
+     */
+    int beginEntry() throws IOException {
+        ensurePage();
+        valuesLeft--;
+        return maxDef == 0 ? 0 : def.readInteger();
+    }
+
+    /** Finishes an entry: reads the repetition level of the next one. */
+    void endEntry() {
+        if (maxRep > 0 && valuesLeft > 0) {
+            pendingRep = rep.readInteger();
+        }
+    }
+
+    /** True if the next entry continues the current row (repetition level above 0). */
+    boolean continuesRow() {
+        return maxRep > 0 && valuesLeft > 0 && pendingRep > 0;
+    }
+
+    /**
+     * Reads the binary value of the current entry into {@link #bytes}/{@link #offset}/{@link
+     * #length}.
+     */
+    void readBinaryValue() throws IOException {
+        if (plain != null) {
+            int n =
+                    (plain[plainPos] & 0xff)
+                            | (plain[plainPos + 1] & 0xff) << 8
+                            | (plain[plainPos + 2] & 0xff) << 16
+                            | (plain[plainPos + 3] & 0xff) << 24;
+            if (n < 0 || plainPos + 4 + n > plain.length) {
+                throw new IOException("corrupt plain value of " + n + " bytes in column " + leaf);
+            }
+            bytes = plain;
+            offset = plainPos + 4;
+            length = n;
+            plainPos += 4 + n;
+            return;
+        }
+        Binary b = values.readBytes();
+        ByteBuffer bb = b.toByteBuffer();
+        if (bb.hasArray()) {
+            bytes = bb.array();
+            offset = bb.arrayOffset() + bb.position();
+            length = bb.remaining();
+        } else {
+            bytes = b.getBytes();
+            offset = 0;
+            length = bytes.length;
+        }
+    }
+
+    /** Skips one whole row. */
+    void skipRow() throws IOException {
+        do {
+            int d = beginEntry();
+            if (d == maxDef) {
+                if (binary) {
+                    readBinaryValue();
+                } else {
+                    values.skip();
+                }
+            }
+            endEntry();
+        } while (continuesRow());
+    }
+
+    private void loadPage() throws IOException {
+        if (nextPage >= chunk.pages().getPageCount()) {
+            throw new IOException("column " + leaf + " has no page after " + nextPage);
+        }
+        ByteBuffer raw = source.dataPage(chunk, nextPage);
+        nextPage++;
+        ByteBufferInputStream in = ByteBufferInputStream.wrap(raw.duplicate());
+        PageHeader h = Util.readPageHeader(in);
+        if (h.getType() != PageType.DATA_PAGE) {
+            throw new ObjectPages.UnsupportedLayoutException(
+                    "page type " + h.getType() + " in column " + leaf);
+        }
+        DataPageHeader d = h.getData_page_header();
+        byte[] page = payload(raw, (int) in.position(), h);
+        int count = d.getNum_values();
+        ByteBufferInputStream data = ByteBufferInputStream.wrap(ByteBuffer.wrap(page));
+        rep =
+                CONVERTER
+                        .getEncoding(d.getRepetition_level_encoding())
+                        .getValuesReader(descriptor, ValuesType.REPETITION_LEVEL);
+        rep.initFromPage(count, data);
+        def =
+                CONVERTER
+                        .getEncoding(d.getDefinition_level_encoding())
+                        .getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
+        def.initFromPage(count, data);
+        Encoding enc = CONVERTER.getEncoding(d.getEncoding());
+        if (binary && enc == Encoding.PLAIN) {
+            plain = page;
+            plainPos = (int) data.position();
+            values = null;
+        } else {
+            plain = null;
+            values =
+                    enc.usesDictionary()
+                            ? enc.getDictionaryBasedValuesReader(
+                                    descriptor, ValuesType.VALUES, dictionary())
+                            : enc.getValuesReader(descriptor, ValuesType.VALUES);
+            values.initFromPage(count, data);
+        }
+        valuesLeft = count;
+        pendingRep = 0;
+        if (maxRep > 0 && count > 0) {
+            pendingRep = rep.readInteger();
+        }
+    }
+
+    private Dictionary dictionary() throws IOException {
+        Dictionary d = pagesIndex.dictionary(group, leaf);
+        if (d != null) {
+            return d;
+        }
+        if (chunk.dictionaryLength() == 0) {
+            throw new IOException(
+                    "column " + leaf + " is dictionary encoded but has no dictionary");
+        }
+        ByteBuffer raw = source.dictionaryPage(chunk);
+        ByteBufferInputStream in = ByteBufferInputStream.wrap(raw.duplicate());
+        PageHeader h = Util.readPageHeader(in);
+        if (h.getType() != PageType.DICTIONARY_PAGE) {
+            throw new IOException(
+                    "expected a dictionary page in column " + leaf + ", found " + h.getType());
+        }
+        DictionaryPageHeader dh = h.getDictionary_page_header();
+        byte[] bytes = payload(raw, (int) in.position(), h);
+        DictionaryPage page =
+                new DictionaryPage(
+                        BytesInput.from(bytes),
+                        bytes.length,
+                        dh.getNum_values(),
+                        CONVERTER.getEncoding(dh.getEncoding()));
+        d = page.getEncoding().initDictionary(descriptor, page);
+        pagesIndex.putDictionary(group, leaf, d);
+        return d;
+    }
+
+    /** The page's data after the header, CRC-checked and decompressed. */
+    private byte[] payload(ByteBuffer raw, int headerLength, PageHeader h) throws IOException {
+        int compressed = h.getCompressed_page_size();
+        int uncompressed = h.getUncompressed_page_size();
+        if (compressed < 0 || uncompressed < 0 || headerLength + compressed > raw.remaining()) {
+            throw new IOException(
+                    "corrupt page header in column " + leaf + ": " + compressed + " bytes");
+        }
+        byte[] src;
+        int srcOff;
+        if (raw.hasArray()) {
+            src = raw.array();
+            srcOff = raw.arrayOffset() + raw.position() + headerLength;
+        } else {
+            src = new byte[compressed];
+            raw.duplicate().position(raw.position() + headerLength).get(src);
+            srcOff = 0;
+        }
+        if (h.isSetCrc()) {
+            CRC32 crc = new CRC32();
+            crc.update(src, srcOff, compressed);
+            if ((int) crc.getValue() != h.getCrc()) {
+                throw new IOException("page checksum mismatch in column " + leaf);
+            }
+        }
+        CompressionCodecName codec = chunk.meta().getCodec();
+        switch (codec) {
+            case UNCOMPRESSED:
+                if (compressed != uncompressed) {
+                    throw new IOException("uncompressed page of inconsistent size in " + leaf);
+                }
+                if (srcOff == 0 && src.length == compressed) {
+                    return src;
+                }
+                byte[] copy = new byte[compressed];
+                System.arraycopy(src, srcOff, copy, 0, compressed);
+                return copy;
+            case ZSTD:
+                byte[] out = new byte[uncompressed];
+                long n = Zstd.decompressByteArray(out, 0, uncompressed, src, srcOff, compressed);
+                if (Zstd.isError(n) || n != uncompressed) {
+                    throw new IOException(
+                            "cannot decompress page of column "
+                                    + leaf
+                                    + ": "
+                                    + (Zstd.isError(n) ? Zstd.getErrorName(n) : n + " bytes"));
+                }
+                return out;
+            default:
+                return codecs.getDecompressor(codec)
+                        .decompress(BytesInput.from(src, srcOff, compressed), uncompressed)
+                        .toByteArray();
+        }
+    }
+}
