@@ -65,6 +65,11 @@ final class ColumnCursor {
 
     private int plainPos;
 
+    private int plainEnd;
+
+    /** Decompressed data pages, reused: a page is consumed before the next one is loaded. */
+    private byte[] pageBuffer;
+
     /** The last binary read: {@code bytes[offset, offset + length)}. */
     byte[] bytes;
 
@@ -173,7 +178,7 @@ final class ColumnCursor {
                             | (plain[plainPos + 1] & 0xff) << 8
                             | (plain[plainPos + 2] & 0xff) << 16
                             | (plain[plainPos + 3] & 0xff) << 24;
-            if (n < 0 || plainPos + 4 + n > plain.length) {
+            if (n < 0 || n > plainEnd - plainPos - 4) {
                 throw new IOException("corrupt plain value of " + n + " bytes in column " + leaf);
             }
             bytes = plain;
@@ -223,9 +228,9 @@ final class ColumnCursor {
                     "page type " + h.getType() + " in column " + leaf);
         }
         DataPageHeader d = h.getData_page_header();
-        byte[] page = payload(raw, (int) in.position(), h);
+        ByteBuffer page = payload(raw, (int) in.position(), h, true);
         int count = d.getNum_values();
-        ByteBufferInputStream data = ByteBufferInputStream.wrap(ByteBuffer.wrap(page));
+        ByteBufferInputStream data = ByteBufferInputStream.wrap(page.duplicate());
         rep =
                 CONVERTER
                         .getEncoding(d.getRepetition_level_encoding())
@@ -238,8 +243,9 @@ final class ColumnCursor {
         def.initFromPage(count, data);
         Encoding enc = CONVERTER.getEncoding(d.getEncoding());
         if (binary && enc == Encoding.PLAIN) {
-            plain = page;
-            plainPos = (int) data.position();
+            plain = page.array();
+            plainPos = page.arrayOffset() + page.position() + (int) data.position();
+            plainEnd = page.arrayOffset() + page.limit();
             values = null;
         } else {
             plain = null;
@@ -274,11 +280,12 @@ final class ColumnCursor {
                     "expected a dictionary page in column " + leaf + ", found " + h.getType());
         }
         DictionaryPageHeader dh = h.getDictionary_page_header();
-        byte[] bytes = payload(raw, (int) in.position(), h);
+        // Not reused: the dictionary keeps referring to it.
+        ByteBuffer bytes = payload(raw, (int) in.position(), h, false);
         DictionaryPage page =
                 new DictionaryPage(
                         BytesInput.from(bytes),
-                        bytes.length,
+                        bytes.remaining(),
                         dh.getNum_values(),
                         CONVERTER.getEncoding(dh.getEncoding()));
         d = page.getEncoding().initDictionary(descriptor, page);
@@ -286,8 +293,12 @@ final class ColumnCursor {
         return d;
     }
 
-    /** The page's data after the header, CRC-checked and decompressed. */
-    private byte[] payload(ByteBuffer raw, int headerLength, PageHeader h) throws IOException {
+    /**
+     * The page's data after the header, CRC-checked and decompressed (into the reused page buffer
+     * if {@code reuse}), as a heap buffer from position 0.
+     */
+    private ByteBuffer payload(ByteBuffer raw, int headerLength, PageHeader h, boolean reuse)
+            throws IOException {
         int compressed = h.getCompressed_page_size();
         int uncompressed = h.getUncompressed_page_size();
         if (compressed < 0 || uncompressed < 0 || headerLength + compressed > raw.remaining()) {
@@ -317,14 +328,9 @@ final class ColumnCursor {
                 if (compressed != uncompressed) {
                     throw new IOException("uncompressed page of inconsistent size in " + leaf);
                 }
-                if (srcOff == 0 && src.length == compressed) {
-                    return src;
-                }
-                byte[] copy = new byte[compressed];
-                System.arraycopy(src, srcOff, copy, 0, compressed);
-                return copy;
+                return ByteBuffer.wrap(src, srcOff, compressed).slice();
             case ZSTD:
-                byte[] out = new byte[uncompressed];
+                byte[] out = reuse ? pageBuffer(uncompressed) : new byte[uncompressed];
                 long n = Zstd.decompressByteArray(out, 0, uncompressed, src, srcOff, compressed);
                 if (Zstd.isError(n) || n != uncompressed) {
                     throw new IOException(
@@ -333,11 +339,20 @@ final class ColumnCursor {
                                     + ": "
                                     + (Zstd.isError(n) ? Zstd.getErrorName(n) : n + " bytes"));
                 }
-                return out;
+                return ByteBuffer.wrap(out, 0, uncompressed).slice();
             default:
-                return codecs.getDecompressor(codec)
-                        .decompress(BytesInput.from(src, srcOff, compressed), uncompressed)
-                        .toByteArray();
+                return ByteBuffer.wrap(
+                        codecs.getDecompressor(codec)
+                                .decompress(BytesInput.from(src, srcOff, compressed), uncompressed)
+                                .toByteArray());
         }
+    }
+
+    private byte[] pageBuffer(int size) {
+        if (pageBuffer == null || pageBuffer.length < size) {
+            pageBuffer =
+                    new byte[Math.max(size, pageBuffer == null ? 0 : pageBuffer.length * 5 / 4)];
+        }
+        return pageBuffer;
     }
 }

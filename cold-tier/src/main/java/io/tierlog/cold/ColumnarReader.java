@@ -41,6 +41,10 @@ final class ColumnarReader {
     private final long startOffset;
     private final int maxBytes;
     private final long estimatedRows;
+
+    /** Offset up to which the first fetch of a group reaches (estimated from maxBytes). */
+    private final long targetOffset;
+
     private final BatchEncoder out;
 
     ColumnarReader(
@@ -57,6 +61,8 @@ final class ColumnarReader {
         this.startOffset = startOffset;
         this.maxBytes = maxBytes;
         this.estimatedRows = maxBytes / Math.max(1, avgRecordBytes) + 1;
+        long t = startOffset + estimatedRows;
+        this.targetOffset = t < startOffset ? Long.MAX_VALUE : t;
         this.out = new BatchEncoder(initialBuffer);
     }
 
@@ -119,6 +125,10 @@ final class ColumnarReader {
                     group.skipRecord();
                 } else {
                     group.writeRecord(out);
+                    if (complete > 0 && out.overflows(maxBytes)) {
+                        out.truncate(complete); // this batch will not fit: stop decoding it
+                        return out.buffer();
+                    }
                 }
             }
         }
@@ -166,7 +176,7 @@ final class ColumnarReader {
                 unfetched.put(c, c.chunk().pageOfRow(startRow));
             }
             fetchedUpToRow = startRow;
-            fetch(estimatedRows, true);
+            fetch(group.endRowFor(targetOffset) - startRow, true);
             for (ColumnCursor c : all) {
                 c.seekToRow(startRow);
             }
@@ -250,7 +260,7 @@ final class ColumnarReader {
             if (b == null) {
                 // Pages of other columns may end earlier: their unfetched pages come along.
                 fetchedUpToRow = Math.max(fetchedUpToRow, chunk.pages().getFirstRowIndex(page));
-                fetch(Math.max(1, estimatedRows / 2), false);
+                fetch(Math.max(1, estimatedRows / 8), false);
                 b = fetched.remove(at);
                 if (b == null) {
                     throw new IOException(

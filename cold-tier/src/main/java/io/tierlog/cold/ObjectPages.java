@@ -74,6 +74,25 @@ final class ObjectPages {
             }
             return 0;
         }
+
+        /**
+         * Row (in this group) after the page where a batch with last offset >= {@code offset} first
+         * appears: reading up to it covers every batch below {@code offset}. The group's row count
+         * if no page reaches that far or the group has no column index.
+         */
+        long endRowFor(long offset) {
+            if (pageMaxLastOffset == null) {
+                return rowCount;
+            }
+            for (int p = 0; p < pageMaxLastOffset.length; p++) {
+                if (pageMaxLastOffset[p] >= offset) {
+                    return p + 1 < pageMaxLastOffset.length
+                            ? lastOffsetChunk.pages().getFirstRowIndex(p + 1)
+                            : rowCount;
+                }
+            }
+            return rowCount;
+        }
     }
 
     private final List<RowGroup> rowGroups;

@@ -146,7 +146,14 @@ public final class ParquetLogReader {
         ObjectPages p = pages;
         if (p != null) {
             try {
-                return readColumnar(p, startOffset, maxBytes, avgRecordBytes);
+                // Decoding stops as soon as a batch cannot fit, so the buffer needs maxBytes and
+                // one record: no slack is kept alive in the decoded-batch cache.
+                int initial =
+                        (int)
+                                Math.min(
+                                        Math.min(maxBytes, f.sourceBytes()) + 64 * 1024L,
+                                        MAX_INITIAL_BUFFER);
+                return readColumnar(p, startOffset, maxBytes, avgRecordBytes, initial);
             } catch (ObjectPages.UnsupportedLayoutException e) {
                 pages = null; // a page this reader does not decode: parquet-mr reads the object
             }
@@ -175,7 +182,8 @@ public final class ParquetLogReader {
     }
 
     private MemoryRecords readColumnar(
-            ObjectPages p, long startOffset, int maxBytes, long avgRecordBytes) throws IOException {
+            ObjectPages p, long startOffset, int maxBytes, long avgRecordBytes, int initialBuffer)
+            throws IOException {
         CodecFactory codecs = new CodecFactory(conf, 0);
         try {
             ByteBuffer b =
@@ -186,7 +194,7 @@ public final class ParquetLogReader {
                                     startOffset,
                                     maxBytes,
                                     avgRecordBytes,
-                                    initialBufferBytes(maxBytes))
+                                    initialBuffer)
                             .read();
             return MemoryRecords.readableRecords(b);
         } catch (ObjectStoreException | ObjectPages.UnsupportedLayoutException e) {

@@ -3,6 +3,8 @@ package io.tierlog.bench.tiered;
 import io.tierlog.common.Config;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.server.TierlogServer;
+import java.io.File;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -33,7 +35,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (a freshly started server), and from the cold tier with a warm cache (the same server again);
  * then the time to the first batch for random cold offsets. The server runs in this JVM; its CPU is
  * the process CPU minus the consumer's thread (the classic consumer does its I/O on the polling
- * thread). Prints medians of {@code -Druns=3}. Usage: {@code java -cp ...
+ * thread). Each case runs once unmeasured first (JIT warm-up of a long-running server; printed as
+ * "warm-up"), then prints medians of {@code -Druns=3}. Usage: {@code java -cp ...
  * io.tierlog.bench.tiered.TieredServerBench [-Drecords=500000] [-Druns=3]}.
  *
  * <p>Not thread-safe (a main program).
@@ -91,6 +94,9 @@ public final class TieredServerBench {
         }
         long coldEnd = tiered().offsets(TP).coldHighWatermark();
         System.out.printf("produced %d x 1 KiB; cold tier holds [0, %d)%n", records, coldEnd);
+        // One unmeasured round of each case first, as JMH would: the JIT compiles the read
+        // paths of a long-running server (hot: the produce phase already ran the server).
+        warmUp("hot", consume(0, coldEnd));
         List<double[]> hot = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
             hot.add(consume(0, coldEnd));
@@ -100,6 +106,8 @@ public final class TieredServerBench {
         while (tiered().offsets(TP).hotLogStartOffset() < coldEnd) {
             Thread.sleep(200); // waiting for the server's local retention
         }
+        warmUp("cold, empty cache", consume(0, coldEnd));
+        warmUp("cold, warm cache", consume(0, coldEnd));
         List<double[]> coldEmpty = new ArrayList<>();
         List<double[]> coldWarm = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
@@ -146,6 +154,7 @@ public final class TieredServerBench {
         try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap())) {
             c.assign(List.of(TP));
             c.seek(TP, from);
+            Map<String, Long> tasks0 = threadGroupCpuMs();
             long cpu0 = processCpu();
             long mine0 = threads.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
@@ -159,6 +168,9 @@ public final class TieredServerBench {
             double wall = (System.nanoTime() - t0) / 1e9;
             double server =
                     ((processCpu() - cpu0) - (threads.getCurrentThreadCpuTime() - mine0)) / 1e9;
+            if (Boolean.getBoolean("threads")) {
+                printThreadGroups(tasks0, threadGroupCpuMs(), bytes);
+            }
             return new double[] {server, wall, bytes};
         }
     }
@@ -210,6 +222,51 @@ public final class TieredServerBench {
         }
     }
 
+    /**
+     * CPU milliseconds per group of threads of this process (Linux: {@code /proc/self/task}),
+     * grouped by name without digits; includes threads the JVM does not list (GC, JIT).
+     */
+    private static Map<String, Long> threadGroupCpuMs() {
+        Map<String, Long> out = new HashMap<>();
+        File[] tasks = new File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return out;
+        }
+        long msPerTick = 10; // USER_HZ is 100 on Linux
+        for (File t : tasks) {
+            try {
+                String name =
+                        Files.readString(t.toPath().resolve("comm"))
+                                .trim()
+                                .replaceAll("[0-9]+", "N");
+                String stat = Files.readString(t.toPath().resolve("stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                out.merge(name, ticks * msPerTick, Long::sum);
+            } catch (IOException | RuntimeException e) {
+                // the thread ended meanwhile
+            }
+        }
+        return out;
+    }
+
+    /** Prints CPU-s/GiB per thread group between two snapshots ({@code -Dthreads=true}). */
+    private static void printThreadGroups(
+            Map<String, Long> before, Map<String, Long> after, long bytes) {
+        double gib = bytes / (double) (1L << 30);
+        StringBuilder sb = new StringBuilder("  CPU-s/GiB by thread:");
+        after.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+                .filter(e -> e.getValue() >= 10)
+                .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+                .forEach(
+                        e ->
+                                sb.append(
+                                        String.format(
+                                                " %s=%.2f", e.getKey(), e.getValue() / 1e3 / gib)));
+        System.out.println(sb);
+    }
+
     private static long processCpu() {
         return ((com.sun.management.OperatingSystemMXBean)
                         ManagementFactory.getOperatingSystemMXBean())
@@ -220,6 +277,12 @@ public final class TieredServerBench {
         List<Double> s = new ArrayList<>(xs);
         Collections.sort(s);
         return s.get(Math.min(s.size() - 1, s.size() * p / 100));
+    }
+
+    private static void warmUp(String name, double[] r) {
+        System.out.printf(
+                "warm-up (not counted) %-18s server CPU-s/GiB %.2f  consumer MB/s %.0f%n",
+                name, r[0] / (r[2] / (1L << 30)), r[2] / 1e6 / r[1]);
     }
 
     private static void report(String name, List<double[]> results) {
