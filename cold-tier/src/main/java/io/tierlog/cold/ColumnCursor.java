@@ -1,6 +1,5 @@
 package io.tierlog.cold;
 
-import com.github.luben.zstd.Zstd;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
@@ -12,14 +11,12 @@ import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.ValuesType;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.values.ValuesReader;
-import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.format.DataPageHeader;
 import org.apache.parquet.format.DictionaryPageHeader;
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.PageType;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
@@ -48,7 +45,7 @@ final class ColumnCursor {
     private final ObjectPages.Chunk chunk;
     private final ColumnDescriptor descriptor;
     private final Pages source;
-    private final CompressionCodecFactory codecs;
+    private final PageDecompressor codecs;
     private final int maxRep;
     private final int maxDef;
     private final boolean binary;
@@ -82,7 +79,7 @@ final class ColumnCursor {
             String leaf,
             ObjectPages.Chunk chunk,
             Pages source,
-            CompressionCodecFactory codecs) {
+            PageDecompressor codecs) {
         this.pagesIndex = pagesIndex;
         this.group = group;
         this.leaf = leaf;
@@ -322,30 +319,13 @@ final class ColumnCursor {
                 throw new IOException("page checksum mismatch in column " + leaf);
             }
         }
-        CompressionCodecName codec = chunk.meta().getCodec();
-        switch (codec) {
-            case UNCOMPRESSED:
-                if (compressed != uncompressed) {
-                    throw new IOException("uncompressed page of inconsistent size in " + leaf);
-                }
-                return ByteBuffer.wrap(src, srcOff, compressed).slice();
-            case ZSTD:
-                byte[] out = reuse ? pageBuffer(uncompressed) : new byte[uncompressed];
-                long n = Zstd.decompressByteArray(out, 0, uncompressed, src, srcOff, compressed);
-                if (Zstd.isError(n) || n != uncompressed) {
-                    throw new IOException(
-                            "cannot decompress page of column "
-                                    + leaf
-                                    + ": "
-                                    + (Zstd.isError(n) ? Zstd.getErrorName(n) : n + " bytes"));
-                }
-                return ByteBuffer.wrap(out, 0, uncompressed).slice();
-            default:
-                return ByteBuffer.wrap(
-                        codecs.getDecompressor(codec)
-                                .decompress(BytesInput.from(src, srcOff, compressed), uncompressed)
-                                .toByteArray());
-        }
+        return codecs.decompress(
+                chunk.meta().getCodec(),
+                src,
+                srcOff,
+                compressed,
+                uncompressed,
+                reuse ? pageBuffer(uncompressed) : null);
     }
 
     private byte[] pageBuffer(int size) {

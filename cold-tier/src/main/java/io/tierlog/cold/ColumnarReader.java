@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.io.ParquetFileRange;
 
 /**
@@ -37,7 +36,7 @@ final class ColumnarReader {
 
     private final ObjectPages pages;
     private final ObjectStoreInputFile file;
-    private final CompressionCodecFactory codecs;
+    private final PageDecompressor codecs;
     private final long startOffset;
     private final int maxBytes;
     private final long estimatedRows;
@@ -50,7 +49,7 @@ final class ColumnarReader {
     ColumnarReader(
             ObjectPages pages,
             ObjectStoreInputFile file,
-            CompressionCodecFactory codecs,
+            PageDecompressor codecs,
             long startOffset,
             int maxBytes,
             long avgRecordBytes,

@@ -18,7 +18,6 @@ import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
-import org.apache.parquet.hadoop.CodecFactory;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
@@ -184,8 +183,7 @@ public final class ParquetLogReader {
     private MemoryRecords readColumnar(
             ObjectPages p, long startOffset, int maxBytes, long avgRecordBytes, int initialBuffer)
             throws IOException {
-        CodecFactory codecs = new CodecFactory(conf, 0);
-        try {
+        try (PageDecompressor codecs = new PageDecompressor(conf)) {
             ByteBuffer b =
                     new ColumnarReader(
                                     p,
@@ -202,8 +200,6 @@ public final class ParquetLogReader {
         } catch (IOException | RuntimeException e) {
             throw new ObjectStoreException(
                     key, "cannot read offsets from " + startOffset + ": " + e, e);
-        } finally {
-            codecs.release();
         }
     }
 
