@@ -76,9 +76,10 @@ final class ObjectPages {
         }
 
         /**
-         * Row (in this group) after the page where a batch with last offset >= {@code offset} first
-         * appears: reading up to it covers every batch below {@code offset}. The group's row count
-         * if no page reaches that far or the group has no column index.
+         * Row (in this group) after the page that follows the first page holding a batch with last
+         * offset >= {@code offset}: reading up to it covers the records below {@code offset} and at
+         * least a page more (a read runs into the next batch to see where one ends). The group's
+         * row count if no page reaches that far or the group has no column index.
          */
         long endRowFor(long offset) {
             if (pageMaxLastOffset == null) {
@@ -86,8 +87,8 @@ final class ObjectPages {
             }
             for (int p = 0; p < pageMaxLastOffset.length; p++) {
                 if (pageMaxLastOffset[p] >= offset) {
-                    return p + 1 < pageMaxLastOffset.length
-                            ? lastOffsetChunk.pages().getFirstRowIndex(p + 1)
+                    return p + 2 < pageMaxLastOffset.length
+                            ? lastOffsetChunk.pages().getFirstRowIndex(p + 2)
                             : rowCount;
                 }
             }

@@ -40,6 +40,43 @@ public interface ObjectStore extends Closeable {
      */
     ByteBuffer get(String key, long position, int length) throws IOException;
 
+    /**
+     * Reads consecutive parts of one range with a single ranged GET, each part into its own buffer,
+     * so that a large read is not one huge array: part {@code i} holds the {@code lengths[i]} bytes
+     * that follow the previous parts, starting at {@code position}; a negative length skips that
+     * many bytes and leaves its slot null. Fails if the object ends before the range does. The
+     * default reads the range with {@link #get(String, long, int)} and slices it.
+     */
+    default ByteBuffer[] getParts(String key, long position, int[] lengths) throws IOException {
+        long total = 0;
+        for (int l : lengths) {
+            total += Math.abs((long) l);
+        }
+        ByteBuffer all = get(key, position, Math.toIntExact(total));
+        if (all.remaining() < total) {
+            throw new ObjectStoreException(
+                    key,
+                    "short ranged read at "
+                            + position
+                            + ": wanted "
+                            + total
+                            + " bytes, got "
+                            + all.remaining());
+        }
+        ByteBuffer[] parts = new ByteBuffer[lengths.length];
+        int at = all.position();
+        for (int i = 0; i < lengths.length; i++) {
+            int n = Math.abs(lengths[i]);
+            if (lengths[i] >= 0) {
+                ByteBuffer part = all.duplicate();
+                part.position(at).limit(at + n);
+                parts[i] = part.slice();
+            }
+            at += n;
+        }
+        return parts;
+    }
+
     /** Reads a whole object. */
     ByteBuffer get(String key) throws IOException;
 

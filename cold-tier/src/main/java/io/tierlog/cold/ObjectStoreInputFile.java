@@ -33,7 +33,10 @@ final class ObjectStoreInputFile implements InputFile {
     private static final int INITIAL_TAIL = 64 * 1024;
 
     /** Largest hole between two wanted ranges that one GET spans (fetched and dropped). */
-    static final int MAX_GAP = 64 * 1024;
+    static final int MAX_GAP = 1 << 20;
+
+    /** Coalesced GETs larger than this read each range into its own buffer. */
+    static final int SPLIT_ABOVE = 1 << 20;
 
     /** Largest coalesced GET. */
     static final int MAX_COALESCED = 16 << 20;
@@ -165,15 +168,56 @@ final class ObjectStoreInputFile implements InputFile {
                 end = nextEnd;
                 j++;
             }
-            ByteBuffer fetched = fetch(start, Math.toIntExact(end - start));
-            for (int k = i; k < j; k++) {
-                ParquetFileRange r = sorted.get(k);
-                ByteBuffer part = fetched.duplicate();
-                part.position((int) (r.getOffset() - start));
-                part.limit(part.position() + r.getLength());
-                r.setDataReadFuture(CompletableFuture.completedFuture(part.slice()));
+            if (end - start > SPLIT_ABOVE && disjoint(sorted, i, j)) {
+                fetchParts(sorted, i, j, start);
+            } else {
+                ByteBuffer fetched = fetch(start, Math.toIntExact(end - start));
+                for (int k = i; k < j; k++) {
+                    ParquetFileRange r = sorted.get(k);
+                    ByteBuffer part = fetched.duplicate();
+                    part.position((int) (r.getOffset() - start));
+                    part.limit(part.position() + r.getLength());
+                    r.setDataReadFuture(CompletableFuture.completedFuture(part.slice()));
+                }
             }
             i = j;
+        }
+    }
+
+    /** True if ranges {@code [from, to)} of the sorted list do not overlap. */
+    private static boolean disjoint(List<ParquetFileRange> sorted, int from, int to) {
+        for (int k = from + 1; k < to; k++) {
+            ParquetFileRange prev = sorted.get(k - 1);
+            if (sorted.get(k).getOffset() < prev.getOffset() + prev.getLength()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One GET for ranges {@code [from, to)}, each range read into its own buffer. */
+    private void fetchParts(List<ParquetFileRange> sorted, int from, int to, long start)
+            throws IOException {
+        int[] lengths = new int[(to - from) * 2];
+        int[] slotOf = new int[to - from];
+        int n = 0;
+        long at = start;
+        for (int k = from; k < to; k++) {
+            ParquetFileRange r = sorted.get(k);
+            if (r.getOffset() > at) {
+                lengths[n++] = -Math.toIntExact(r.getOffset() - at);
+            }
+            slotOf[k - from] = n;
+            lengths[n++] = r.getLength();
+            at = r.getOffset() + r.getLength();
+        }
+        ByteBuffer[] parts = store.getParts(key, start, java.util.Arrays.copyOf(lengths, n));
+        for (int k = from; k < to; k++) {
+            ByteBuffer part = parts[slotOf[k - from]];
+            if (part == null || part.remaining() != sorted.get(k).getLength()) {
+                throw new ObjectStoreException(key, "short ranged read at " + start);
+            }
+            sorted.get(k).setDataReadFuture(CompletableFuture.completedFuture(part));
         }
     }
 

@@ -317,6 +317,47 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
+    @Override
+    public ByteBuffer[] getParts(String key, long position, int[] lengths) throws IOException {
+        long total = 0;
+        for (int l : lengths) {
+            total += Math.abs((long) l);
+        }
+        if (position < 0 || total == 0) {
+            return ObjectStore.super.getParts(key, position, lengths);
+        }
+        String range = "bytes=" + position + "-" + (position + total - 1);
+        long wanted = total;
+        try {
+            // Each part is read into its own array (pages of a few hundred KiB rather than one
+            // multi-MiB humongous array per GET). Inside the SDK's retry loop, like get.
+            return s3.getObject(
+                    b -> b.bucket(bucket).key(key).range(range),
+                    (response, in) -> {
+                        ByteBuffer[] parts = new ByteBuffer[lengths.length];
+                        for (int i = 0; i < lengths.length; i++) {
+                            int n = Math.abs(lengths[i]);
+                            if (lengths[i] < 0) {
+                                in.skipNBytes(n);
+                                continue;
+                            }
+                            byte[] data = new byte[n];
+                            if (in.readNBytes(data, 0, n) != n) {
+                                throw new java.io.EOFException(
+                                        "object ended before "
+                                                + wanted
+                                                + " bytes from "
+                                                + position);
+                            }
+                            parts[i] = ByteBuffer.wrap(data);
+                        }
+                        return parts;
+                    });
+        } catch (SdkException | UncheckedIOException e) {
+            throw translate(key, "GET " + range, e);
+        }
+    }
+
     private static ByteBuffer readUpTo(InputStream in, int length) throws IOException {
         byte[] data = new byte[length];
         int n = in.readNBytes(data, 0, length);

@@ -127,6 +127,35 @@ public abstract class ObjectStoreContract {
     }
 
     @Test
+    void partsOfOneRangedGetHoldTheirBytesAndSkippedGapsAreNull() throws IOException {
+        byte[] data = randomBytes(3 << 20, 6);
+        store.put(prefix + "parts", data);
+        int[] lengths = {1000, -5000, 1 << 20, -1, 700_000, 1};
+        ByteBuffer[] parts = store.getParts(prefix + "parts", 4321, lengths);
+        assertThat(parts).hasSize(lengths.length);
+        int at = 4321;
+        for (int i = 0; i < lengths.length; i++) {
+            int n = Math.abs(lengths[i]);
+            if (lengths[i] < 0) {
+                assertThat(parts[i]).as("skipped part %d", i).isNull();
+            } else {
+                byte[] expected = new byte[n];
+                System.arraycopy(data, at, expected, 0, n);
+                assertThat(bytes(parts[i])).as("part %d", i).isEqualTo(expected);
+            }
+            at += n;
+        }
+    }
+
+    @Test
+    void partsReachingPastTheEndFailWithTheKey() throws IOException {
+        store.put(prefix + "short-parts", new byte[1000]);
+        assertThatThrownBy(() -> store.getParts(prefix + "short-parts", 500, new int[] {100, 600}))
+                .isInstanceOf(ObjectStoreException.class)
+                .hasMessageContaining(prefix + "short-parts");
+    }
+
+    @Test
     void rangedGetPastTheEndReturnsTheTail() throws IOException {
         byte[] data = randomBytes(1000, 5);
         store.put(prefix + "t", data);

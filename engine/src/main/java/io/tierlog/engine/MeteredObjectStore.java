@@ -96,6 +96,17 @@ final class MeteredObjectStore implements ObjectStore {
     }
 
     @Override
+    public ByteBuffer[] getParts(String key, long position, int[] lengths) throws IOException {
+        ByteBuffer[] parts = call("get", () -> delegate.getParts(key, position, lengths));
+        long n = 0;
+        for (ByteBuffer b : parts) {
+            n += b == null ? 0 : b.remaining();
+        }
+        bytesRead.increment(n);
+        return parts;
+    }
+
+    @Override
     public ByteBuffer get(String key) throws IOException {
         ByteBuffer b = call("get", () -> delegate.get(key));
         bytesRead.increment(b.remaining());

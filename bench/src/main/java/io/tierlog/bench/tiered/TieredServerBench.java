@@ -35,9 +35,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (a freshly started server), and from the cold tier with a warm cache (the same server again);
  * then the time to the first batch for random cold offsets. The server runs in this JVM; its CPU is
  * the process CPU minus the consumer's thread (the classic consumer does its I/O on the polling
- * thread). Each case runs once unmeasured first (JIT warm-up of a long-running server; printed as
- * "warm-up"), then prints medians of {@code -Druns=3}. Usage: {@code java -cp ...
- * io.tierlog.bench.tiered.TieredServerBench [-Drecords=500000] [-Druns=3]}.
+ * thread). Each case first runs {@code -Dwarmups=2} times unmeasured (JIT warm-up, as in a
+ * long-running server; printed as "warm-up"), then prints medians of {@code -Druns=3}; {@code
+ * -Dthreads=true} also prints CPU per thread group (consumer, cold readers, embedded S3 server,
+ * JIT, GC). Usage: {@code java -cp ... io.tierlog.bench.tiered.TieredServerBench
+ * [-Drecords=500000] [-Druns=3] [-Dwarmups=2] [-Dthreads=true]}.
  *
  * <p>Not thread-safe (a main program).
  */
@@ -48,6 +50,7 @@ public final class TieredServerBench {
     private final Path dir;
     private final int records;
     private final int runs;
+    private final int warmups = Integer.getInteger("warmups", 2);
     private TierlogServer server;
 
     private TieredServerBench(Path dir, int records, int runs) {
@@ -96,7 +99,9 @@ public final class TieredServerBench {
         System.out.printf("produced %d x 1 KiB; cold tier holds [0, %d)%n", records, coldEnd);
         // One unmeasured round of each case first, as JMH would: the JIT compiles the read
         // paths of a long-running server (hot: the produce phase already ran the server).
-        warmUp("hot", consume(0, coldEnd));
+        for (int w = 0; w < warmups; w++) {
+            warmUp("hot", consume(0, coldEnd));
+        }
         List<double[]> hot = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
             hot.add(consume(0, coldEnd));
@@ -106,8 +111,14 @@ public final class TieredServerBench {
         while (tiered().offsets(TP).hotLogStartOffset() < coldEnd) {
             Thread.sleep(200); // waiting for the server's local retention
         }
-        warmUp("cold, empty cache", consume(0, coldEnd));
-        warmUp("cold, warm cache", consume(0, coldEnd));
+        for (int w = 0; w < warmups; w++) {
+            if (w > 0) {
+                server.close();
+                start(Map.of("local.retention.bytes", "1"));
+            }
+            warmUp("cold, empty cache", consume(0, coldEnd));
+            warmUp("cold, warm cache", consume(0, coldEnd));
+        }
         List<double[]> coldEmpty = new ArrayList<>();
         List<double[]> coldWarm = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
