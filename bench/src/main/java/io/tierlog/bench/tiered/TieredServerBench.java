@@ -1,5 +1,6 @@
 package io.tierlog.bench.tiered;
 
+import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.server.TierlogServer;
@@ -38,8 +39,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * thread). Each case first runs {@code -Dwarmups=2} times unmeasured (JIT warm-up, as in a
  * long-running server; printed as "warm-up"), then prints medians of {@code -Druns=3}; {@code
  * -Dthreads=true} also prints CPU per thread group (consumer, cold readers, embedded S3 server,
- * JIT, GC). Usage: {@code java -cp ... io.tierlog.bench.tiered.TieredServerBench
- * [-Drecords=500000] [-Druns=3] [-Dwarmups=2] [-Dthreads=true]}.
+ * JIT, GC). The S3 server (s3proxy, in this JVM) runs for the whole benchmark, as S3 would, while
+ * the tierlog server restarts to empty its caches ({@code -Ds3=per-server}: each tierlog server
+ * starts its own embedded one). Usage: {@code java -cp ...
+ * io.tierlog.bench.tiered.TieredServerBench [-Drecords=500000] [-Druns=3] [-Dwarmups=2]
+ * [-Dthreads=true] [-Ds3=per-server]}.
  *
  * <p>Not thread-safe (a main program).
  */
@@ -51,12 +55,24 @@ public final class TieredServerBench {
     private final int records;
     private final int runs;
     private final int warmups = Integer.getInteger("warmups", 2);
+
+    /**
+     * The S3 endpoint, running for the whole benchmark as S3 would: restarting the tierlog server
+     * (to empty its caches) then does not restart the S3 server too. In this JVM, so its CPU counts
+     * as the server's. {@code -Ds3=per-server} uses each server's own embedded S3 server instead.
+     */
+    private final EmbeddedS3Server s3;
+
     private TierlogServer server;
 
-    private TieredServerBench(Path dir, int records, int runs) {
+    private TieredServerBench(Path dir, int records, int runs) throws IOException {
         this.dir = dir;
         this.records = records;
         this.runs = runs;
+        this.s3 =
+                "per-server".equals(System.getProperty("s3"))
+                        ? null
+                        : EmbeddedS3Server.start(dir.resolve("s3"));
     }
 
     public static void main(String[] args) throws Exception {
@@ -77,6 +93,9 @@ public final class TieredServerBench {
         s.put("retention.ms", "-1");
         s.put("offload.interval.ms", "500");
         s.put("cold.cache.bytes", Long.toString(2L << 30));
+        if (s3 != null) {
+            s.putAll(s3.clientConfig().asMap());
+        }
         s.putAll(extra);
         server = TierlogServer.start(Config.of(s));
     }
