@@ -57,11 +57,13 @@ import org.apache.parquet.schema.Types;
  *                                                                          batches by offset
  * </pre>
  *
- * Columns 18-21 repeat what {@code batch_attributes} holds, for SQL users; batch-level columns
- * repeat per row and cost almost nothing after dictionary/RLE encoding. Statistics and the page
- * index (column index + offset index) are written for {@code offset}, {@code timestamp} and the
- * batch columns, not for {@code key}, {@code value} or headers. Empty batches (no records, left by
- * log compaction) have no rows and are not reproduced.
+ * Columns are stored in the order offset, timestamp, the batch columns (ids 9-21), headers, key,
+ * value: values last (see {@link #F_OFFSET}). Columns 18-21 repeat what {@code batch_attributes}
+ * holds, for SQL users; batch-level columns repeat per row and cost almost nothing after
+ * dictionary/RLE encoding. Statistics and the page index (column index + offset index) are written
+ * for {@code offset}, {@code timestamp} and the batch columns, not for {@code key}, {@code value}
+ * or headers. Empty batches (no records, left by log compaction) have no rows and are not
+ * reproduced.
  *
  * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
  * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
@@ -104,26 +106,31 @@ final class ColdLayout {
     static final String BATCH_IS_CONTROL = "batch_is_control";
     static final String BATCH_LAST_OFFSET = "batch_last_offset";
 
-    /** Field indexes in {@link #SCHEMA} (top level), used by the write and read supports. */
+    /**
+     * Field indexes in {@link #SCHEMA} (top level), used by the write support. The physical order
+     * puts the small columns first and {@code key} and {@code value} last, so that the pages a read
+     * needs of every column but the values lie close together (one ranged GET); readers find
+     * columns by name, so objects written in the earlier order (value fourth) read the same.
+     */
     static final int F_OFFSET = 0;
 
     static final int F_TIMESTAMP = 1;
-    static final int F_KEY = 2;
-    static final int F_VALUE = 3;
-    static final int F_HEADERS = 4;
-    static final int F_BATCH_BASE_OFFSET = 5;
-    static final int F_BATCH_LAST_OFFSET_DELTA = 6;
-    static final int F_BATCH_PARTITION_LEADER_EPOCH = 7;
-    static final int F_BATCH_PRODUCER_ID = 8;
-    static final int F_BATCH_PRODUCER_EPOCH = 9;
-    static final int F_BATCH_BASE_SEQUENCE = 10;
-    static final int F_BATCH_ATTRIBUTES = 11;
-    static final int F_BATCH_BASE_TIMESTAMP = 12;
-    static final int F_BATCH_MAX_TIMESTAMP = 13;
-    static final int F_BATCH_COMPRESSION = 14;
-    static final int F_BATCH_IS_TRANSACTIONAL = 15;
-    static final int F_BATCH_IS_CONTROL = 16;
-    static final int F_BATCH_LAST_OFFSET = 17;
+    static final int F_BATCH_BASE_OFFSET = 2;
+    static final int F_BATCH_LAST_OFFSET_DELTA = 3;
+    static final int F_BATCH_PARTITION_LEADER_EPOCH = 4;
+    static final int F_BATCH_PRODUCER_ID = 5;
+    static final int F_BATCH_PRODUCER_EPOCH = 6;
+    static final int F_BATCH_BASE_SEQUENCE = 7;
+    static final int F_BATCH_ATTRIBUTES = 8;
+    static final int F_BATCH_BASE_TIMESTAMP = 9;
+    static final int F_BATCH_MAX_TIMESTAMP = 10;
+    static final int F_BATCH_COMPRESSION = 11;
+    static final int F_BATCH_IS_TRANSACTIONAL = 12;
+    static final int F_BATCH_IS_CONTROL = 13;
+    static final int F_BATCH_LAST_OFFSET = 14;
+    static final int F_HEADERS = 15;
+    static final int F_KEY = 16;
+    static final int F_VALUE = 17;
 
     static final MessageType SCHEMA =
             Types.buildMessage()
@@ -136,33 +143,6 @@ final class ColdLayout {
                                     true, LogicalTypeAnnotation.TimeUnit.MICROS))
                     .id(2)
                     .named(TIMESTAMP)
-                    .optional(BINARY)
-                    .id(3)
-                    .named(KEY)
-                    .optional(BINARY)
-                    .id(4)
-                    .named(VALUE)
-                    .addField(
-                            Types.requiredGroup()
-                                    .as(LogicalTypeAnnotation.listType())
-                                    .id(5)
-                                    .addField(
-                                            Types.repeatedGroup()
-                                                    .addField(
-                                                            Types.requiredGroup()
-                                                                    .id(6)
-                                                                    .required(BINARY)
-                                                                    .as(
-                                                                            LogicalTypeAnnotation
-                                                                                    .stringType())
-                                                                    .id(7)
-                                                                    .named(KEY)
-                                                                    .optional(BINARY)
-                                                                    .id(8)
-                                                                    .named(VALUE)
-                                                                    .named("element"))
-                                                    .named("list"))
-                                    .named(HEADERS))
                     .required(INT64)
                     .id(9)
                     .named(BATCH_BASE_OFFSET)
@@ -204,6 +184,33 @@ final class ColdLayout {
                     .required(INT64)
                     .id(21)
                     .named(BATCH_LAST_OFFSET)
+                    .addField(
+                            Types.requiredGroup()
+                                    .as(LogicalTypeAnnotation.listType())
+                                    .id(5)
+                                    .addField(
+                                            Types.repeatedGroup()
+                                                    .addField(
+                                                            Types.requiredGroup()
+                                                                    .id(6)
+                                                                    .required(BINARY)
+                                                                    .as(
+                                                                            LogicalTypeAnnotation
+                                                                                    .stringType())
+                                                                    .id(7)
+                                                                    .named(KEY)
+                                                                    .optional(BINARY)
+                                                                    .id(8)
+                                                                    .named(VALUE)
+                                                                    .named("element"))
+                                                    .named("list"))
+                                    .named(HEADERS))
+                    .optional(BINARY)
+                    .id(3)
+                    .named(KEY)
+                    .optional(BINARY)
+                    .id(4)
+                    .named(VALUE)
                     .named("kafka_record");
 
     /** Columns whose min/max statistics and page index are worthless (random bytes). */

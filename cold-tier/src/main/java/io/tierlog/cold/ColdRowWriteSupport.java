@@ -52,37 +52,6 @@ final class ColdRowWriteSupport extends WriteSupport<ColdRow> {
         c.startMessage();
         longField(c, OFFSET, F_OFFSET, row.offset);
         longField(c, TIMESTAMP, F_TIMESTAMP, Math.multiplyExact(row.timestamp, 1000L));
-        if (row.key != null) {
-            binaryField(c, KEY, F_KEY, row.key);
-        }
-        if (row.value != null) {
-            binaryField(c, VALUE, F_VALUE, row.value);
-        }
-        c.startField(HEADERS, F_HEADERS);
-        c.startGroup();
-        Header[] headers = row.headers;
-        if (headers.length > 0) {
-            c.startField("list", 0);
-            for (Header h : headers) {
-                c.startGroup();
-                c.startField("element", 0);
-                c.startGroup();
-                c.startField(KEY, 0);
-                c.addBinary(Binary.fromString(h.key()));
-                c.endField(KEY, 0);
-                if (h.value() != null) {
-                    c.startField(VALUE, 1);
-                    c.addBinary(Binary.fromReusedByteArray(h.value()));
-                    c.endField(VALUE, 1);
-                }
-                c.endGroup();
-                c.endField("element", 0);
-                c.endGroup();
-            }
-            c.endField("list", 0);
-        }
-        c.endGroup();
-        c.endField(HEADERS, F_HEADERS);
         longField(c, BATCH_BASE_OFFSET, F_BATCH_BASE_OFFSET, row.batchBaseOffset);
         intField(c, BATCH_LAST_OFFSET_DELTA, F_BATCH_LAST_OFFSET_DELTA, row.batchLastOffsetDelta);
         intField(
@@ -108,6 +77,37 @@ final class ColdRowWriteSupport extends WriteSupport<ColdRow> {
                 BATCH_LAST_OFFSET,
                 F_BATCH_LAST_OFFSET,
                 row.batchBaseOffset + row.batchLastOffsetDelta);
+        c.startField(HEADERS, F_HEADERS);
+        c.startGroup();
+        Header[] headers = row.headers;
+        if (headers.length > 0) {
+            c.startField("list", 0);
+            for (Header h : headers) {
+                c.startGroup();
+                c.startField("element", 0);
+                c.startGroup();
+                c.startField(KEY, 0);
+                c.addBinary(Binary.fromString(h.key()));
+                c.endField(KEY, 0);
+                if (h.value() != null) {
+                    c.startField(VALUE, 1);
+                    c.addBinary(Binary.fromReusedByteArray(h.value()));
+                    c.endField(VALUE, 1);
+                }
+                c.endGroup();
+                c.endField("element", 0);
+                c.endGroup();
+            }
+            c.endField("list", 0);
+        }
+        c.endGroup();
+        c.endField(HEADERS, F_HEADERS);
+        if (row.key != null) {
+            binaryField(c, KEY, F_KEY, row.key);
+        }
+        if (row.value != null) {
+            binaryField(c, VALUE, F_VALUE, row.value);
+        }
         c.endMessage();
     }
 

@@ -50,6 +50,9 @@ final class ColumnCursor {
     private final int maxDef;
     private final boolean binary;
 
+    /** This column chunk's dictionary, once decoded (or found decoded) by this cursor. */
+    private Dictionary dictionary;
+
     private int nextPage;
     private int valuesLeft;
     private ValuesReader rep;
@@ -261,8 +264,12 @@ final class ColumnCursor {
     }
 
     private Dictionary dictionary() throws IOException {
+        if (dictionary != null) {
+            return dictionary;
+        }
         Dictionary d = pagesIndex.dictionary(group, leaf);
         if (d != null) {
+            dictionary = d;
             return d;
         }
         if (chunk.dictionaryLength() == 0) {
@@ -286,7 +293,8 @@ final class ColumnCursor {
                         dh.getNum_values(),
                         CONVERTER.getEncoding(dh.getEncoding()));
         d = page.getEncoding().initDictionary(descriptor, page);
-        pagesIndex.putDictionary(group, leaf, d);
+        pagesIndex.putDictionary(group, leaf, d, bytes.remaining());
+        dictionary = d;
         return d;
     }
 

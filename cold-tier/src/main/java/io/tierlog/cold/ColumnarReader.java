@@ -75,7 +75,7 @@ final class ColumnarReader {
         long skipping = Long.MIN_VALUE; // base offset of a batch below the start offset
         int complete = 0;
         for (ObjectPages.RowGroup g : groups) {
-            if (first && g.maxLastOffset() < startOffset) {
+            if (g.rowCount() == 0 || (first && g.maxLastOffset() < startOffset)) {
                 continue; // every batch of this group ends before the start
             }
             long startRow = first ? g.startRowFor(startOffset) : 0;

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.format.ColumnIndex;
@@ -97,7 +98,13 @@ final class ObjectPages {
     }
 
     private final List<RowGroup> rowGroups;
+
+    /** Bytes of dictionary pages an object keeps decoded across reads, at most. */
+    static final int MAX_DICTIONARY_BYTES = 128 * 1024;
+
     private final Map<String, Dictionary> dictionaries = new ConcurrentHashMap<>();
+    private final AtomicLong dictionaryBytes = new AtomicLong();
+    private final AtomicLong notKept = new AtomicLong();
 
     private ObjectPages(List<RowGroup> rowGroups) {
         this.rowGroups = rowGroups;
@@ -112,8 +119,31 @@ final class ObjectPages {
         return dictionaries.get(group + "/" + leaf);
     }
 
-    void putDictionary(int group, String leaf, Dictionary d) {
-        dictionaries.putIfAbsent(group + "/" + leaf, d);
+    /**
+     * Keeps a decoded dictionary of {@code pageBytes} (its page, uncompressed) for later reads,
+     * unless this object's kept dictionaries would exceed {@link #MAX_DICTIONARY_BYTES}: a reader
+     * stays cached per object ({@code cold.metadata.cache.objects}), so its memory must stay small;
+     * larger dictionaries (columns with many distinct values) are decoded per read.
+     */
+    void putDictionary(int group, String leaf, Dictionary d, int pageBytes) {
+        if (dictionaryBytes.addAndGet(pageBytes) > MAX_DICTIONARY_BYTES) {
+            dictionaryBytes.addAndGet(-pageBytes);
+            notKept.incrementAndGet();
+            return;
+        }
+        if (dictionaries.putIfAbsent(group + "/" + leaf, d) != null) {
+            dictionaryBytes.addAndGet(-pageBytes);
+        }
+    }
+
+    /** Dictionaries decoded but not kept, over the budget (for tests). */
+    long dictionariesNotKept() {
+        return notKept.get();
+    }
+
+    /** Bytes of dictionary pages kept decoded (for tests). */
+    long keptDictionaryBytes() {
+        return dictionaryBytes.get();
     }
 
     /**

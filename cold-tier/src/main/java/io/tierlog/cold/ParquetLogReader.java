@@ -116,6 +116,11 @@ public final class ParquetLogReader {
         }
     }
 
+    /** The page map of the columnar reader, null before the first read or if unsupported. */
+    ObjectPages pageMap() {
+        return pages;
+    }
+
     /** First offset held by the object (from its metadata). */
     public long firstOffset() throws IOException {
         return footer().firstOffset();

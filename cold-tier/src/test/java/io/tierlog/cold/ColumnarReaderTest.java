@@ -110,6 +110,38 @@ class ColumnarReaderTest {
     }
 
     @Test
+    void largeDictionariesAreDecodedPerReadNotKeptWithTheObject() throws IOException {
+        // Two-record batches in one large page: batch_base_offset and the batch timestamps have a
+        // value per two rows (dictionary encoding still pays off), so each of their dictionaries
+        // holds 40,000 longs.
+        List<MemoryRecords> input =
+                TestBatches.uniformBatches(0, 40_000, 2, 8, CompressionType.NONE, 4);
+        ParquetLogReader reader =
+                write(
+                        "many-batches",
+                        input,
+                        ColdTierOptions.defaults()
+                                .with(ColdTierOptions.COLD_PAGE_BYTES, "16MiB")
+                                .with(ColdTierOptions.COLD_PAGE_ROW_LIMIT, "100000"));
+        List<RecordBatch> all = new ArrayList<>();
+        input.forEach(m -> m.batches().forEach(all::add));
+        List<RecordBatch> got = new ArrayList<>();
+        long next = 0;
+        while (next <= 79_999) {
+            for (RecordBatch b : reader.read(next, 256 * 1024).batches()) {
+                got.add(b);
+                next = b.lastOffset() + 1;
+            }
+        }
+        BatchFidelityPropertyTest.assertSameBatches(got, all);
+        assertThat(reader.pageMap()).isNotNull();
+        assertThat(reader.pageMap().keptDictionaryBytes())
+                .isPositive()
+                .isLessThanOrEqualTo(ObjectPages.MAX_DICTIONARY_BYTES);
+        assertThat(reader.pageMap().dictionariesNotKept()).isPositive();
+    }
+
+    @Test
     void aDamagedDataPageFailsTheReadWithTheObjectKey() throws IOException {
         List<MemoryRecords> input =
                 TestBatches.uniformBatches(0, 50, 20, 300, CompressionType.NONE, 3);
