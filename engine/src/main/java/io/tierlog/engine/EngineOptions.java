@@ -121,7 +121,9 @@ public final class EngineOptions {
             ConfigOption.intOption("cold.metadata.cache.objects")
                     .defaultValue(1000)
                     .validator(v -> v >= 1 ? null : "must be at least 1")
-                    .doc("Cold objects whose Parquet footer and page indexes stay in memory.")
+                    .doc(
+                            "Cold objects whose Parquet footer, page indexes and small"
+                                    + " dictionaries (at most 128KiB per object) stay in memory.")
                     .build();
 
     public static final ConfigOption<String> METRICS_LISTEN =
