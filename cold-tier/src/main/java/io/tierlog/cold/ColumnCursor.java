@@ -284,8 +284,11 @@ final class ColumnCursor {
                     "expected a dictionary page in column " + leaf + ", found " + h.getType());
         }
         DictionaryPageHeader dh = h.getDictionary_page_header();
-        // Not reused: the dictionary keeps referring to it.
-        ByteBuffer bytes = payload(raw, (int) in.position(), h, false);
+        // A copy: the dictionary keeps referring to it, and an uncompressed page is a view of
+        // the fetched bytes, which live only as long as the read (ReadArena).
+        ByteBuffer view = payload(raw, (int) in.position(), h, false);
+        ByteBuffer bytes = ByteBuffer.allocate(view.remaining());
+        bytes.put(view.duplicate()).flip();
         DictionaryPage page =
                 new DictionaryPage(
                         BytesInput.from(bytes),

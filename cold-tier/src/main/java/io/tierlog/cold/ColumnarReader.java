@@ -45,6 +45,7 @@ final class ColumnarReader {
     private final long targetOffset;
 
     private final BatchEncoder out;
+    private final ReadArena arena;
 
     ColumnarReader(
             ObjectPages pages,
@@ -53,7 +54,9 @@ final class ColumnarReader {
             long startOffset,
             int maxBytes,
             long avgRecordBytes,
-            int initialBuffer) {
+            int initialBuffer,
+            ReadArena arena) {
+        this.arena = arena;
         this.pages = pages;
         this.file = file;
         this.codecs = codecs;
@@ -275,7 +278,7 @@ final class ColumnarReader {
             if (b == null) {
                 ParquetFileRange r =
                         new ParquetFileRange(chunk.dictionaryOffset(), chunk.dictionaryLength());
-                file.readRanges(List.of(r));
+                file.readRanges(List.of(r), arena);
                 b = r.getDataReadFuture().join();
             }
             return b;
@@ -308,7 +311,7 @@ final class ColumnarReader {
                 }
                 unfetched.put(c, Math.max(firstPage, lastPage + 1));
             }
-            file.readRanges(ranges);
+            file.readRanges(ranges, arena);
             for (ParquetFileRange r : ranges) {
                 fetched.put(r.getOffset(), r.getDataReadFuture().join());
             }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * Narrow object-store seam (the size of Iceberg's {@code FileIO}). Keys are full object keys in the
@@ -48,6 +49,16 @@ public interface ObjectStore extends Closeable {
      * default reads the range with {@link #get(String, long, int)} and slices it.
      */
     default ByteBuffer[] getParts(String key, long position, int[] lengths) throws IOException {
+        return getParts(key, position, lengths, ByteBuffer::allocate);
+    }
+
+    /**
+     * As {@link #getParts(String, long, int[])}, with each part's buffer from {@code allocate}
+     * (which returns a heap buffer of exactly the size asked for).
+     */
+    default ByteBuffer[] getParts(
+            String key, long position, int[] lengths, IntFunction<ByteBuffer> allocate)
+            throws IOException {
         long total = 0;
         for (int l : lengths) {
             total += Math.abs((long) l);
@@ -68,9 +79,11 @@ public interface ObjectStore extends Closeable {
         for (int i = 0; i < lengths.length; i++) {
             int n = Math.abs(lengths[i]);
             if (lengths[i] >= 0) {
-                ByteBuffer part = all.duplicate();
-                part.position(at).limit(at + n);
-                parts[i] = part.slice();
+                ByteBuffer src = all.duplicate();
+                src.position(at).limit(at + n);
+                ByteBuffer part = allocate.apply(n);
+                part.duplicate().put(src);
+                parts[i] = part;
             }
             at += n;
         }

@@ -134,6 +134,14 @@ final class ObjectStoreInputFile implements InputFile {
      * coalesced into one GET (of at most {@link #MAX_COALESCED} bytes unless one range is larger).
      */
     void readRanges(List<ParquetFileRange> ranges) throws IOException {
+        readRanges(ranges, null);
+    }
+
+    /**
+     * As {@link #readRanges(List)}; with an {@code arena}, every fetched range is read into a
+     * buffer of the arena (valid until the arena is reset).
+     */
+    void readRanges(List<ParquetFileRange> ranges, ReadArena arena) throws IOException {
         List<ParquetFileRange> sorted = new ArrayList<>(ranges);
         sorted.sort(Comparator.comparingLong(ParquetFileRange::getOffset));
         for (ParquetFileRange r : sorted) {
@@ -168,8 +176,8 @@ final class ObjectStoreInputFile implements InputFile {
                 end = nextEnd;
                 j++;
             }
-            if (end - start > SPLIT_ABOVE && disjoint(sorted, i, j)) {
-                fetchParts(sorted, i, j, start);
+            if ((arena != null || end - start > SPLIT_ABOVE) && disjoint(sorted, i, j)) {
+                fetchParts(sorted, i, j, start, arena);
             } else {
                 ByteBuffer fetched = fetch(start, Math.toIntExact(end - start));
                 for (int k = i; k < j; k++) {
@@ -196,7 +204,8 @@ final class ObjectStoreInputFile implements InputFile {
     }
 
     /** One GET for ranges {@code [from, to)}, each range read into its own buffer. */
-    private void fetchParts(List<ParquetFileRange> sorted, int from, int to, long start)
+    private void fetchParts(
+            List<ParquetFileRange> sorted, int from, int to, long start, ReadArena arena)
             throws IOException {
         int[] lengths = new int[(to - from) * 2];
         int[] slotOf = new int[to - from];
@@ -211,7 +220,11 @@ final class ObjectStoreInputFile implements InputFile {
             lengths[n++] = r.getLength();
             at = r.getOffset() + r.getLength();
         }
-        ByteBuffer[] parts = store.getParts(key, start, java.util.Arrays.copyOf(lengths, n));
+        int[] exact = java.util.Arrays.copyOf(lengths, n);
+        ByteBuffer[] parts =
+                arena == null
+                        ? store.getParts(key, start, exact)
+                        : store.getParts(key, start, exact, arena::allocate);
         for (int k = from; k < to; k++) {
             ByteBuffer part = parts[slotOf[k - from]];
             if (part == null || part.remaining() != sorted.get(k).getLength()) {

@@ -188,6 +188,7 @@ public final class ParquetLogReader {
     private MemoryRecords readColumnar(
             ObjectPages p, long startOffset, int maxBytes, long avgRecordBytes, int initialBuffer)
             throws IOException {
+        ReadArena arena = ReadArena.forThisThread();
         try (PageDecompressor codecs = new PageDecompressor(conf)) {
             ByteBuffer b =
                     new ColumnarReader(
@@ -197,7 +198,8 @@ public final class ParquetLogReader {
                                     startOffset,
                                     maxBytes,
                                     avgRecordBytes,
-                                    initialBuffer)
+                                    initialBuffer,
+                                    arena)
                             .read();
             return MemoryRecords.readableRecords(b);
         } catch (ObjectStoreException | ObjectPages.UnsupportedLayoutException e) {
@@ -205,6 +207,8 @@ public final class ParquetLogReader {
         } catch (IOException | RuntimeException e) {
             throw new ObjectStoreException(
                     key, "cannot read offsets from " + startOffset + ": " + e, e);
+        } finally {
+            arena.reset(); // the rebuilt batches hold copies; no page is referenced any more
         }
     }
 

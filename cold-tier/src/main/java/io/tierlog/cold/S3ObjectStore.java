@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.IntFunction;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -318,19 +319,22 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     @Override
-    public ByteBuffer[] getParts(String key, long position, int[] lengths) throws IOException {
+    public ByteBuffer[] getParts(
+            String key, long position, int[] lengths, IntFunction<ByteBuffer> allocate)
+            throws IOException {
         long total = 0;
         for (int l : lengths) {
             total += Math.abs((long) l);
         }
         if (position < 0 || total == 0) {
-            return ObjectStore.super.getParts(key, position, lengths);
+            return ObjectStore.super.getParts(key, position, lengths, allocate);
         }
         String range = "bytes=" + position + "-" + (position + total - 1);
         long wanted = total;
         try {
-            // Each part is read into its own array (pages of a few hundred KiB rather than one
-            // multi-MiB humongous array per GET). Inside the SDK's retry loop, like get.
+            // Each part is read into its own buffer from the caller's allocator (pages of a few
+            // hundred KiB, or a read's arena, rather than one multi-MiB humongous array per GET).
+            // Inside the SDK's retry loop, like get.
             return s3.getObject(
                     b -> b.bucket(bucket).key(key).range(range),
                     (response, in) -> {
@@ -341,15 +345,16 @@ public final class S3ObjectStore implements ObjectStore {
                                 in.skipNBytes(n);
                                 continue;
                             }
-                            byte[] data = new byte[n];
-                            if (in.readNBytes(data, 0, n) != n) {
+                            ByteBuffer part = allocate.apply(n);
+                            int off = part.arrayOffset() + part.position();
+                            if (in.readNBytes(part.array(), off, n) != n) {
                                 throw new java.io.EOFException(
                                         "object ended before "
                                                 + wanted
                                                 + " bytes from "
                                                 + position);
                             }
-                            parts[i] = ByteBuffer.wrap(data);
+                            parts[i] = part;
                         }
                         return parts;
                     });

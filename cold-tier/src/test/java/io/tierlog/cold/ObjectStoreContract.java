@@ -148,6 +148,29 @@ public abstract class ObjectStoreContract {
     }
 
     @Test
+    void partsCanBeReadIntoBuffersTheCallerAllocates() throws IOException {
+        byte[] data = randomBytes(200_000, 7);
+        store.put(prefix + "arena", data);
+        ByteBuffer slab = ByteBuffer.allocate(300_000);
+        slab.position(17); // parts start inside a larger array, not at its offset 0
+        ByteBuffer[] parts =
+                store.getParts(
+                        prefix + "arena",
+                        100,
+                        new int[] {50_000, -10, 60_000},
+                        n -> {
+                            ByteBuffer b = slab.slice();
+                            b.limit(n);
+                            slab.position(slab.position() + n);
+                            return b.slice();
+                        });
+        assertThat(parts[0].array()).isSameAs(slab.array());
+        assertThat(bytes(parts[0])).isEqualTo(java.util.Arrays.copyOfRange(data, 100, 50_100));
+        assertThat(parts[1]).isNull();
+        assertThat(bytes(parts[2])).isEqualTo(java.util.Arrays.copyOfRange(data, 50_110, 110_110));
+    }
+
+    @Test
     void partsReachingPastTheEndFailWithTheKey() throws IOException {
         store.put(prefix + "short-parts", new byte[1000]);
         assertThatThrownBy(() -> store.getParts(prefix + "short-parts", 500, new int[] {100, 600}))

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 
 /**
  * An {@link ObjectStore} decorator that counts requests and failures and times every request per
@@ -96,8 +97,10 @@ final class MeteredObjectStore implements ObjectStore {
     }
 
     @Override
-    public ByteBuffer[] getParts(String key, long position, int[] lengths) throws IOException {
-        ByteBuffer[] parts = call("get", () -> delegate.getParts(key, position, lengths));
+    public ByteBuffer[] getParts(
+            String key, long position, int[] lengths, IntFunction<ByteBuffer> allocate)
+            throws IOException {
+        ByteBuffer[] parts = call("get", () -> delegate.getParts(key, position, lengths, allocate));
         long n = 0;
         for (ByteBuffer b : parts) {
             n += b == null ? 0 : b.remaining();
