@@ -36,13 +36,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (a freshly started server), and from the cold tier with a warm cache (the same server again);
  * then the time to the first batch for random cold offsets. The server runs in this JVM; its CPU is
  * the process CPU minus the consumer's thread (the classic consumer does its I/O on the polling
- * thread). Each case first runs {@code -Dwarmups=2} times unmeasured (JIT warm-up, as in a
+ * thread). Each case first runs {@code -Dwarmups=5} times unmeasured (JIT warm-up, as in a
  * long-running server; printed as "warm-up"), then prints medians of {@code -Druns=3}; {@code
  * -Dthreads=true} also prints CPU per thread group (consumer, cold readers, embedded S3 server,
  * JIT, GC). The S3 server (s3proxy, in this JVM) runs for the whole benchmark, as S3 would, while
  * the tierlog server restarts to empty its caches ({@code -Ds3=per-server}: each tierlog server
  * starts its own embedded one). Usage: {@code java -cp ...
- * io.tierlog.bench.tiered.TieredServerBench [-Drecords=500000] [-Druns=3] [-Dwarmups=2]
+ * io.tierlog.bench.tiered.TieredServerBench [-Drecords=500000] [-Druns=3] [-Dwarmups=5]
  * [-Dthreads=true] [-Ds3=per-server]}.
  *
  * <p>Not thread-safe (a main program).
@@ -54,7 +54,7 @@ public final class TieredServerBench {
     private final Path dir;
     private final int records;
     private final int runs;
-    private final int warmups = Integer.getInteger("warmups", 2);
+    private final int warmups = Integer.getInteger("warmups", 5);
 
     /**
      * The S3 endpoint, running for the whole benchmark as S3 would: restarting the tierlog server
@@ -130,21 +130,30 @@ public final class TieredServerBench {
         while (tiered().offsets(TP).hotLogStartOffset() < coldEnd) {
             Thread.sleep(200); // waiting for the server's local retention
         }
-        for (int w = 0; w < warmups; w++) {
-            if (w > 0) {
-                server.close();
+        // Each case runs back to back (warm-ups, then the measured runs), as a server's steady
+        // workload would: alternating cases in one JVM made the JIT recompile at every switch.
+        List<double[]> coldEmpty = new ArrayList<>();
+        for (int r = 0; r < warmups + runs; r++) {
+            if (r > 0) {
+                server.close(); // a fresh server: empty caches
                 start(Map.of("local.retention.bytes", "1"));
             }
-            warmUp("cold, empty cache", consume(0, coldEnd));
-            warmUp("cold, warm cache", consume(0, coldEnd));
+            double[] result = consume(0, coldEnd);
+            if (r < warmups) {
+                warmUp("cold, empty cache", result);
+            } else {
+                coldEmpty.add(result);
+            }
         }
-        List<double[]> coldEmpty = new ArrayList<>();
+        // The last server's cache holds everything now.
         List<double[]> coldWarm = new ArrayList<>();
-        for (int r = 0; r < runs; r++) {
-            server.close();
-            start(Map.of("local.retention.bytes", "1"));
-            coldEmpty.add(consume(0, coldEnd));
-            coldWarm.add(consume(0, coldEnd));
+        for (int r = 0; r < warmups + runs; r++) {
+            double[] result = consume(0, coldEnd);
+            if (r < warmups) {
+                warmUp("cold, warm cache", result);
+            } else {
+                coldWarm.add(result);
+            }
         }
         report("hot", hot);
         report("cold, empty cache", coldEmpty);
