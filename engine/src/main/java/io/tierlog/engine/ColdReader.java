@@ -33,14 +33,16 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * cold.read.chunk.bytes}, decoded once by {@link ParquetLogReader} (which fetches only the pages it
  * needs with ranged GETs). Chunks live in a Caffeine cache weighed by their bytes ({@code
  * cold.cache.bytes}); a per-object index finds the cached chunk that covers any offset, so readers
- * with any fetch size share chunks. Loads are single-flight: concurrent readers asking for the same
- * chunk wait on one future and one set of GETs. Parquet readers (footer and page indexes) are
- * cached per object ({@code cold.metadata.cache.objects}). A sequential reader (one that continues
- * where its last read stopped, or consumed a chunk to its end) makes the next {@code
- * cold.read.ahead.chunks} chunks load in parallel, at offsets estimated from the last chunk's span
- * (a chunk loaded from any offset starts with the batch holding it), and at the end of an object
- * the first chunk of the next one; a reader arriving while its chunk is still loading joins that
- * load. One chunk load is bound by S3 round trips rather than CPU, so parallel loads add
+ * with any fetch size share chunks. A read that misses the cache loads a small chunk (its fetch
+ * size, at least 1 MiB) so that a seek gets its first batch fast; whole chunks come from
+ * read-ahead. Loads are single-flight: concurrent readers asking for the same chunk wait on one
+ * future and one set of GETs. Parquet readers (footer and page indexes) are cached per object
+ * ({@code cold.metadata.cache.objects}). A sequential reader (one that continues where its last
+ * read stopped, or consumed a chunk to its end) makes the next {@code cold.read.ahead.chunks}
+ * chunks load in parallel, at offsets estimated from the last chunk's span (scaled to a whole
+ * chunk; a chunk loaded from any offset starts with the batch holding it), and at the end of an
+ * object the first chunk of the next one; a reader arriving while its chunk is still loading joins
+ * that load. One chunk load is bound by S3 round trips rather than CPU, so parallel loads add
  * throughput.
  *
  * <p>Failures of the store or catalog complete the future with a {@link ColdReadException}
@@ -76,6 +78,10 @@ final class ColdReader {
     private final ColdIndex index;
     private final Executor executor;
     private final int chunkBytes;
+
+    /** Least a cache miss decodes (see {@link #missBytes}). */
+    static final int MIN_MISS_BYTES = 1 << 20;
+
     private final boolean readAhead;
     private final AsyncCache<ChunkKey, Chunk> chunks;
     private final Cache<String, ParquetLogReader> readers;
@@ -187,7 +193,7 @@ final class ColdReader {
         return CompletableFuture.supplyAsync(() -> locate(tp, offset), executor)
                 .thenCompose(
                         obj ->
-                                chunkFor(obj, offset)
+                                chunkFor(obj, offset, maxBytes)
                                         .thenApply(
                                                 c ->
                                                         serve(
@@ -231,7 +237,7 @@ final class ColdReader {
     private void prefetch(ColdObject obj, long offset) {
         if (lookup(obj.key(), offset).isEmpty()) {
             readAheads.increment();
-            start(obj, offset);
+            start(obj, offset, chunkBytes);
         }
     }
 
@@ -261,17 +267,26 @@ final class ColdReader {
     }
 
     /** Starts (or joins) the single-flight load of the chunk of {@code obj} from {@code offset}. */
-    private CompletableFuture<Chunk> start(ColdObject obj, long offset) {
+    private CompletableFuture<Chunk> start(ColdObject obj, long offset, int bytes) {
         ChunkKey key = new ChunkKey(obj.key(), offset);
         CompletableFuture<Chunk> f = chunks.getIfPresent(key);
         if (f != null && f.isDone() && f.join().records() == null) {
             chunks.asMap().remove(key, f); // a failed load: try again
         }
         chunkIndex.computeIfAbsent(obj.key(), k -> new ConcurrentSkipListMap<>()).put(offset, key);
-        return chunks.get(key, k -> load(obj, k.startOffset()));
+        return chunks.get(key, k -> load(obj, k.startOffset(), bytes));
     }
 
-    private CompletableFuture<Chunk> chunkFor(ColdObject obj, long offset) {
+    /**
+     * Bytes a read that misses the cache decodes: enough for the fetch (at least 1 MiB), not a
+     * whole chunk, so that the first batch of a seek arrives fast; a reader that goes on reading
+     * sequentially gets whole chunks from read-ahead.
+     */
+    private int missBytes(int maxBytes) {
+        return Math.min(chunkBytes, Math.max(maxBytes, MIN_MISS_BYTES));
+    }
+
+    private CompletableFuture<Chunk> chunkFor(ColdObject obj, long offset, int maxBytes) {
         Optional<CompletableFuture<Chunk>> found = lookup(obj.key(), offset);
         CompletableFuture<Chunk> f;
         if (found.isPresent()) {
@@ -279,7 +294,7 @@ final class ColdReader {
             f = found.get();
         } else {
             misses.increment();
-            f = start(obj, offset);
+            f = start(obj, offset, missBytes(maxBytes));
         }
         return f.thenCompose(
                 c -> {
@@ -288,7 +303,8 @@ final class ColdReader {
                     }
                     if (c.records() != null) {
                         // A chunk loaded ahead did not reach this far: load from here.
-                        return start(obj, offset).thenCompose(c2 -> checked(obj, offset, c2));
+                        return start(obj, offset, missBytes(maxBytes))
+                                .thenCompose(c2 -> checked(obj, offset, c2));
                     }
                     return checked(obj, offset, c);
                 });
@@ -311,12 +327,12 @@ final class ColdReader {
                                 "chunk of " + obj.key() + " does not hold offset " + offset, null));
     }
 
-    private Chunk load(ColdObject obj, long offset) {
+    private Chunk load(ColdObject obj, long offset, int bytes) {
         loads.increment();
         try {
             ParquetLogReader reader =
                     readers.get(obj.key(), k -> new ParquetLogReader(store, k, obj.sizeInBytes()));
-            MemoryRecords records = reader.read(offset, chunkBytes);
+            MemoryRecords records = reader.read(offset, bytes);
             long first = -1;
             long next = offset;
             for (MutableRecordBatch b : records.batches()) {
@@ -408,7 +424,12 @@ final class ColdReader {
             return;
         }
         expectedNext.put(new ChunkKey(obj.key(), next), Boolean.TRUE);
-        long span = Math.max(1, chunk.nextOffset() - chunk.firstOffset());
+        // Offsets a whole chunk spans, from this chunk (scaled up if it was a small miss load).
+        long span = chunk.nextOffset() - chunk.firstOffset();
+        if (chunk.weight() < chunkBytes / 2) {
+            span = span * chunkBytes / Math.max(1, chunk.weight());
+        }
+        span = Math.max(1, span);
         long at = chunk.nextOffset();
         for (int i = 0; i < readAheadChunks && at < stop; i++) {
             if (at <= obj.lastOffset()) {

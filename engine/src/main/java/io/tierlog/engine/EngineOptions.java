@@ -88,17 +88,19 @@ public final class EngineOptions {
 
     public static final ConfigOption<ByteSize> COLD_READ_CHUNK_BYTES =
             ConfigOption.bytesOption("cold.read.chunk.bytes")
-                    .defaultValue(ByteSize.ofMiB(8))
+                    .defaultValue(ByteSize.ofMiB(16))
                     .validator(
                             v ->
                                     v.bytes() >= 1024 && v.bytes() <= (256L << 20)
                                             ? null
                                             : "must be between 1KiB and 256MiB")
                     .doc(
-                            "Bytes of batches decoded from a cold object per request: the unit of"
-                                    + " the decoded-batch cache, of single-flight and of read-ahead."
-                                    + " A chunk load fetches about this many bytes (plus up to one"
-                                    + " page per column) in a few coalesced ranged GETs.")
+                            "Bytes of batches a read-ahead chunk decodes from a cold object: the unit"
+                                    + " of the decoded-batch cache, of single-flight and of"
+                                    + " read-ahead; a read that misses the cache decodes only its"
+                                    + " fetch size (at least 1MiB, at most this). A chunk load"
+                                    + " fetches about this many bytes (plus up to two pages) in"
+                                    + " two ranged GETs.")
                     .build();
 
     public static final ConfigOption<Boolean> COLD_READ_AHEAD =

@@ -93,6 +93,11 @@ public final class TieredServerBench {
         s.put("retention.ms", "-1");
         s.put("offload.interval.ms", "500");
         s.put("cold.cache.bytes", Long.toString(2L << 30));
+        // Any -Dtierlog.<key>=<value> sets a server option (e.g.
+        // -Dtierlog.cold.read.chunk.bytes=16MiB).
+        System.getProperties().stringPropertyNames().stream()
+                .filter(k -> k.startsWith("tierlog."))
+                .forEach(k -> s.put(k.substring("tierlog.".length()), System.getProperty(k)));
         if (s3 != null) {
             s.putAll(s3.clientConfig().asMap());
         }
