@@ -7,7 +7,6 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
-import org.apache.kafka.common.utils.internals.Crc32C;
 
 /**
  * Writes Kafka record batches (magic v2) into one growing heap buffer, record by record, from byte
@@ -30,16 +29,8 @@ final class BatchEncoder {
     private ByteBuffer target;
 
     private int batchStart = -1;
-    private long baseOffset;
-    private long baseTimestamp;
+    private BatchHeader header;
     private boolean logAppendTime;
-    private int partitionLeaderEpoch;
-    private short attributes;
-    private int lastOffsetDelta;
-    private long maxTimestamp;
-    private long producerId;
-    private short producerEpoch;
-    private int baseSequence;
     private int count;
 
     // Headers of the record being written: key and value ranges, value length -1 = null.
@@ -73,35 +64,18 @@ final class BatchEncoder {
     }
 
     long baseOffset() {
-        return baseOffset;
+        return header.baseOffset();
     }
 
     /** Opens a batch with the stored header fields. */
-    void begin(
-            long baseOffset,
-            int lastOffsetDelta,
-            int partitionLeaderEpoch,
-            long producerId,
-            short producerEpoch,
-            int baseSequence,
-            short attributes,
-            long baseTimestamp,
-            long maxTimestamp) {
-        this.baseOffset = baseOffset;
-        this.lastOffsetDelta = lastOffsetDelta;
-        this.partitionLeaderEpoch = partitionLeaderEpoch;
-        this.producerId = producerId;
-        this.producerEpoch = producerEpoch;
-        this.baseSequence = baseSequence;
-        this.attributes = attributes;
-        this.baseTimestamp = baseTimestamp;
-        this.maxTimestamp = maxTimestamp;
-        this.logAppendTime = (attributes & BatchFormat.TIMESTAMP_TYPE_MASK) != 0;
+    void begin(BatchHeader header) {
+        this.header = header;
+        this.logAppendTime = header.logAppendTime();
         this.count = 0;
         ensure(BatchFormat.RECORDS_OFFSET);
         batchStart = out.position();
         out.position(batchStart + BatchFormat.RECORDS_OFFSET);
-        if ((attributes & BatchFormat.COMPRESSION_CODEC_MASK) == 0) {
+        if (header.codecId() == 0) {
             target = out;
         } else {
             if (scratch == null) {
@@ -151,10 +125,10 @@ final class BatchEncoder {
             byte[] value,
             int valueOffset,
             int valueLength) {
-        int offsetDelta = (int) (offset - baseOffset);
+        int offsetDelta = (int) (offset - header.baseOffset());
         // LogAppendTime batches report the batch max timestamp for every record; the deltas the
         // producer wrote are not kept, so they are written as zero.
-        long timestampDelta = logAppendTime ? 0 : timestamp - baseTimestamp;
+        long timestampDelta = logAppendTime ? 0 : timestamp - header.baseTimestamp();
         int body =
                 1
                         + sizeOfVarlong(timestampDelta)
@@ -197,36 +171,13 @@ final class BatchEncoder {
             scratch.flip();
             ByteBufferOutputStream bbos = new ByteBufferOutputStream(out);
             Compression compression =
-                    Compression.of(
-                                    CompressionType.forId(
-                                            attributes & BatchFormat.COMPRESSION_CODEC_MASK))
-                            .build();
+                    Compression.of(CompressionType.forId(header.codecId())).build();
             try (OutputStream os = compression.wrapForOutput(bbos, RecordBatch.MAGIC_VALUE_V2)) {
                 os.write(scratch.array(), scratch.arrayOffset(), scratch.limit());
             }
             out = bbos.buffer(); // may have been replaced by a larger one
         }
-        int end = out.position();
-        int start = batchStart;
-        int size = end - start;
-        out.putLong(start + BatchFormat.BASE_OFFSET_OFFSET, baseOffset);
-        out.putInt(start + BatchFormat.LENGTH_OFFSET, size - BatchFormat.LOG_OVERHEAD);
-        out.putInt(start + BatchFormat.PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
-        out.put(start + BatchFormat.MAGIC_OFFSET, RecordBatch.MAGIC_VALUE_V2);
-        out.putShort(start + BatchFormat.ATTRIBUTES_OFFSET, attributes);
-        out.putInt(start + BatchFormat.LAST_OFFSET_DELTA_OFFSET, lastOffsetDelta);
-        out.putLong(start + BatchFormat.BASE_TIMESTAMP_OFFSET, baseTimestamp);
-        out.putLong(start + BatchFormat.MAX_TIMESTAMP_OFFSET, maxTimestamp);
-        out.putLong(start + BatchFormat.PRODUCER_ID_OFFSET, producerId);
-        out.putShort(start + BatchFormat.PRODUCER_EPOCH_OFFSET, producerEpoch);
-        out.putInt(start + BatchFormat.BASE_SEQUENCE_OFFSET, baseSequence);
-        out.putInt(start + BatchFormat.RECORDS_COUNT_OFFSET, count);
-        ByteBuffer batch = out.duplicate();
-        batch.position(start); // Crc32C offsets are relative to the position
-        long crc =
-                Crc32C.compute(
-                        batch, BatchFormat.ATTRIBUTES_OFFSET, size - BatchFormat.ATTRIBUTES_OFFSET);
-        out.putInt(start + BatchFormat.CRC_OFFSET, (int) crc);
+        header.writeTo(out, batchStart, out.position() - batchStart, count);
         batchStart = -1;
         target = null;
     }

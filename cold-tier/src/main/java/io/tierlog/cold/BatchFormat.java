@@ -3,13 +3,11 @@ package io.tierlog.cold;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.DefaultRecord;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
-import org.apache.kafka.common.utils.internals.Crc32C;
 
 /**
  * Builds one Kafka record batch (magic v2) from cold rows, with every header field taken from the
@@ -64,51 +62,42 @@ final class BatchFormat {
 
     private final ByteBufferOutputStream out;
     private final DataOutputStream records;
-    private final long baseOffset;
-    private final long baseTimestamp;
-    private final boolean logAppendTime;
+    private final BatchHeader header;
     private final int start;
-    private final int partitionLeaderEpoch;
-    private final short attributes;
-    private final int lastOffsetDelta;
-    private final long maxTimestamp;
-    private final long producerId;
-    private final short producerEpoch;
-    private final int baseSequence;
     private int count;
 
     /** Starts a batch with the batch fields of {@code first}, appending to {@code out}. */
     BatchFormat(ByteBufferOutputStream out, ColdRow first) {
         this.out = out;
-        this.baseOffset = first.batchBaseOffset;
-        this.baseTimestamp = first.batchBaseTimestamp;
-        this.attributes = first.attributes;
-        this.logAppendTime = (attributes & TIMESTAMP_TYPE_MASK) != 0;
-        this.partitionLeaderEpoch = first.partitionLeaderEpoch;
-        this.lastOffsetDelta = first.batchLastOffsetDelta;
-        this.maxTimestamp = first.batchMaxTimestamp;
-        this.producerId = first.producerId;
-        this.producerEpoch = first.producerEpoch;
-        this.baseSequence = first.baseSequence;
+        this.header =
+                new BatchHeader(
+                        first.batchBaseOffset,
+                        first.batchLastOffsetDelta,
+                        first.partitionLeaderEpoch,
+                        first.producerId,
+                        first.producerEpoch,
+                        first.baseSequence,
+                        first.attributes,
+                        first.batchBaseTimestamp,
+                        first.batchMaxTimestamp);
         this.start = out.position();
         out.ensureRemaining(RECORDS_OFFSET);
         out.position(start + RECORDS_OFFSET);
-        Compression compression =
-                Compression.of(CompressionType.forId(attributes & COMPRESSION_CODEC_MASK)).build();
+        Compression compression = Compression.of(CompressionType.forId(header.codecId())).build();
         OutputStream os = compression.wrapForOutput(out, RecordBatch.MAGIC_VALUE_V2);
         this.records = new DataOutputStream(os);
     }
 
     long baseOffset() {
-        return baseOffset;
+        return header.baseOffset();
     }
 
     /** Appends the record of {@code row}, which must belong to this batch. */
     void append(ColdRow row) throws IOException {
-        int offsetDelta = (int) (row.offset - baseOffset);
+        int offsetDelta = (int) (row.offset - header.baseOffset());
         // LogAppendTime batches report the batch max timestamp for every record; the deltas the
         // producer wrote are not kept, so they are written as zero.
-        long timestampDelta = logAppendTime ? 0 : row.timestamp - baseTimestamp;
+        long timestampDelta = header.logAppendTime() ? 0 : row.timestamp - header.baseTimestamp();
         DefaultRecord.writeTo(
                 records, offsetDelta, timestampDelta, row.key, row.value, row.headers);
         count++;
@@ -117,25 +106,8 @@ final class BatchFormat {
     /** Finishes the batch: compresses, writes the header and the CRC. Returns its size. */
     int close() throws IOException {
         records.close();
-        ByteBuffer buf = out.buffer();
-        int end = out.position();
-        int size = end - start;
-        buf.putLong(start + BASE_OFFSET_OFFSET, baseOffset);
-        buf.putInt(start + LENGTH_OFFSET, size - LOG_OVERHEAD);
-        buf.putInt(start + PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
-        buf.put(start + MAGIC_OFFSET, RecordBatch.MAGIC_VALUE_V2);
-        buf.putShort(start + ATTRIBUTES_OFFSET, attributes);
-        buf.putInt(start + LAST_OFFSET_DELTA_OFFSET, lastOffsetDelta);
-        buf.putLong(start + BASE_TIMESTAMP_OFFSET, baseTimestamp);
-        buf.putLong(start + MAX_TIMESTAMP_OFFSET, maxTimestamp);
-        buf.putLong(start + PRODUCER_ID_OFFSET, producerId);
-        buf.putShort(start + PRODUCER_EPOCH_OFFSET, producerEpoch);
-        buf.putInt(start + BASE_SEQUENCE_OFFSET, baseSequence);
-        buf.putInt(start + RECORDS_COUNT_OFFSET, count);
-        ByteBuffer batch = buf.duplicate();
-        batch.position(start); // Crc32C offsets are relative to the position
-        long crc = Crc32C.compute(batch, ATTRIBUTES_OFFSET, size - ATTRIBUTES_OFFSET);
-        buf.putInt(start + CRC_OFFSET, (int) crc);
+        int size = out.position() - start;
+        header.writeTo(out.buffer(), start, size, count);
         return size;
     }
 

@@ -104,11 +104,6 @@ final class ColumnCursor {
         return chunk;
     }
 
-    /** Index of the next page this cursor will load. */
-    int nextPage() {
-        return nextPage;
-    }
-
     int maxDefinitionLevel() {
         return maxDef;
     }

@@ -112,15 +112,16 @@ final class ColumnarReader {
                     } else {
                         skipping = Long.MIN_VALUE;
                         out.begin(
-                                base,
-                                lastDelta,
-                                epoch,
-                                producerId,
-                                (short) producerEpoch,
-                                baseSequence,
-                                (short) attributes,
-                                baseTimestamp,
-                                maxTimestamp);
+                                new BatchHeader(
+                                        base,
+                                        lastDelta,
+                                        epoch,
+                                        producerId,
+                                        (short) producerEpoch,
+                                        baseSequence,
+                                        (short) attributes,
+                                        baseTimestamp,
+                                        maxTimestamp));
                     }
                 }
                 if (!out.inBatch()) {
