@@ -171,6 +171,10 @@ final class ColdReader {
      */
     CompletableFuture<TierRead.Cold> read(
             TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
+        TierRead.Cold cached = servedFromCache(tp, offset, maxBytes, stopBefore, hw, logStart);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
         return attempt(tp, offset, maxBytes, stopBefore, hw, logStart)
                 .exceptionallyCompose(
                         e -> {
@@ -185,6 +189,25 @@ final class ColdReader {
                                     .exceptionallyCompose(
                                             e2 -> CompletableFuture.failedFuture(translate(e2)));
                         });
+    }
+
+    /**
+     * A read whose object is in the cached catalog snapshot and whose chunk is loaded is served on
+     * the caller's thread: it does no I/O (read-ahead it triggers loads on the executor), so the
+     * hop to the cold-read executor would only cost. Null otherwise.
+     */
+    private TierRead.Cold servedFromCache(
+            TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
+        Optional<ColdObject> obj = index.cached(tp).flatMap(s -> s.objectFor(offset));
+        if (obj.isEmpty()) {
+            return null;
+        }
+        Optional<CompletableFuture<Chunk>> f = lookup(obj.get().key(), offset);
+        if (f.isEmpty() || !f.get().isDone() || !f.get().join().covers(offset)) {
+            return null;
+        }
+        hits.increment();
+        return serve(tp, obj.get(), f.get().join(), offset, maxBytes, stopBefore, hw, logStart);
     }
 
     /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
