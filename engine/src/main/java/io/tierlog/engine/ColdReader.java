@@ -60,9 +60,27 @@ final class ColdReader {
      * the cache as soon as a reader sees them.
      */
     private record Chunk(
-            MemoryRecords records, long firstOffset, long nextOffset, Throwable error) {
+            MemoryRecords records,
+            long firstOffset,
+            long nextOffset,
+            Throwable error,
+            long[] indexBaseOffsets,
+            int[] indexPositions) {
         static Chunk failed(Throwable error) {
-            return new Chunk(null, -1, -1, error);
+            return new Chunk(null, -1, -1, error, null, null);
+        }
+
+        /**
+         * Byte position of a batch at or before the one holding {@code offset}: the sparse index (a
+         * batch every 64 KiB) spares serving a scan of every batch header of the chunk from its
+         * start.
+         */
+        int scanStart(long offset) {
+            int i = java.util.Arrays.binarySearch(indexBaseOffsets, offset);
+            if (i < 0) {
+                i = -i - 2; // greatest base offset below offset
+            }
+            return i < 0 ? 0 : indexPositions[i];
         }
 
         int weight() {
@@ -73,6 +91,9 @@ final class ColdReader {
             return records != null && firstOffset <= offset && offset < nextOffset;
         }
     }
+
+    /** Bytes between two batches of a chunk's sparse index. */
+    private static final int INDEX_INTERVAL = 64 * 1024;
 
     private final ObjectStore store;
     private final ColdIndex index;
@@ -358,17 +379,31 @@ final class ColdReader {
             MemoryRecords records = reader.read(offset, bytes);
             long first = -1;
             long next = offset;
+            int pos = 0;
+            int indexed = -INDEX_INTERVAL;
+            java.util.List<long[]> index = new java.util.ArrayList<>();
             for (MutableRecordBatch b : records.batches()) {
                 if (first < 0) {
                     first = b.baseOffset();
                 }
+                if (pos - indexed >= INDEX_INTERVAL) {
+                    index.add(new long[] {b.baseOffset(), pos});
+                    indexed = pos;
+                }
                 next = b.lastOffset() + 1;
+                pos += b.sizeInBytes();
             }
             if (first < 0) {
                 throw new ColdReadException(
                         "object " + obj.key() + " holds no batch at offset " + offset, null);
             }
-            Chunk c = new Chunk(records, first, next, null);
+            long[] indexBase = new long[index.size()];
+            int[] indexPos = new int[index.size()];
+            for (int i = 0; i < indexBase.length; i++) {
+                indexBase[i] = index.get(i)[0];
+                indexPos[i] = (int) index.get(i)[1];
+            }
+            Chunk c = new Chunk(records, first, next, null, indexBase, indexPos);
             cachedBytes.addAndGet(records.sizeInBytes());
             if (records.sizeInBytes() >= chunkBytes / 2) {
                 typicalSpan.set(next - first);
@@ -396,11 +431,13 @@ final class ColdReader {
             long hw,
             long logStart) {
         ByteBuffer buf = chunk.records().buffer();
-        int pos = 0;
+        int pos = chunk.scanStart(offset);
+        ByteBuffer from = buf.duplicate();
+        from.position(buf.position() + pos);
         int start = -1;
         int end = -1;
         long next = offset;
-        for (MutableRecordBatch b : chunk.records().batches()) {
+        for (MutableRecordBatch b : MemoryRecords.readableRecords(from.slice()).batches()) {
             int size = b.sizeInBytes();
             if (start < 0) {
                 if (b.lastOffset() >= offset) {

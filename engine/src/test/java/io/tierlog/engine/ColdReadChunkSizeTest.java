@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +64,26 @@ class ColdReadChunkSizeTest {
                 .as("a 1 MiB load, not the 4 MiB chunk")
                 .isPositive()
                 .isLessThanOrEqualTo(ColdReader.MIN_MISS_BYTES + 64 * 1024);
+    }
+
+    @Test
+    void readsAnywhereInsideALoadedChunkStartAtTheBatchHoldingTheOffset() throws Exception {
+        open(false);
+        EngineFixture.get(log.read(TP, 20_000, 1 << 20)); // loads a 1 MiB chunk from 20,000
+        Random random = new Random(3);
+        for (int i = 0; i < 200; i++) {
+            long offset = 20_000 + random.nextInt(9_000); // inside that chunk
+            TierRead r = EngineFixture.get(log.read(TP, offset, 1 + random.nextInt(100_000)));
+            assertThat(r.tier()).isEqualTo(TierRead.Tier.COLD);
+            RecordBatch first = r.toMemoryRecords().batches().iterator().next();
+            assertThat(first.baseOffset()).as("read at %d", offset).isLessThanOrEqualTo(offset);
+            assertThat(first.lastOffset()).as("read at %d", offset).isGreaterThanOrEqualTo(offset);
+            for (Record rec : first) {
+                assertThat(EngineFixture.isExpected(rec, 1_700_000_000_000L)).isTrue();
+            }
+        }
+        double loads = log.meterRegistry().counter(MetricNames.COLD_CHUNK_LOADS).count();
+        assertThat(loads).as("every read served from the one loaded chunk").isEqualTo(1.0);
     }
 
     @Test
