@@ -27,7 +27,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 
 /**
- * Serves reads below the hot tier from Parquet objects, asynchronously on its own executor.
+ * Serves reads below the hot tier from Parquet objects. Everything that can wait on I/O (catalog
+ * lookups, GETs, decoding) runs on its own executor; a read whose chunk is already decoded is
+ * served on the caller's thread, because handing it to a busy executor only queued it behind
+ * read-ahead decoding (the Netty event loop never waits either way).
  *
  * <p>An object is read in <em>chunks</em>: whole batches from a start offset, up to {@code
  * cold.read.chunk.bytes}, decoded once by {@link ParquetLogReader} (which fetches only the pages it

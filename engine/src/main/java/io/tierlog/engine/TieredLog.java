@@ -48,15 +48,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Reads.</b> {@link #read} serves an offset at or above the hot log start from the hot tier
  * (a zero-copy {@link FileSlice}, completed immediately on the caller's thread, never blocking);
- * below it, from the cold tier through the catalog, on the engine's own cold-read executor (the
- * caller's thread, for example a Netty event loop, never waits for S3 or JDBC). Where both tiers
- * hold an offset, the hot tier answers. A cold read stops at the end of its object and before the
- * hot log start, so a reader that continues at {@link TierRead#nextOffset()} crosses into the hot
- * tier with no gap and no duplicate. An offset below the log start (cold log start, or hot log
- * start when the cold tier is empty) or above the high watermark fails with Kafka's {@link
- * OffsetOutOfRangeException}; an unknown partition with {@link UnknownTopicOrPartitionException}; a
- * cold read while the object store or catalog is unavailable with the retriable {@link
- * ColdReadException}, and succeeds again once it is back. Hot appends and reads never depend on S3.
+ * below it, from the cold tier through the catalog: completed at once from the decoded-batch cache
+ * when it holds the offset, else on the engine's own cold-read executor (the caller's thread, for
+ * example a Netty event loop, never waits for S3 or JDBC). Where both tiers hold an offset, the hot
+ * tier answers. A cold read stops at the end of its object and before the hot log start, so a
+ * reader that continues at {@link TierRead#nextOffset()} crosses into the hot tier with no gap and
+ * no duplicate. An offset below the log start (cold log start, or hot log start when the cold tier
+ * is empty) or above the high watermark fails with Kafka's {@link OffsetOutOfRangeException}; an
+ * unknown partition with {@link UnknownTopicOrPartitionException}; a cold read while the object
+ * store or catalog is unavailable with the retriable {@link ColdReadException}, and succeeds again
+ * once it is back. Hot appends and reads never depend on S3.
  *
  * <p><b>Offsets.</b> {@link #earliestOffset} is the first offset of either tier, {@link
  * #latestOffset} the hot high watermark; {@link #offsetForTimestamp} searches the cold tier's time
@@ -228,9 +229,9 @@ public final class TieredLog implements Closeable {
     /**
      * Reads whole batches from the one holding {@code offset}: at most {@code maxBytes} unless the
      * first batch alone is larger (then exactly it), never past the high watermark; empty at the
-     * high watermark. Hot reads complete before this returns; cold reads complete on the cold-read
-     * executor. Failures (see the class comment) complete the future exceptionally, except an
-     * unknown partition, which throws.
+     * high watermark. Hot reads and cold reads served from the cache complete before this returns;
+     * other cold reads complete on the cold-read executor. Failures (see the class comment)
+     * complete the future exceptionally, except an unknown partition, which throws.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      */
