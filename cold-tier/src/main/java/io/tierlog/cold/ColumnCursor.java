@@ -279,11 +279,12 @@ final class ColumnCursor {
                     "expected a dictionary page in column " + leaf + ", found " + h.getType());
         }
         DictionaryPageHeader dh = h.getDictionary_page_header();
-        // A copy: the dictionary keeps referring to it, and an uncompressed page is a view of
-        // the fetched bytes, which live only as long as the read (ReadArena).
-        ByteBuffer view = payload(raw, (int) in.position(), h, false);
-        ByteBuffer bytes = ByteBuffer.allocate(view.remaining());
-        bytes.put(view.duplicate()).flip();
+        // The dictionary keeps referring to its bytes: an uncompressed page is a view of the
+        // fetched bytes, which live only as long as the read (ReadArena), so it is copied.
+        ByteBuffer bytes = payload(raw, (int) in.position(), h, false);
+        if (raw.hasArray() && bytes.array() == raw.array()) {
+            bytes = ByteBuffer.allocate(bytes.remaining()).put(bytes.duplicate()).flip();
+        }
         DictionaryPage page =
                 new DictionaryPage(
                         BytesInput.from(bytes),

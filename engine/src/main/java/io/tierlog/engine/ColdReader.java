@@ -226,12 +226,17 @@ final class ColdReader {
         if (obj.isEmpty()) {
             return null;
         }
-        Optional<CompletableFuture<Chunk>> f = lookup(obj.get().key(), offset);
-        if (f.isEmpty() || !f.get().isDone() || !f.get().join().covers(offset)) {
+        Chunk chunk =
+                lookup(obj.get().key(), offset)
+                        .filter(CompletableFuture::isDone)
+                        .map(CompletableFuture::join)
+                        .filter(c -> c.covers(offset))
+                        .orElse(null);
+        if (chunk == null) {
             return null;
         }
         hits.increment();
-        return serve(tp, obj.get(), f.get().join(), offset, maxBytes, stopBefore, hw, logStart);
+        return serve(tp, obj.get(), chunk, offset, maxBytes, stopBefore, hw, logStart);
     }
 
     /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
@@ -384,13 +389,17 @@ final class ColdReader {
             long next = offset;
             int pos = 0;
             int indexed = -INDEX_INTERVAL;
-            java.util.List<long[]> index = new java.util.ArrayList<>();
+            int entries = 0;
+            int capacity = records.sizeInBytes() / INDEX_INTERVAL + 1;
+            long[] indexBase = new long[capacity];
+            int[] indexPos = new int[capacity];
             for (MutableRecordBatch b : records.batches()) {
                 if (first < 0) {
                     first = b.baseOffset();
                 }
                 if (pos - indexed >= INDEX_INTERVAL) {
-                    index.add(new long[] {b.baseOffset(), pos});
+                    indexBase[entries] = b.baseOffset();
+                    indexPos[entries++] = pos;
                     indexed = pos;
                 }
                 next = b.lastOffset() + 1;
@@ -400,12 +409,8 @@ final class ColdReader {
                 throw new ColdReadException(
                         "object " + obj.key() + " holds no batch at offset " + offset, null);
             }
-            long[] indexBase = new long[index.size()];
-            int[] indexPos = new int[index.size()];
-            for (int i = 0; i < indexBase.length; i++) {
-                indexBase[i] = index.get(i)[0];
-                indexPos[i] = (int) index.get(i)[1];
-            }
+            indexBase = java.util.Arrays.copyOf(indexBase, entries);
+            indexPos = java.util.Arrays.copyOf(indexPos, entries);
             Chunk c = new Chunk(records, first, next, null, indexBase, indexPos);
             cachedBytes.addAndGet(records.sizeInBytes());
             if (records.sizeInBytes() >= chunkBytes / 2) {
