@@ -190,7 +190,11 @@ final class EngineResources implements Closeable {
         Path logDir = b.dataDir.resolve("log");
         b.logs =
                 LogManager.open(
-                        logDir, b.topicConfigs::logConfig, time, background ? b.scheduler : null);
+                        logDir,
+                        b.topicConfigs::logConfig,
+                        time,
+                        background ? b.scheduler : null,
+                        config.get(io.tierlog.hot.HotTierOptions.LOG_OPEN_FILES_MAX));
         b.closeables.push(b.logs);
         b.coldIndex = new ColdIndex(b.catalog);
         ColdIndex index = b.coldIndex;

@@ -59,7 +59,7 @@ final class GroupCommit {
             }
             try {
                 Capture c = target.capture();
-                c.segment().channel().force(false);
+                c.segment().forceLog();
                 markDurable(c.segment(), c.position(), c.nextOffset());
             } finally {
                 synchronized (monitor) {

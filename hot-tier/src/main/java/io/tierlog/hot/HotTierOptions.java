@@ -142,7 +142,30 @@ public final class HotTierOptions {
                                     + " this (its retries are then no longer deduplicated).")
                     .build();
 
-    /** Every option of the hot tier, in documentation order. */
+    /**
+     * Server-wide (one value per log dir, not a topic config): the bound of {@link OpenFiles}.
+     */
+    public static final ConfigOption<Integer> LOG_OPEN_FILES_MAX =
+            ConfigOption.intOption("log.open.files.max")
+                    .defaultValue(0)
+                    .validator(
+                            v ->
+                                    v == 0 || v >= OpenFiles.MIN_MAX
+                                            ? null
+                                            : "must be 0 (derived) or at least "
+                                                    + OpenFiles.MIN_MAX)
+                    .doc(
+                            "Most segment files held open per log dir; idle ones are closed and"
+                                    + " reopened on use. 0: half of the process's descriptor"
+                                    + " limit after 256 kept for sockets and jars.")
+                    .build();
+
+    /** Options of the log dir as a whole (server-wide, never per topic), in documentation order. */
+    public static List<ConfigOption<?>> logDirOptions() {
+        return List.of(LOG_OPEN_FILES_MAX);
+    }
+
+    /** Every topic-level option of the hot tier, in documentation order. */
     public static List<ConfigOption<?>> all() {
         return List.of(
                 SEGMENT_BYTES,

@@ -26,7 +26,11 @@ final class LogLoader {
 
     /** Result of loading: segments oldest first (the last one active, never empty). */
     static List<LogSegment> load(
-            Path dir, LogConfig config, long recoveryPoint, boolean hadCleanShutdown)
+            Path dir,
+            LogConfig config,
+            long recoveryPoint,
+            boolean hadCleanShutdown,
+            OpenFiles openFiles)
             throws IOException {
         Files.createDirectories(dir);
         List<Long> bases = new ArrayList<>();
@@ -57,7 +61,7 @@ final class LogLoader {
         }
         List<LogSegment> segments = new ArrayList<>();
         if (bases.isEmpty()) {
-            segments.add(LogSegment.create(dir, 0, config));
+            segments.add(LogSegment.create(dir, 0, config, openFiles));
             // a new partition: make its folder and first files durable before any append
             RecoveryPointCheckpoint.fsyncDir(dir);
             if (dir.getParent() != null) {
@@ -81,10 +85,10 @@ final class LogLoader {
                 boolean recover = base >= firstToRecover;
                 LogSegment s;
                 try {
-                    s = LogSegment.open(dir, base, config, active, recover);
+                    s = LogSegment.open(dir, base, config, active, recover, openFiles);
                 } catch (CorruptIndexException e) {
                     LOG.warn("Rebuilding indexes of {}: {}", dir, e.getMessage());
-                    s = LogSegment.open(dir, base, config, active, true);
+                    s = LogSegment.open(dir, base, config, active, true, openFiles);
                 }
                 if (!segments.isEmpty()
                         && s.baseOffset != segments.get(segments.size() - 1).nextOffset()) {
@@ -168,18 +172,23 @@ final class LogLoader {
             if (from >= 0 && s.nextOffset() <= from) {
                 continue;
             }
-            LogScanner sc = new LogScanner(s.channel(), 0, s.size(), -1, false, false);
-            while (sc.next()) {
-                if (sc.producerId >= 0 && sc.baseOffset >= from) {
-                    psm.replay(
-                            sc.producerId,
-                            sc.producerEpoch,
-                            sc.baseSequence,
-                            ProducerStateManager.lastSequence(sc.baseSequence, sc.lastOffsetDelta),
-                            sc.baseOffset,
-                            sc.lastOffset,
-                            sc.maxTimestamp);
+            LogScanner sc = new LogScanner(s.pin(), 0, s.size(), -1, false, false);
+            try {
+                while (sc.next()) {
+                    if (sc.producerId >= 0 && sc.baseOffset >= from) {
+                        psm.replay(
+                                sc.producerId,
+                                sc.producerEpoch,
+                                sc.baseSequence,
+                                ProducerStateManager.lastSequence(
+                                        sc.baseSequence, sc.lastOffsetDelta),
+                                sc.baseOffset,
+                                sc.lastOffset,
+                                sc.maxTimestamp);
+                    }
                 }
+            } finally {
+                s.unpin();
             }
         }
     }

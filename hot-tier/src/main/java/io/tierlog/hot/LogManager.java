@@ -64,6 +64,7 @@ public final class LogManager implements Closeable {
     private volatile ToLongFunction<TopicPartition> retentionBound = tp -> Long.MAX_VALUE;
     private final ScheduledFuture<?> housekeeping;
     private final FileLock lock;
+    private final OpenFiles files;
     private volatile boolean closed;
 
     private LogManager(
@@ -71,8 +72,10 @@ public final class LogManager implements Closeable {
             Function<String, LogConfig> topicConfigs,
             Time time,
             ScheduledExecutorService scheduler,
-            FileLock lock) {
+            FileLock lock,
+            OpenFiles files) {
         this.logDir = logDir;
+        this.files = files;
         this.lock = lock;
         this.topicConfigs = topicConfigs;
         this.time = time;
@@ -103,10 +106,26 @@ public final class LogManager implements Closeable {
             Time time,
             ScheduledExecutorService scheduler)
             throws IOException {
+        return open(logDir, topicConfigs, time, scheduler, 0);
+    }
+
+    /**
+     * As {@link #open(Path, Function, Time, ScheduledExecutorService)}, holding at most {@code
+     * maxOpenFiles} segment files open ({@link HotTierOptions#LOG_OPEN_FILES_MAX}; 0 derives the
+     * bound from the process's descriptor limit).
+     */
+    public static LogManager open(
+            Path logDir,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler,
+            int maxOpenFiles)
+            throws IOException {
         Files.createDirectories(logDir);
+        OpenFiles files = OpenFiles.bounded(maxOpenFiles);
         FileLock lock = lock(logDir);
         try {
-            return open(logDir, topicConfigs, time, scheduler, lock);
+            return open(logDir, topicConfigs, time, scheduler, lock, files);
         } catch (IOException | RuntimeException | Error e) {
             unlock(lock, e);
             throw e;
@@ -118,7 +137,8 @@ public final class LogManager implements Closeable {
             Function<String, LogConfig> topicConfigs,
             Time time,
             ScheduledExecutorService scheduler,
-            FileLock lock)
+            FileLock lock,
+            OpenFiles files)
             throws IOException {
         Path marker = logDir.resolve(RecoveryPointCheckpoint.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
@@ -141,8 +161,13 @@ public final class LogManager implements Closeable {
         try {
             for (Path d : dirs) {
                 String name = d.getFileName().toString();
-                if (name.endsWith("-delete")) {
-                    deleteRecursively(d);
+                if (name.endsWith(TopicNames.DELETE_DIR_SUFFIX)) {
+                    try {
+                        deleteRecursively(d);
+                    } catch (IOException e) {
+                        // a leftover of a deletion must never keep the server from starting
+                        LOG.warn("Cannot remove {} left by a partition deletion: {}", d, e.toString());
+                    }
                     continue;
                 }
                 TopicPartition tp;
@@ -156,7 +181,13 @@ public final class LogManager implements Closeable {
                 opened.put(
                         tp,
                         PartitionLog.open(
-                                d, topicConfigs.apply(tp.topic()), time, scheduler, rp, clean));
+                                d,
+                                topicConfigs.apply(tp.topic()),
+                                time,
+                                scheduler,
+                                rp,
+                                clean,
+                                files));
             }
         } catch (IOException | RuntimeException e) {
             for (PartitionLog l : opened.values()) {
@@ -171,7 +202,13 @@ public final class LogManager implements Closeable {
         // A crash from now on must be seen as unclean.
         Files.deleteIfExists(marker);
         RecoveryPointCheckpoint.fsyncDir(logDir);
-        LogManager m = new LogManager(logDir, topicConfigs, time, scheduler, lock);
+        LogManager m = new LogManager(logDir, topicConfigs, time, scheduler, lock, files);
+        LOG.info(
+                "Opened {} partitions in {}; {} segment files open (log.open.files.max={})",
+                opened.size(),
+                logDir,
+                files.openCount(),
+                files.max());
         m.logs.putAll(opened);
         m.checkpointRecoveryPoints();
         return m;
@@ -219,6 +256,11 @@ public final class LogManager implements Closeable {
         return logDir;
     }
 
+    /** The bound on open segment files of this log dir (and how many are open). */
+    public OpenFiles openFiles() {
+        return files;
+    }
+
     /** The log of {@code tp}, created (folder and first segment) if it does not exist. */
     public PartitionLog getOrCreate(TopicPartition tp) throws IOException {
         String name = TopicNames.dirName(tp);
@@ -238,7 +280,7 @@ public final class LogManager implements Closeable {
             }
             PartitionLog log =
                     PartitionLog.open(
-                            dir, topicConfigs.apply(tp.topic()), time, scheduler, 0, true);
+                            dir, topicConfigs.apply(tp.topic()), time, scheduler, 0, true, files);
             logs.put(tp, log);
             return log;
         }
@@ -260,14 +302,7 @@ public final class LogManager implements Closeable {
             log.close();
         }
         if (Files.exists(dir)) {
-            Path tomb =
-                    logDir.resolve(
-                            tp.topic()
-                                    + "-"
-                                    + tp.partition()
-                                    + "."
-                                    + UUID.randomUUID().toString().replace("-", "")
-                                    + "-delete");
+            Path tomb = logDir.resolve(TopicNames.deleteDirName(tp, UUID.randomUUID()));
             Files.move(dir, tomb);
             RecoveryPointCheckpoint.fsyncDir(logDir);
             deleteRecursively(tomb);

@@ -36,7 +36,7 @@ final class LogSegment {
     private final Path dir;
     private final LogConfig config;
     private volatile Path logFile;
-    private final FileChannel channel;
+    private final SegmentFile file;
     private OffsetIndex offsetIndex;
     private TimeIndex timeIndex;
 
@@ -52,12 +52,12 @@ final class LogSegment {
     /** Bytes cut off by the last {@link #recover()}, or -1 when not recovered. */
     long truncatedByRecovery = -1;
 
-    private LogSegment(Path dir, long baseOffset, LogConfig config, FileChannel channel) {
+    private LogSegment(Path dir, long baseOffset, LogConfig config, SegmentFile file) {
         this.dir = dir;
         this.baseOffset = baseOffset;
         this.config = config;
-        this.channel = channel;
-        this.logFile = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
+        this.file = file;
+        this.logFile = file.path();
         this.nextOffset = baseOffset;
     }
 
@@ -66,7 +66,8 @@ final class LogSegment {
     }
 
     /** Creates a new, empty active segment (replacing leftover files of the same name). */
-    static LogSegment create(Path dir, long baseOffset, LogConfig config) throws IOException {
+    static LogSegment create(Path dir, long baseOffset, LogConfig config, OpenFiles files)
+            throws IOException {
         Path log = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
         FileChannel ch =
                 FileChannel.open(
@@ -75,8 +76,14 @@ final class LogSegment {
                         StandardOpenOption.READ,
                         StandardOpenOption.WRITE,
                         StandardOpenOption.TRUNCATE_EXISTING);
-        LogSegment s = new LogSegment(dir, baseOffset, config, ch);
-        s.openIndexes(true, true);
+        LogSegment s = new LogSegment(dir, baseOffset, config, SegmentFile.opened(files, log, ch));
+        try {
+            s.openIndexes(true, true);
+        } catch (IOException | RuntimeException e) {
+            s.closeQuietly();
+            throw e;
+        }
+        s.file.markUnflushed();
         return s;
     }
 
@@ -88,11 +95,18 @@ final class LogSegment {
      * @throws CorruptIndexException (only without recover) when an index is missing or insane
      */
     static LogSegment open(
-            Path dir, long baseOffset, LogConfig config, boolean active, boolean recover)
+            Path dir,
+            long baseOffset,
+            LogConfig config,
+            boolean active,
+            boolean recover,
+            OpenFiles files)
             throws IOException {
         Path log = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
-        FileChannel ch = FileChannel.open(log, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        LogSegment s = new LogSegment(dir, baseOffset, config, ch);
+        LogSegment s = new LogSegment(dir, baseOffset, config, SegmentFile.lazy(files, log));
+        // pinned while loading; afterwards the bound may close the channel until the next use
+        s.file.acquire();
+        boolean ok = false;
         try {
             if (recover) {
                 s.openIndexes(true, true);
@@ -103,10 +117,13 @@ final class LogSegment {
             } else {
                 s.loadExisting(active);
             }
+            ok = true;
             return s;
-        } catch (IOException | RuntimeException e) {
-            s.closeQuietly();
-            throw e;
+        } finally {
+            s.file.release();
+            if (!ok) {
+                s.closeQuietly();
+            }
         }
     }
 
@@ -135,6 +152,7 @@ final class LogSegment {
             throw new CorruptIndexException("Missing index files of segment " + logFile);
         }
         openIndexes(active, false);
+        FileChannel channel = file.pinnedChannel();
         size = (int) Math.min(channel.size(), Integer.MAX_VALUE);
         offsetIndex.sanityCheck(size);
         int n = offsetIndex.entries();
@@ -177,12 +195,22 @@ final class LogSegment {
      * Returns the number of bytes truncated.
      */
     long recover() throws IOException {
+        file.acquire();
+        try {
+            return recoverPinned();
+        } finally {
+            file.release();
+        }
+    }
+
+    private long recoverPinned() throws IOException {
         truncatedByRecovery = -1;
         offsetIndex.reset();
         timeIndex.reset();
         long maxTs = -1;
         long maxOff = -1;
         bytesSinceLastIndexEntry = 0;
+        FileChannel channel = file.pinnedChannel();
         long fileSize = channel.size();
         LogScanner sc = new LogScanner(channel, 0, fileSize, baseOffset, true, true);
         long next = baseOffset;
@@ -205,6 +233,7 @@ final class LogSegment {
         if (valid < fileSize) {
             channel.truncate(valid);
         }
+        file.markUnflushed();
         size = (int) valid;
         readableSize = size;
         nextOffset = next;
@@ -220,7 +249,7 @@ final class LogSegment {
             return -1;
         }
         ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
-        channel.read(h, 0);
+        file.pinnedChannel().read(h, 0);
         return h.getLong(MAX_TIMESTAMP_OFFSET);
     }
 
@@ -258,6 +287,7 @@ final class LogSegment {
         int filePos = size;
         ByteBuffer d = buf.duplicate();
         long p = filePos;
+        FileChannel channel = file.acquire();
         try {
             while (d.hasRemaining()) {
                 p += channel.write(d, p);
@@ -265,6 +295,9 @@ final class LogSegment {
         } catch (IOException e) {
             channel.truncate(filePos);
             throw e;
+        } finally {
+            file.markUnflushed();
+            file.release();
         }
         if (size == 0 && rollingBaseMs < 0) {
             rollingBaseMs = now;
@@ -317,16 +350,22 @@ final class LogSegment {
      *     startOffset}
      */
     FileSlice read(long startOffset, int maxBytes, long maxOffset) throws IOException {
-        FileSlice s = read(startOffset, maxBytes, maxOffset, true);
-        // A skip is only taken over published, indexed batches; should the batch the index
-        // points at not read back as expected (a concurrent truncation), scan header by header.
-        return s != SKIP_FAILED ? s : read(startOffset, maxBytes, maxOffset, false);
+        FileChannel ch = file.acquire();
+        try {
+            FileSlice s = read(ch, startOffset, maxBytes, maxOffset, true);
+            // A skip is only taken over published, indexed batches; should the batch the index
+            // points at not read back as expected (a concurrent truncation), scan header by header.
+            return s != SKIP_FAILED ? s : read(ch, startOffset, maxBytes, maxOffset, false);
+        } finally {
+            file.release();
+        }
     }
 
     /** Marker: the index skip landed on something that was not a whole batch. */
-    private static final FileSlice SKIP_FAILED = new FileSlice(null, 0, 0, -1, -1);
+    private static final FileSlice SKIP_FAILED = new FileSlice((FileChannel) null, 0, 0, -1, -1);
 
-    private FileSlice read(long startOffset, int maxBytes, long maxOffset, boolean useIndex)
+    private FileSlice read(
+            FileChannel ch, long startOffset, int maxBytes, long maxOffset, boolean useIndex)
             throws IOException {
         int end = readableSize;
         int pos = startOffset <= baseOffset ? 0 : offsetIndex.lookup(startOffset);
@@ -338,7 +377,7 @@ final class LogSegment {
         boolean skipped = false;
         while (pos < end && end - pos >= HEADER_SIZE) {
             h.clear();
-            readFully(h, pos);
+            readFully(ch, h, pos);
             long base = h.getLong(BASE_OFFSET_OFFSET);
             int bsize = h.getInt(LENGTH_OFFSET) + LOG_OVERHEAD;
             long last = base + h.getInt(LAST_OFFSET_DELTA_OFFSET);
@@ -381,7 +420,7 @@ final class LogSegment {
         if (startPos < 0) {
             return null;
         }
-        return new FileSlice(channel, startPos, total, first, next);
+        return new FileSlice(file, startPos, total, first, next);
     }
 
     /**
@@ -410,13 +449,23 @@ final class LogSegment {
         if (maxTimestamp < target) {
             return null;
         }
+        FileChannel ch = file.acquire();
+        try {
+            return findOffsetByTimestamp(ch, target, maxOffset);
+        } finally {
+            file.release();
+        }
+    }
+
+    private TimestampOffset findOffsetByTimestamp(FileChannel ch, long target, long maxOffset)
+            throws IOException {
         long from = timeIndex.lookup(target);
         int pos = from <= baseOffset ? 0 : offsetIndex.lookup(from);
         int end = readableSize;
         ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
         while (pos < end && end - pos >= HEADER_SIZE) {
             h.clear();
-            readFully(h, pos);
+            readFully(ch, h, pos);
             int bsize = h.getInt(LENGTH_OFFSET) + LOG_OVERHEAD;
             long base = h.getLong(BASE_OFFSET_OFFSET);
             if (base >= maxOffset || bsize > end - pos) {
@@ -424,7 +473,7 @@ final class LogSegment {
             }
             if (h.getLong(MAX_TIMESTAMP_OFFSET) >= target) {
                 ByteBuffer b = ByteBuffer.allocate(bsize);
-                readFully(b, pos);
+                readFully(ch, b, pos);
                 MutableRecordBatch batch =
                         MemoryRecords.readableRecords(b).batches().iterator().next();
                 Iterator<Record> it = batch.iterator();
@@ -440,9 +489,9 @@ final class LogSegment {
         return null;
     }
 
-    private void readFully(ByteBuffer buf, long pos) throws IOException {
+    private void readFully(FileChannel ch, ByteBuffer buf, long pos) throws IOException {
         while (buf.hasRemaining()) {
-            if (channel.read(buf, pos + buf.position()) < 0) {
+            if (ch.read(buf, pos + buf.position()) < 0) {
                 throw new IOException("Unexpected end of " + logFile + " at " + pos);
             }
         }
@@ -469,7 +518,7 @@ final class LogSegment {
 
     /** Fsyncs the log file and both indexes. */
     void flush() throws IOException {
-        channel.force(false);
+        file.force();
         offsetIndex.flush();
         timeIndex.flush();
     }
@@ -487,6 +536,7 @@ final class LogSegment {
             }
         }
         logFile = dir.resolve(name + LOG_SUFFIX + DELETED_SUFFIX);
+        file.renamedTo(logFile);
     }
 
     /** Closes the channel and deletes the (renamed) files. */
@@ -501,18 +551,18 @@ final class LogSegment {
 
     /** Trims indexes (if still active) and closes the channel. */
     void close() throws IOException {
-        if (!closed) {
-            closeForAppend();
+        try {
+            if (!closed) {
+                closeForAppend();
+            }
+        } finally {
+            file.close();
         }
-        channel.close();
     }
 
+    /** Closes the file (at the end of the last transfer still using it); never throws. */
     void closeQuietly() {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // closing after a failure: the original error matters
-        }
+        file.close();
     }
 
     SegmentInfo info(TopicPartition tp, boolean active) {
@@ -544,8 +594,22 @@ final class LogSegment {
         return closed;
     }
 
-    FileChannel channel() {
-        return channel;
+    /** Fsyncs the log file only (group commit; the indexes are rebuilt by recovery). */
+    void forceLog() throws IOException {
+        file.force();
+    }
+
+    /** The channel, pinned open until {@link #unpin()} (for scans outside this class). */
+    FileChannel pin() throws IOException {
+        return file.acquire();
+    }
+
+    void unpin() {
+        file.release();
+    }
+
+    SegmentFile file() {
+        return file;
     }
 
     Path logFile() {

@@ -44,6 +44,7 @@ public final class PartitionLog implements Closeable {
     private final SegmentDeleter deleter;
     private final ScheduledExecutorService scheduler;
     private final GroupCommit groupCommit;
+    private final OpenFiles files;
 
     private volatile LogSegment[] segments;
     private volatile long logStartOffset;
@@ -60,8 +61,10 @@ public final class PartitionLog implements Closeable {
             LogConfig config,
             Time time,
             ScheduledExecutorService scheduler,
-            List<LogSegment> loaded) {
+            List<LogSegment> loaded,
+            OpenFiles files) {
         this.dir = dir;
+        this.files = files;
         this.tp = tp;
         this.config = config;
         this.time = time;
@@ -83,7 +86,20 @@ public final class PartitionLog implements Closeable {
      * partition; {@link LogManager} passes its recovery point and shutdown state instead.
      */
     public static PartitionLog open(Path dir, LogConfig config, Time time) throws IOException {
-        return open(dir, config, time, null, 0, false);
+        return open(dir, config, time, null, 0, false, OpenFiles.bounded(0));
+    }
+
+    /** As below, with a bound of open files of its own (tools and tests). */
+    public static PartitionLog open(
+            Path dir,
+            LogConfig config,
+            Time time,
+            ScheduledExecutorService scheduler,
+            long recoveryPoint,
+            boolean hadCleanShutdown)
+            throws IOException {
+        return open(
+                dir, config, time, scheduler, recoveryPoint, hadCleanShutdown, OpenFiles.bounded(0));
     }
 
     /**
@@ -93,6 +109,7 @@ public final class PartitionLog implements Closeable {
      * @param recoveryPoint offset below which data is known to be fsynced (with its indexes)
      * @param hadCleanShutdown true when the log dir's clean-shutdown marker was present: no segment
      *     is recovered unless its indexes are missing or corrupt
+     * @param files the bound on open segment files, shared by the log dir's partitions
      */
     public static PartitionLog open(
             Path dir,
@@ -100,13 +117,22 @@ public final class PartitionLog implements Closeable {
             Time time,
             ScheduledExecutorService scheduler,
             long recoveryPoint,
-            boolean hadCleanShutdown)
+            boolean hadCleanShutdown,
+            OpenFiles files)
             throws IOException {
         TopicPartition tp = TopicNames.parseDirName(dir.getFileName().toString());
-        List<LogSegment> loaded = LogLoader.load(dir, config, recoveryPoint, hadCleanShutdown);
-        PartitionLog log = new PartitionLog(dir, tp, config, time, scheduler, loaded);
-        LogLoader.rebuildProducerState(dir, loaded, log.producers);
-        return log;
+        List<LogSegment> loaded =
+                LogLoader.load(dir, config, recoveryPoint, hadCleanShutdown, files);
+        try {
+            PartitionLog log = new PartitionLog(dir, tp, config, time, scheduler, loaded, files);
+            LogLoader.rebuildProducerState(dir, loaded, log.producers);
+            return log;
+        } catch (IOException | RuntimeException e) {
+            for (LogSegment s : loaded) {
+                s.closeQuietly();
+            }
+            throw e;
+        }
     }
 
     public TopicPartition topicPartition() {
@@ -280,7 +306,7 @@ public final class PartitionLog implements Closeable {
             groupCommit.markDurable(old, old.size(), old.nextOffset());
         }
         old.closeForAppend();
-        LogSegment next = LogSegment.create(dir, old.nextOffset(), config);
+        LogSegment next = LogSegment.create(dir, old.nextOffset(), config, files);
         writeProducerSnapshot(old.nextOffset());
         if (config.durability() == Durability.FSYNC) {
             fsyncDir();

@@ -44,6 +44,49 @@ public final class TopicNames {
         }
     }
 
+    /** Longest file name (in bytes) of ext4, xfs, btrfs, tmpfs and most others. */
+    public static final int MAX_FILE_NAME_BYTES = 255;
+
+    /** Suffix of a partition folder renamed for deletion (Kafka's). */
+    public static final String DELETE_DIR_SUFFIX = "-delete";
+
+    /**
+     * The name a partition folder is renamed to before its files are deleted, as Kafka's {@code
+     * LocalLog.logDeleteDirName}: {@code <topic>-<partition>.<uuid without dashes>-delete}, the
+     * topic cut short so that the whole name fits {@link #MAX_FILE_NAME_BYTES} (a 249-character
+     * topic would otherwise make a 290-byte name and the rename fail).
+     */
+    public static String deleteDirName(TopicPartition tp, java.util.UUID id) {
+        String suffix =
+                "-" + tp.partition() + "." + id.toString().replace("-", "") + DELETE_DIR_SUFFIX;
+        String topic = tp.topic();
+        return topic.substring(0, Math.min(topic.length(), MAX_FILE_NAME_BYTES - suffix.length()))
+                + suffix;
+    }
+
+    /**
+     * A file name stem for {@code name} (a valid topic: ASCII, one byte a character) that leaves
+     * room for a suffix of {@code suffixBytes}: the name itself when it fits, else its first
+     * characters, a dot and 16 hex digits of its SHA-256 (stable, so a restart finds the same
+     * file; whoever needs the full name stores it inside the file).
+     */
+    public static String fileStem(String name, int suffixBytes) {
+        int room = MAX_FILE_NAME_BYTES - suffixBytes;
+        if (name.length() <= room) {
+            return name;
+        }
+        String hash;
+        try {
+            byte[] d =
+                    java.security.MessageDigest.getInstance("SHA-256")
+                            .digest(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            hash = java.util.HexFormat.of().formatHex(d, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+        return name.substring(0, room - 17) + "." + hash;
+    }
+
     /** True when {@link #validate} would accept the name. */
     public static boolean isValid(String topic) {
         try {

@@ -117,6 +117,7 @@ public final class TierlogServer implements Closeable {
         Config config = b.config;
         config.validate(ServerOptions.all());
         config.validate(HotTierOptions.all());
+        config.validate(HotTierOptions.logDirOptions());
         Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath().normalize();
         Path metaDir = dataDir.resolve("meta");
         Path logDir = dataDir.resolve("log");
@@ -163,7 +164,13 @@ public final class TierlogServer implements Closeable {
                                                 .orElse(java.util.Map.of()));
                 logs = tiered.logManager();
             } else {
-                logs = LogManager.open(logDir, topics::logConfig, b.time, scheduler);
+                logs =
+                        LogManager.open(
+                                logDir,
+                                topics::logConfig,
+                                b.time,
+                                scheduler,
+                                config.get(HotTierOptions.LOG_OPEN_FILES_MAX));
             }
             FetchWaiters waiters = new FetchWaiters();
             topics.attach(logs, pl -> pl.addListener(waiters));

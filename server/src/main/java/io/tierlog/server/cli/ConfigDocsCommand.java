@@ -32,6 +32,7 @@ public final class ConfigDocsCommand implements Callable<Integer> {
         m.put(
                 "hot tier (topic defaults; per topic via CreateTopics configs)",
                 HotTierOptions.all());
+        m.put("hot tier (log dir, server-wide)", HotTierOptions.logDirOptions());
         m.put("tiering (engine)", io.tierlog.engine.EngineOptions.ALL);
         m.put("cold tier (object store, Parquet)", io.tierlog.cold.ColdTierOptions.ALL);
         m.put("offload (compactor)", io.tierlog.compactor.CompactorOptions.ALL);

@@ -20,8 +20,19 @@ public final class FileSliceRecords implements ZeroCopyRecords {
     }
 
     @Override
-    public FileChannel channel() {
-        return slice.channel();
+    public Pin pin() throws java.io.IOException {
+        FileSlice.Pin p = slice.pin();
+        return new Pin() {
+            @Override
+            public FileChannel channel() {
+                return p.channel();
+            }
+
+            @Override
+            public void close() {
+                p.close();
+            }
+        };
     }
 
     @Override

@@ -62,7 +62,13 @@ public final class NettyWritable implements Writable {
                 parts.add(buf);
                 buf = alloc.buffer(64);
             }
-            parts.add(new SharedFileRegion(z.channel(), z.position(), z.sizeInBytes()));
+            ZeroCopyRecords.Pin pin;
+            try {
+                pin = z.pin();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            parts.add(new SharedFileRegion(pin, z.position(), z.sizeInBytes()));
         } else if (records instanceof MemoryRecords m) {
             buf.writeBytes(m.buffer().duplicate());
         } else if (records != null) {

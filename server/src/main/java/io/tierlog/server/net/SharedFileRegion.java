@@ -5,17 +5,22 @@ import java.nio.channels.FileChannel;
 
 /**
  * A {@link DefaultFileRegion} over a file channel that someone else owns (the hot tier's segment):
- * releasing the region does not close the channel, unlike its parent. It stays a {@code
- * DefaultFileRegion} so the epoll transport sends it with native {@code sendfile}. Single use, as
- * any region; not thread-safe.
+ * releasing the region does not close the channel, unlike its parent, but ends the pin that kept
+ * the channel open while the region was queued and written. It stays a {@code DefaultFileRegion}
+ * so the epoll transport sends it with native {@code sendfile}. Single use, as any region; not
+ * thread-safe.
  */
 final class SharedFileRegion extends DefaultFileRegion {
-    SharedFileRegion(FileChannel channel, long position, long count) {
-        super(channel, position, count);
+    private final ZeroCopyRecords.Pin pin;
+
+    SharedFileRegion(ZeroCopyRecords.Pin pin, long position, long count) {
+        super(pin.channel(), position, count);
+        this.pin = pin;
     }
 
     @Override
     protected void deallocate() {
-        // The segment owns the channel and closes it (after file.delete.delay.ms when deleted).
+        // The segment owns the channel and closes it; the pin only kept it from being closed.
+        pin.close();
     }
 }

@@ -6,12 +6,22 @@ import org.apache.kafka.common.record.internal.RecordsSend;
 
 /**
  * Records that live in a file and are sent with {@code sendfile}: {@link NettyWritable} writes them
- * as a Netty {@code FileRegion} of ({@link #channel()}, {@link #position()}, {@link
- * #sizeInBytes()}) instead of copying bytes. Implementations must keep the channel open until the
- * region is written (the hot tier delays closing deleted segments). Immutable.
+ * as a Netty {@code FileRegion} of ({@link #pin()}'s channel, {@link #position()}, {@link
+ * #sizeInBytes()}) instead of copying bytes. The pin keeps the channel open until the region is
+ * released (written or discarded), although the hot tier closes idle segment files to bound its
+ * descriptors. Immutable.
  */
 public interface ZeroCopyRecords extends BaseRecords {
-    FileChannel channel();
+    /** A channel that stays open until the pin is closed (once). */
+    interface Pin extends AutoCloseable {
+        FileChannel channel();
+
+        @Override
+        void close();
+    }
+
+    /** Pins the file open, reopening it if it was closed while idle. */
+    Pin pin() throws java.io.IOException;
 
     long position();
 

@@ -36,7 +36,20 @@ class ZeroCopyFetchWriteTest {
 
     /** Records at [position, position+size) of a file, as the hot tier hands them out. */
     record FileRecords(FileChannel channel, long position, int sizeInBytes)
-            implements ZeroCopyRecords {}
+            implements ZeroCopyRecords {
+        @Override
+        public Pin pin() {
+            return new Pin() {
+                @Override
+                public FileChannel channel() {
+                    return channel;
+                }
+
+                @Override
+                public void close() {}
+            };
+        }
+    }
 
     @Test
     void hotFetchRecordsAreWrittenAsFileRegionBetweenFramingBuffers() throws Exception {
