@@ -17,7 +17,9 @@ import org.apache.kafka.common.record.internal.Record;
 
 /**
  * One segment: {@code <20-digit base offset>.log} (record batches back to back, written through a
- * {@link FileChannel}, never mmapped) with its {@link OffsetIndex} and {@link TimeIndex}.
+ * {@link FileChannel}, never mmapped) with its {@link OffsetIndex} and {@link TimeIndex}. The
+ * channel belongs to a {@link SegmentFile}: opened on use and closed while idle by the log dir's
+ * {@link OpenFiles} bound; every method that touches it pins it for its duration.
  *
  * <p>Thread-safety: mutators are called by one thread at a time (the log's append lock); readers
  * call {@link #read} and {@link #findOffsetByTimestamp} without locks and only see bytes below the
@@ -69,13 +71,16 @@ final class LogSegment {
     static LogSegment create(Path dir, long baseOffset, LogConfig config, OpenFiles files)
             throws IOException {
         Path log = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
-        FileChannel ch =
-                FileChannel.open(
-                        log,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.READ,
-                        StandardOpenOption.WRITE,
-                        StandardOpenOption.TRUNCATE_EXISTING);
+        FileChannel ch;
+        try {
+            ch = createChannel(log);
+        } catch (IOException e) {
+            if (!OpenFiles.isOutOfDescriptors(e)) {
+                throw e;
+            }
+            files.evict(0); // give back every idle descriptor of the log dir, then try once more
+            ch = createChannel(log);
+        }
         LogSegment s = new LogSegment(dir, baseOffset, config, SegmentFile.opened(files, log, ch));
         try {
             s.openIndexes(true, true);
@@ -85,6 +90,15 @@ final class LogSegment {
         }
         s.file.markUnflushed();
         return s;
+    }
+
+    private static FileChannel createChannel(Path log) throws IOException {
+        return FileChannel.open(
+                log,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.READ,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     /**

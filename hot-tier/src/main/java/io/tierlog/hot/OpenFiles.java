@@ -78,6 +78,28 @@ public final class OpenFiles {
         return -1;
     }
 
+    /** Whether {@code e} (or a cause) is EMFILE/ENFILE: the process ran out of descriptors. */
+    public static boolean isOutOfDescriptors(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && (m.contains("Too many open files") || m.contains("EMFILE"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code e} (or a cause) is a failed mmap ({@code vm.max_map_count} or memory). */
+    public static boolean isOutOfMemoryMaps(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && m.contains("Map failed")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public int max() {
         return max;
     }

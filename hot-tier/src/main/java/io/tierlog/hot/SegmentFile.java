@@ -105,18 +105,13 @@ final class SegmentFile {
                     throw e; // not a concurrent rename to .deleted
                 }
             } catch (IOException e) {
-                if (attempt > 0 || !isOutOfDescriptors(e)) {
+                if (attempt > 0 || !OpenFiles.isOutOfDescriptors(e)) {
                     throw e;
                 }
                 // EMFILE/ENFILE: give back every idle descriptor of this log dir, once
                 limiter.evict(0);
             }
         }
-    }
-
-    static boolean isOutOfDescriptors(Throwable e) {
-        String m = e.getMessage();
-        return m != null && (m.contains("Too many open files") || m.contains("EMFILE"));
     }
 
     /** Ends a pin taken by {@link #acquire()}. */

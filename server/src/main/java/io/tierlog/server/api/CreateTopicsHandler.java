@@ -28,6 +28,9 @@ import org.apache.kafka.common.protocol.Errors;
  * accepted as a partition count. {@code validate_only} checks without creating. Thread-safe.
  */
 public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> {
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(CreateTopicsHandler.class);
+
     public CreateTopicsHandler(Broker broker) {
         super(broker, CreateTopicsRequestData.class);
     }
@@ -123,6 +126,17 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
             }
         } catch (ApiException e) {
             res.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            // never a closed connection: the client learns which topic failed and why
+            LOG.warn("CreateTopics of {} failed", t.name(), e);
+            res.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code())
+                    .setErrorMessage("Cannot create topic '" + t.name() + "': " + e);
         }
+    }
+
+    /** Creating thousands of partitions takes seconds of file creation and fsyncs. */
+    @Override
+    boolean mayBlock(CreateTopicsRequestData request) {
+        return true;
     }
 }

@@ -22,6 +22,9 @@ import org.apache.kafka.common.protocol.Errors;
  * Thread-safe.
  */
 public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> {
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(DeleteTopicsHandler.class);
+
     public DeleteTopicsHandler(Broker broker) {
         super(broker, DeleteTopicsRequestData.class);
     }
@@ -56,10 +59,13 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
         return r;
     }
 
-    /** Deleting cold objects talks to the object store: off the event loop. */
+    /**
+     * Deleting cold objects talks to the object store, and deleting thousands of partition folders
+     * takes seconds: off the event loop.
+     */
     @Override
     boolean mayBlock(DeleteTopicsRequestData request) {
-        return broker.tiered().isPresent();
+        return true;
     }
 
     private static void add(DeleteTopicsResponseData r, DeletableTopicResult res) {
@@ -90,6 +96,11 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
             }
         } catch (ApiException e) {
             res.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            // never a closed connection: the client learns which topic failed and why
+            LOG.warn("DeleteTopics of {} failed", res.name(), e);
+            res.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code())
+                    .setErrorMessage("Cannot delete topic '" + res.name() + "': " + e);
         }
         return res;
     }

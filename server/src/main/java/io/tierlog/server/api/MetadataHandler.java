@@ -98,6 +98,10 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                     continue;
                 } catch (TopicExistsException e) {
                     t = broker.topics().topic(rt.name());
+                } catch (org.apache.kafka.common.errors.ApiException e) {
+                    // e.g. KAFKA_STORAGE_ERROR when the partitions could not be created
+                    r.topics().add(error(rt.name(), Uuid.ZERO_UUID, Errors.forException(e)));
+                    continue;
                 }
             }
             if (t.isPresent()) {
