@@ -296,7 +296,7 @@ public final class TopicRegistry {
         try {
             for (int i = 0; i < partitions; i++) {
                 TopicPartition tp = new TopicPartition(name, i);
-                if (logs.partition(tp).isPresent() || Files.exists(partitionDir(tp))) {
+                if (logs.partition(tp).isPresent() || Files.isDirectory(partitionDir(tp))) {
                     logs.delete(tp);
                 }
             }
