@@ -16,11 +16,11 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * for {@code file.delete.delay.ms} so that in-flight transfers finish. The slice never closes the
  * channel: the owning log does.
  *
- * <p>A slice of a live log refers to its segment's {@link SegmentFile}, whose descriptor the
- * log dir's {@link OpenFiles} bound may close while idle: {@link #readFully} and {@link
- * #transferTo} pin the file for the duration of the call, and a transfer spanning many calls (a
- * Netty file region) holds a {@link #pin()} from start to end, so that the descriptor it sends from
- * stays open.
+ * <p>A slice of a live log refers to its segment's {@link SegmentFile}, whose descriptor the log
+ * dir's {@link OpenFiles} bound may close while idle: {@link #readFully} and {@link #transferTo}
+ * pin the file for the duration of the call, and a transfer spanning many calls (a Netty file
+ * region) holds a {@link #pin()} from start to end, so that the descriptor it sends from stays
+ * open.
  *
  * <p>Immutable; thread-safe (positional reads only).
  */

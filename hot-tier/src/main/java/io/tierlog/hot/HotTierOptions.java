@@ -142,9 +142,7 @@ public final class HotTierOptions {
                                     + " this (its retries are then no longer deduplicated).")
                     .build();
 
-    /**
-     * Server-wide (one value per log dir, not a topic config): the bound of {@link OpenFiles}.
-     */
+    /** Server-wide (one value per log dir, not a topic config): the bound of {@link OpenFiles}. */
     public static final ConfigOption<Integer> LOG_OPEN_FILES_MAX =
             ConfigOption.intOption("log.open.files.max")
                     .defaultValue(0)

@@ -166,7 +166,10 @@ public final class LogManager implements Closeable {
                         deleteRecursively(d);
                     } catch (IOException e) {
                         // a leftover of a deletion must never keep the server from starting
-                        LOG.warn("Cannot remove {} left by a partition deletion: {}", d, e.toString());
+                        LOG.warn(
+                                "Cannot remove {} left by a partition deletion: {}",
+                                d,
+                                e.toString());
                     }
                     continue;
                 }

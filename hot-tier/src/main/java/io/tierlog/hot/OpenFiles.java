@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The bound on segment files held open by one log dir ({@code log.open.files.max}): each {@link
- * SegmentFile} opens its channel on first use and registers here; once more than {@link #max()}
- * are open, the least recently used ones that nobody has pinned (no read, append or sendfile in
+ * SegmentFile} opens its channel on first use and registers here; once more than {@link #max()} are
+ * open, the least recently used ones that nobody has pinned (no read, append or sendfile in
  * progress) are closed, down to 90% of the bound so that one pass serves many opens. A closed file
  * reopens transparently on its next use. Without this a log dir of 20,000 partitions holds 20,000
  * descriptors and a server under {@code ulimit -n 1024} can neither serve nor restart.

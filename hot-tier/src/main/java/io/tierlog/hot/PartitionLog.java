@@ -99,7 +99,13 @@ public final class PartitionLog implements Closeable {
             boolean hadCleanShutdown)
             throws IOException {
         return open(
-                dir, config, time, scheduler, recoveryPoint, hadCleanShutdown, OpenFiles.bounded(0));
+                dir,
+                config,
+                time,
+                scheduler,
+                recoveryPoint,
+                hadCleanShutdown,
+                OpenFiles.bounded(0));
     }
 
     /**

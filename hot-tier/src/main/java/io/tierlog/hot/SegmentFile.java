@@ -122,8 +122,8 @@ final class SegmentFile {
     }
 
     /**
-     * The channel of a file the caller has pinned (no second pin: for code already inside an
-     * {@code acquire}/{@code release} bracket).
+     * The channel of a file the caller has pinned (no second pin: for code already inside an {@code
+     * acquire}/{@code release} bracket).
      */
     FileChannel pinnedChannel() {
         FileChannel ch = channel;

@@ -67,8 +67,8 @@ public final class TopicNames {
     /**
      * A file name stem for {@code name} (a valid topic: ASCII, one byte a character) that leaves
      * room for a suffix of {@code suffixBytes}: the name itself when it fits, else its first
-     * characters, a dot and 16 hex digits of its SHA-256 (stable, so a restart finds the same
-     * file; whoever needs the full name stores it inside the file).
+     * characters, a dot and 16 hex digits of its SHA-256 (stable, so a restart finds the same file;
+     * whoever needs the full name stores it inside the file).
      */
     public static String fileStem(String name, int suffixBytes) {
         int room = MAX_FILE_NAME_BYTES - suffixBytes;

@@ -70,8 +70,7 @@ class OpenFilesBoundTest {
     }
 
     @Test
-    void manyPartitionsNeverHoldMoreFilesThanTheBoundAcrossAppendReadAndRestart()
-            throws Exception {
+    void manyPartitionsNeverHoldMoreFilesThanTheBoundAcrossAppendReadAndRestart() throws Exception {
         int partitions = 120;
         Map<TopicPartition, List<ByteBuffer>> sent = new java.util.HashMap<>();
         RandomBatches gen = new RandomBatches(11);

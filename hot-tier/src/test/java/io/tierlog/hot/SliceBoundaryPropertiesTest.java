@@ -67,7 +67,8 @@ class SliceBoundaryPropertiesTest {
                 if (inSegment.isEmpty()) {
                     continue;
                 }
-                LogSegment seg = LogSegment.open(dir, base, config, false, false, OpenFiles.bounded(0));
+                LogSegment seg =
+                        LogSegment.open(dir, base, config, false, false, OpenFiles.bounded(0));
                 try {
                     long segEnd = inSegment.get(inSegment.size() - 1).last() + 1;
                     int bytes = inSegment.stream().mapToInt(Batch::size).sum();

@@ -83,7 +83,8 @@ class TopicNamesTest {
         for (int partition : new int[] {0, 9_999, Integer.MAX_VALUE}) {
             String name = TopicNames.deleteDirName(new TopicPartition(topic, partition), id);
             assertThat(name.length()).isLessThanOrEqualTo(TopicNames.MAX_FILE_NAME_BYTES);
-            assertThat(name).endsWith("-" + partition + "." + id.toString().replace("-", "") + "-delete");
+            assertThat(name)
+                    .endsWith("-" + partition + "." + id.toString().replace("-", "") + "-delete");
             assertThat(topic).startsWith(name.substring(0, name.indexOf("-" + partition + ".")));
         }
     }
@@ -103,20 +104,29 @@ class TopicNamesTest {
         String topic = "x".repeat(249);
         TopicPartition tp = new TopicPartition(topic, 9_999);
         Path logDir = tmp.resolve("log");
-        try (LogManager m = LogManager.open(logDir, t -> LogConfig.from(java.util.Map.of()), new MockTime(1_700_000_000_000L), null)) {
+        try (LogManager m =
+                LogManager.open(
+                        logDir,
+                        t -> LogConfig.from(java.util.Map.of()),
+                        new MockTime(1_700_000_000_000L),
+                        null)) {
             m.getOrCreate(tp).append(new io.tierlog.hot.testing.RandomBatches(1).batch());
             m.delete(tp);
             assertThat(m.partition(tp)).isEmpty();
         }
         try (java.util.stream.Stream<Path> s = Files.list(logDir)) {
-            assertThat(s.map(p -> p.getFileName().toString()))
-                    .noneMatch(n -> n.startsWith("xxx"));
+            assertThat(s.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith("xxx"));
         }
         // a deletion interrupted after its rename (a leftover -delete dir) never stops a start
         Path leftover = logDir.resolve(TopicNames.deleteDirName(tp, java.util.UUID.randomUUID()));
         Files.createDirectories(leftover);
         Files.writeString(leftover.resolve("00000000000000000000.log"), "torn");
-        try (LogManager m = LogManager.open(logDir, t -> LogConfig.from(java.util.Map.of()), new MockTime(1_700_000_000_000L), null)) {
+        try (LogManager m =
+                LogManager.open(
+                        logDir,
+                        t -> LogConfig.from(java.util.Map.of()),
+                        new MockTime(1_700_000_000_000L),
+                        null)) {
             assertThat(m.partitions()).isEmpty();
         }
         assertThat(leftover).doesNotExist();

@@ -47,13 +47,13 @@ import org.slf4j.LoggerFactory;
  * topic.name} existed are named by their topic.
  *
  * <p>Creation is all or nothing: {@code <stem>.creating} (same content) is written first, the
- * partitions are created, and the rename to {@code <stem>.properties} is the commit point; a failure
- * deletes the partitions created so far, and a restart rolls back a creation it finds interrupted.
- * Deletion renames the file to {@code <stem>.deleting} (the commit point), removes the partition
- * folders, then the tombstone; a restart finishes interrupted deletions. Partition folders found
- * without any topic file are adopted (new id, partitions = highest index + 1) rather than deleted,
- * so a lost meta dir never destroys data. Loading never fails on one bad file: unreadable or
- * foreign files are logged and skipped.
+ * partitions are created, and the rename to {@code <stem>.properties} is the commit point; a
+ * failure deletes the partitions created so far, and a restart rolls back a creation it finds
+ * interrupted. Deletion renames the file to {@code <stem>.deleting} (the commit point), removes the
+ * partition folders, then the tombstone; a restart finishes interrupted deletions. Partition
+ * folders found without any topic file are adopted (new id, partitions = highest index + 1) rather
+ * than deleted, so a lost meta dir never destroys data. Loading never fails on one bad file:
+ * unreadable or foreign files are logged and skipped.
  *
  * <p>Thread-safe: reads are lock-free; create and delete are serialised.
  */
@@ -63,8 +63,10 @@ public final class TopicRegistry {
     private static final String TOMBSTONE = ".deleting";
     private static final String CREATING = ".creating";
     private static final String TMP = ".tmp";
+
     /** Longest suffix a topic file stem gets ({@code .properties.tmp}). */
     static final int MAX_SUFFIX = SUFFIX.length() + TMP.length();
+
     private static final String NAME_KEY = "topic.name";
     private static final String CONFIG_PREFIX = "config.";
 
@@ -75,8 +77,10 @@ public final class TopicRegistry {
     private final Config hotDefaults;
     private final Map<String, TopicMeta> byName = new ConcurrentHashMap<>();
     private final Map<Uuid, TopicMeta> byId = new ConcurrentHashMap<>();
+
     /** Files of topics whose name is not their stem (loaded from old files); by topic. */
     private final Map<String, Path> files = new ConcurrentHashMap<>();
+
     private final Map<String, Path> creatingFiles = new HashMap<>();
     private final List<String> pendingDeletes = new ArrayList<>();
     private final List<String> interruptedCreates = new ArrayList<>();
@@ -275,7 +279,8 @@ public final class TopicRegistry {
             throw creationFailure(name, partitions, created.size(), e);
         }
         TopicMeta t =
-                new TopicMeta(name, id, partitions, configs, LogConfig.from(hotDefaults.with(configs)));
+                new TopicMeta(
+                        name, id, partitions, configs, LogConfig.from(hotDefaults.with(configs)));
         register(t);
         for (PartitionLog pl : created) {
             onOpen.accept(pl);
@@ -356,8 +361,10 @@ public final class TopicRegistry {
             Files.deleteIfExists(tomb);
         } catch (IOException e) {
             // committed: the topic is gone for clients; the next start removes what is left
-            log.warn("topic {} deleted, but removing its files failed (finished at the next start)",
-                    name, e);
+            log.warn(
+                    "topic {} deleted, but removing its files failed (finished at the next start)",
+                    name,
+                    e);
         }
         log.info("deleted topic {}", name);
     }

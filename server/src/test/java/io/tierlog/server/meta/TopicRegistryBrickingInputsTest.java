@@ -17,14 +17,14 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Inputs that used to brick the server: topic names of every legal length (file names derived
- * from them must fit 255 bytes with every suffix), creations that fail half-way (all or nothing,
- * also across a crash), and metadata files a start cannot read (skipped, never fatal).
+ * Inputs that used to brick the server: topic names of every legal length (file names derived from
+ * them must fit 255 bytes with every suffix), creations that fail half-way (all or nothing, also
+ * across a crash), and metadata files a start cannot read (skipped, never fatal).
  */
 class TopicRegistryBrickingInputsTest {
     @TempDir Path dir;
@@ -105,7 +105,8 @@ class TopicRegistryBrickingInputsTest {
         Path topics = dir.resolve("meta/topics");
         Files.writeString(
                 topics.resolve("crashed.creating"),
-                "topic.name=crashed\ntopic.id=" + org.apache.kafka.common.Uuid.randomUuid()
+                "topic.name=crashed\ntopic.id="
+                        + org.apache.kafka.common.Uuid.randomUuid()
                         + "\npartitions=100\n");
         try (LogManager logs =
                 LogManager.open(dir.resolve("log"), t -> r.logConfig(t), Time.SYSTEM, null)) {
@@ -136,7 +137,8 @@ class TopicRegistryBrickingInputsTest {
         TopicRegistry again = open(new ArrayList<>());
         assertThat(again.topic("good")).isPresent();
         // the broken topic's data is kept: its folders are adopted as a topic of 3 partitions
-        assertThat(again.topic("broken")).hasValueSatisfying(t -> assertThat(t.partitions()).isEqualTo(3));
+        assertThat(again.topic("broken"))
+                .hasValueSatisfying(t -> assertThat(t.partitions()).isEqualTo(3));
         assertThat(files("meta/topics")).doesNotContain("good.properties.tmp");
     }
 }
