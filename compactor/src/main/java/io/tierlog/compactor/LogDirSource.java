@@ -118,8 +118,10 @@ public final class LogDirSource implements SegmentSource {
         if (slice.isEmpty()) {
             return BatchStream.empty();
         }
-        // The channel belongs to the ReadOnlyLogDir (closed with it), not to the stream.
-        return new BatchStream(slice.channel(), slice.position(), slice.sizeInBytes(), null);
+        // The channel belongs to the ReadOnlyLogDir (closed with it), not to the stream; the pin
+        // keeps its bound on open files from closing it while the stream reads.
+        FileSlice.Pin pin = slice.pin();
+        return new BatchStream(pin.channel(), slice.position(), slice.sizeInBytes(), pin::close);
     }
 
     @Override

@@ -9,7 +9,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -29,11 +28,16 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * no lock is taken. A batch is served only after its CRC-32C was verified; the scan stops at a torn
  * tail (a segment the broker is still writing).
  *
+ * <p>Segment files are opened on use and closed while idle within {@link OpenFiles#defaultMax()} (a
+ * broker's dir of 20,000 partitions must not exhaust the descriptors of an offload daemon); a slice
+ * pins its file while reading, and an iterator of {@link #batchesFrom} until it is exhausted.
+ *
  * <p>Thread-safe. {@link #close()} closes the channels of the slices handed out.
  */
 public final class ReadOnlyLogDir implements Closeable {
     private final Path logDir;
-    private final Map<Path, FileChannel> channels = new ConcurrentHashMap<>();
+    private final OpenFiles openFiles = OpenFiles.bounded(0);
+    private final Map<Path, SegmentFile> files = new ConcurrentHashMap<>();
     private final Map<Path, CachedInfo> infos = new ConcurrentHashMap<>();
 
     private record CachedInfo(long fileSize, long modified, SegmentInfo info) {}
@@ -134,13 +138,17 @@ public final class ReadOnlyLogDir implements Closeable {
             return new SegmentInfo(
                     tp, base, i.nextOffset(), i.sizeInBytes(), i.maxTimestamp(), closed, f);
         }
-        FileChannel ch = channel(f);
-        LogScanner sc = new LogScanner(ch, 0, size, base, false, false);
+        SegmentFile file = file(f);
+        LogScanner sc = new LogScanner(file.acquire(), 0, size, base, false, false);
         long next = base;
         long maxTs = -1;
-        while (sc.next()) {
-            next = sc.lastOffset + 1;
-            maxTs = Math.max(maxTs, sc.maxTimestamp);
+        try {
+            while (sc.next()) {
+                next = sc.lastOffset + 1;
+                maxTs = Math.max(maxTs, sc.maxTimestamp);
+            }
+        } finally {
+            file.release();
         }
         SegmentInfo info = new SegmentInfo(tp, base, next, sc.validEnd(), maxTs, closed, f);
         infos.put(f, new CachedInfo(size, modified, info));
@@ -152,20 +160,25 @@ public final class ReadOnlyLogDir implements Closeable {
      * first torn or corrupt batch.
      */
     public FileSlice readSegment(SegmentInfo s) throws IOException {
-        FileChannel ch = channel(s.logFile());
-        LogScanner sc = new LogScanner(ch, 0, ch.size(), s.baseOffset(), true, false);
-        long first = -1;
-        long next = s.baseOffset();
-        while (sc.next()) {
-            if (first < 0) {
-                first = sc.baseOffset;
+        SegmentFile file = file(s.logFile());
+        FileChannel ch = file.acquire();
+        try {
+            LogScanner sc = new LogScanner(ch, 0, ch.size(), s.baseOffset(), true, false);
+            long first = -1;
+            long next = s.baseOffset();
+            while (sc.next()) {
+                if (first < 0) {
+                    first = sc.baseOffset;
+                }
+                next = sc.lastOffset + 1;
             }
-            next = sc.lastOffset + 1;
+            if (sc.validEnd() == 0) {
+                return FileSlice.emptyAt(s.baseOffset());
+            }
+            return new FileSlice(file, 0, (int) sc.validEnd(), first, next);
+        } finally {
+            file.release();
         }
-        if (sc.validEnd() == 0) {
-            return FileSlice.emptyAt(s.baseOffset());
-        }
-        return new FileSlice(ch, 0, (int) sc.validEnd(), first, next);
     }
 
     /**
@@ -175,7 +188,20 @@ public final class ReadOnlyLogDir implements Closeable {
      * {@link UncheckedIOException} on a read error.
      */
     public Iterator<RecordBatch> batchesFrom(SegmentInfo s, long startOffset) throws IOException {
-        FileChannel ch = channel(s.logFile());
+        SegmentFile file = file(s.logFile());
+        // pinned until the iterator is exhausted or fails (an abandoned one keeps its file open
+        // until close())
+        FileChannel ch = file.acquire();
+        try {
+            return batchesFrom(s, startOffset, file, ch);
+        } catch (IOException | RuntimeException e) {
+            file.release();
+            throw e;
+        }
+    }
+
+    private Iterator<RecordBatch> batchesFrom(
+            SegmentInfo s, long startOffset, SegmentFile file, FileChannel ch) throws IOException {
         long end = ch.size();
         LogScanner skip = new LogScanner(ch, 0, end, s.baseOffset(), false, false);
         long start = end;
@@ -188,17 +214,29 @@ public final class ReadOnlyLogDir implements Closeable {
         LogScanner sc = new LogScanner(ch, start, end, -1, true, false);
         return new Iterator<>() {
             private Boolean ready;
+            private boolean released;
 
             @Override
             public boolean hasNext() {
                 if (ready == null) {
                     try {
-                        ready = sc.next();
+                        ready = !released && sc.next();
                     } catch (IOException e) {
+                        release();
                         throw new UncheckedIOException(e);
+                    }
+                    if (!ready) {
+                        release();
                     }
                 }
                 return ready;
+            }
+
+            private void release() {
+                if (!released) {
+                    released = true;
+                    file.release();
+                }
             }
 
             @Override
@@ -225,26 +263,20 @@ public final class ReadOnlyLogDir implements Closeable {
         };
     }
 
-    private FileChannel channel(Path f) throws IOException {
-        FileChannel ch = channels.get(f);
-        if (ch != null && ch.isOpen()) {
-            return ch;
-        }
-        FileChannel opened = FileChannel.open(f, StandardOpenOption.READ);
-        FileChannel prev = channels.putIfAbsent(f, opened);
-        if (prev != null && prev.isOpen()) {
-            opened.close();
-            return prev;
-        }
-        channels.put(f, opened);
-        return opened;
+    private SegmentFile file(Path f) {
+        return files.computeIfAbsent(f, p -> SegmentFile.readOnly(openFiles, p));
+    }
+
+    /** The bound on segment files this reader holds open. */
+    public OpenFiles openFiles() {
+        return openFiles;
     }
 
     @Override
     public void close() throws IOException {
-        for (FileChannel ch : channels.values()) {
-            ch.close();
+        for (SegmentFile f : files.values()) {
+            f.close();
         }
-        channels.clear();
+        files.clear();
     }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class SegmentFile {
     private final OpenFiles limiter;
+    private final boolean readOnly;
     private final AtomicInteger pins = new AtomicInteger();
     private volatile Path path;
     private volatile FileChannel channel;
@@ -30,8 +31,9 @@ final class SegmentFile {
     private volatile boolean unflushed;
     private volatile boolean closed; // set under this
 
-    private SegmentFile(OpenFiles limiter, Path path, FileChannel channel) {
+    private SegmentFile(OpenFiles limiter, Path path, FileChannel channel, boolean readOnly) {
         this.limiter = limiter;
+        this.readOnly = readOnly;
         this.path = path;
         this.channel = channel;
         this.lastUse = System.nanoTime();
@@ -39,14 +41,19 @@ final class SegmentFile {
 
     /** Wraps a channel just opened (created) by the caller, and registers it with the bound. */
     static SegmentFile opened(OpenFiles limiter, Path path, FileChannel channel) {
-        SegmentFile f = new SegmentFile(limiter, path, channel);
+        SegmentFile f = new SegmentFile(limiter, path, channel, false);
         limiter.opened(f);
         return f;
     }
 
     /** An existing file, opened on first use. */
     static SegmentFile lazy(OpenFiles limiter, Path path) {
-        return new SegmentFile(limiter, path, null);
+        return new SegmentFile(limiter, path, null, false);
+    }
+
+    /** An existing file of a log dir that is not ours: opened read-only, on first use. */
+    static SegmentFile readOnly(OpenFiles limiter, Path path) {
+        return new SegmentFile(limiter, path, null, true);
     }
 
     /**
@@ -58,7 +65,7 @@ final class SegmentFile {
         int p = pins.get();
         if (p >= 0 && pins.compareAndSet(p, p + 1)) {
             FileChannel ch = channel;
-            if (ch != null) {
+            if (ch != null && ch.isOpen()) {
                 lastUse = System.nanoTime();
                 return ch;
             }
@@ -68,6 +75,21 @@ final class SegmentFile {
     }
 
     private FileChannel acquireSlow() throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return acquireLocked();
+            } catch (IOException e) {
+                if (attempt > 0 || !OpenFiles.isOutOfDescriptors(e)) {
+                    throw e;
+                }
+                // EMFILE/ENFILE: give back every idle descriptor of this log dir, then try once
+                // more; never while holding this file's lock (an eviction pass takes file locks)
+                limiter.evict(0);
+            }
+        }
+    }
+
+    private FileChannel acquireLocked() throws IOException {
         boolean opened = false;
         FileChannel ch;
         synchronized (this) {
@@ -77,7 +99,9 @@ final class SegmentFile {
             // no eviction runs while we hold the lock, so the count is >= 0 here
             pins.incrementAndGet();
             ch = channel;
-            if (ch == null) {
+            if (ch == null || !ch.isOpen()) {
+                // never opened, evicted, or closed under a reader interrupted mid-read (an
+                // interruptible channel closes itself then): open it again
                 try {
                     ch = openChannel();
                 } catch (IOException | RuntimeException e) {
@@ -96,22 +120,21 @@ final class SegmentFile {
     }
 
     private FileChannel openChannel() throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            Path p = path;
-            try {
-                return FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            } catch (NoSuchFileException e) {
-                if (attempt > 0 || p.equals(path)) {
-                    throw e; // not a concurrent rename to .deleted
-                }
-            } catch (IOException e) {
-                if (attempt > 0 || !OpenFiles.isOutOfDescriptors(e)) {
-                    throw e;
-                }
-                // EMFILE/ENFILE: give back every idle descriptor of this log dir, once
-                limiter.evict(0);
+        Path p = path;
+        try {
+            return open(p);
+        } catch (NoSuchFileException e) {
+            if (p.equals(path)) {
+                throw e;
             }
+            return open(path); // renamed to .deleted while we opened
         }
+    }
+
+    private FileChannel open(Path p) throws IOException {
+        return readOnly
+                ? FileChannel.open(p, StandardOpenOption.READ)
+                : FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
 
     /** Ends a pin taken by {@link #acquire()}. */
