@@ -36,14 +36,15 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  */
 public final class ReadOnlyLogDir implements Closeable {
     private final Path logDir;
-    private final OpenFiles openFiles = OpenFiles.bounded(0);
+    private final OpenFiles openFiles;
     private final Map<Path, SegmentFile> files = new ConcurrentHashMap<>();
     private final Map<Path, CachedInfo> infos = new ConcurrentHashMap<>();
 
     private record CachedInfo(long fileSize, long modified, SegmentInfo info) {}
 
-    private ReadOnlyLogDir(Path logDir) {
+    private ReadOnlyLogDir(Path logDir, OpenFiles openFiles) {
         this.logDir = logDir;
+        this.openFiles = openFiles;
     }
 
     /** Opens {@code logDir} (which must exist) without writing anything. */
@@ -51,7 +52,15 @@ public final class ReadOnlyLogDir implements Closeable {
         if (!Files.isDirectory(logDir)) {
             throw new NoSuchFileException(logDir.toString(), null, "not a directory");
         }
-        return new ReadOnlyLogDir(logDir);
+        return open(logDir, 0);
+    }
+
+    /** As {@link #open(Path)}, holding at most {@code maxOpenFiles} files open (0: derived). */
+    public static ReadOnlyLogDir open(Path logDir, int maxOpenFiles) throws IOException {
+        if (!Files.isDirectory(logDir)) {
+            throw new NoSuchFileException(logDir.toString(), null, "not a directory");
+        }
+        return new ReadOnlyLogDir(logDir, OpenFiles.bounded(maxOpenFiles));
     }
 
     public Path logDir() {

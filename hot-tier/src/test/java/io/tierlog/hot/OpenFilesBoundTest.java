@@ -198,4 +198,40 @@ class OpenFilesBoundTest {
         assertThat(OpenFiles.bounded(0).max()).isEqualTo(d);
         assertThat(OpenFiles.bounded(40).max()).isEqualTo(40);
     }
+
+    @Test
+    void aReadOnlyLogDirOfManySegmentsReadsEverythingWithinTheBound() throws Exception {
+        RandomBatches gen = new RandomBatches(13);
+        int partitions = 3 * BOUND;
+        try (LogManager m = open(Map.of("segment.bytes", "3000"))) {
+            for (int p = 0; p < partitions; p++) {
+                PartitionLog log = m.getOrCreate(new TopicPartition("ro", p));
+                while (log.segments().size() < 3) {
+                    log.append(gen.batch());
+                }
+            }
+        }
+        Path logDir = tmp.resolve("log");
+        try (ReadOnlyLogDir ro = ReadOnlyLogDir.open(logDir, BOUND)) {
+            int batches = 0;
+            for (TopicPartition tp : ro.partitions()) {
+                for (SegmentInfo s : ro.segments(tp)) {
+                    FileSlice slice = ro.readSegment(s);
+                    assertThat(slice.readFully().remaining()).isEqualTo(slice.sizeInBytes());
+                    var it = ro.batchesFrom(s, s.baseOffset());
+                    while (it.hasNext()) {
+                        it.next();
+                        batches++;
+                    }
+                    assertThat(ro.openFiles().openCount()).isLessThanOrEqualTo(BOUND);
+                }
+            }
+            assertThat(batches).isGreaterThan(partitions * 2);
+            assertThat(ro.openFiles().evictions()).isGreaterThan(0);
+            int fds = descriptorsUnder(logDir);
+            if (fds >= 0) {
+                assertThat(fds).isLessThanOrEqualTo(BOUND);
+            }
+        }
+    }
 }
