@@ -16,7 +16,7 @@ final class GroupCommit {
     /** What the flusher must make durable; supplied by the log under its append lock. */
     interface Target {
         /** Captures (segment, written size, next offset) of the log; called by the flusher. */
-        Capture capture();
+        Capture capture() throws IOException;
     }
 
     /** A written point of the log. */

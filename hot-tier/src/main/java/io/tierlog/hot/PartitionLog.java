@@ -27,12 +27,28 @@ import org.slf4j.LoggerFactory;
  * lock-free against a volatile array of segments and only see batches below the high watermark and
  * the segment's published size (both published after the write, or after the fsync in {@link
  * Durability#FSYNC} mode).
+ *
+ * <p><b>Storage faults.</b> A failed write, fsync or roll (disk full, I/O error, or any throwable
+ * from the file system path) takes the log <em>offline</em>, as Kafka takes a log dir offline: the
+ * failed append is rolled back (nothing of it stays in the files or the indexes) and reported, and
+ * every later append and read fails with {@link LogOfflineException} (the server answers {@code
+ * KAFKA_STORAGE_ERROR}). Unlike Kafka, no restart is needed: {@link #maybeRecover()} (called by
+ * {@link LogManager}'s housekeeping) periodically reopens the segments from disk, recovers them,
+ * truncates everything after the last acknowledged offset (the high watermark) and puts the log
+ * back online; while the disk is still full, rebuilding the indexes fails and the log stays
+ * offline. Each change of state is logged.
  */
 public final class PartitionLog implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
     /** Leader epoch value meaning "leave the batch's partition leader epoch as sent". */
     public static final int NO_PARTITION_LEADER_EPOCH = -1;
+
+    /** First delay before an offline log is recovered from disk; doubles on each failure. */
+    static final long OFFLINE_RETRY_MIN_MS = 1000;
+
+    /** Longest delay between two recovery attempts of an offline log. */
+    static final long OFFLINE_RETRY_MAX_MS = 10_000;
 
     private final Path dir;
     private final TopicPartition tp;
@@ -53,6 +69,10 @@ public final class PartitionLog implements Closeable {
     private volatile boolean closed;
     private long unflushedRecords;
     private volatile long lastFlushMs;
+    /** The storage fault that took the log offline, or null while online; written under lock. */
+    private volatile Throwable offlineCause;
+    private long nextRecoveryMs;
+    private long recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
 
     private PartitionLog(
             Path dir,
@@ -159,6 +179,7 @@ public final class PartitionLog implements Closeable {
         lock.lock();
         try {
             ensureOpen();
+            ensureOnline();
             ProducerEntry.BatchMetadata dup = producers.findDuplicate(vb);
             if (dup != null) {
                 result =
@@ -178,7 +199,14 @@ public final class PartitionLog implements Closeable {
             lock.unlock();
         }
         if (config.durability() == Durability.FSYNC) {
-            groupCommit.awaitDurable(durableTarget);
+            try {
+                groupCommit.awaitDurable(durableTarget);
+            } catch (LogOfflineException e) {
+                throw e;
+            } catch (IOException | RuntimeException | Error e) {
+                // Not acknowledged: recovery truncates to the high watermark, below this batch.
+                throw offline("fsync", e);
+            }
         }
         if (!result.duplicate()) {
             long hw = highWatermark;
@@ -228,10 +256,17 @@ public final class PartitionLog implements Closeable {
         }
         int bytes = buf.remaining();
         LogSegment seg = activeSegment();
-        if (seg.shouldRoll(bytes, vb.count, offset - 1, now)) {
-            seg = rollLocked();
+        int newSize;
+        try {
+            if (seg.shouldRoll(bytes, vb.count, offset - 1, now)) {
+                seg = rollLocked();
+            }
+            newSize = seg.append(buf, vb, now);
+        } catch (IOException | RuntimeException | Error e) {
+            // seg.append undid its writes; a failed roll or rollback leaves state that only a
+            // recovery from disk sorts out, so every storage fault takes the log offline.
+            throw offline("append at offset " + logEndOffset, e);
         }
-        int newSize = seg.append(buf, vb, now);
         if (pending != null) {
             producers.commit(pending);
         }
@@ -241,7 +276,13 @@ public final class PartitionLog implements Closeable {
             highWatermark = offset;
             unflushedRecords += vb.totalRecords;
             if (unflushedRecords >= config.flushMessages()) {
-                flushSegmentsLocked();
+                try {
+                    flushSegmentsLocked();
+                } catch (IOException | RuntimeException | Error e) {
+                    // The batch is written and visible, so the producer is told so (the truth);
+                    // the log goes offline and recovery keeps it (it is below the watermark).
+                    offline("flush after append", e);
+                }
             }
         }
         return new AppendResult(
@@ -253,9 +294,10 @@ public final class PartitionLog implements Closeable {
                 false);
     }
 
-    private GroupCommit.Capture capture() {
+    private GroupCommit.Capture capture() throws IOException {
         lock.lock();
         try {
+            ensureOnline(); // an fsync after a failed fsync may "succeed" without the data
             LogSegment s = activeSegment();
             return new GroupCommit.Capture(s, s.size(), s.nextOffset());
         } finally {
@@ -312,7 +354,7 @@ public final class PartitionLog implements Closeable {
                     () -> {
                         try {
                             flushUpTo(target);
-                        } catch (IOException | RuntimeException e) {
+                        } catch (IOException | RuntimeException | Error e) {
                             LOG.warn("Background flush of {} up to {} failed", tp, target, e);
                         }
                     });
@@ -336,6 +378,16 @@ public final class PartitionLog implements Closeable {
                 s.flush();
             } catch (java.nio.channels.ClosedChannelException e) {
                 return; // the log was closed (flushed there) or the segment deleted
+            } catch (IOException | RuntimeException | Error e) {
+                lock.lock();
+                try {
+                    if (!closed) {
+                        throw offline("background flush up to " + target, e);
+                    }
+                    throw e;
+                } finally {
+                    lock.unlock();
+                }
             }
         }
         lock.lock();
@@ -369,6 +421,7 @@ public final class PartitionLog implements Closeable {
      * @throws OffsetOutOfRangeException outside [logStartOffset, highWatermark]
      */
     public FileSlice read(long startOffset, int maxBytes) throws IOException {
+        ensureOnline();
         long hw = highWatermark;
         LogSegment[] segs = segments;
         return LogReads.read(tp, segs, logStartOffset, hw, startOffset, maxBytes);
@@ -429,8 +482,14 @@ public final class PartitionLog implements Closeable {
     public void maybeRoll() throws IOException {
         lock.lock();
         try {
-            if (!closed && activeSegment().timeToRoll(time.milliseconds())) {
-                rollLocked();
+            if (!closed
+                    && offlineCause == null
+                    && activeSegment().timeToRoll(time.milliseconds())) {
+                try {
+                    rollLocked();
+                } catch (IOException | RuntimeException | Error e) {
+                    throw offline("time-based roll", e);
+                }
             }
         } finally {
             lock.unlock();
@@ -453,7 +512,7 @@ public final class PartitionLog implements Closeable {
         long now = time.milliseconds();
         lock.lock();
         try {
-            if (closed) {
+            if (closed || offlineCause != null) {
                 return 0;
             }
             LogSegment[] segs = segments;
@@ -488,7 +547,12 @@ public final class PartitionLog implements Closeable {
         lock.lock();
         try {
             if (!closed) {
-                flushSegmentsLocked();
+                ensureOnline();
+                try {
+                    flushSegmentsLocked();
+                } catch (IOException | RuntimeException | Error e) {
+                    throw offline("flush", e);
+                }
             }
         } finally {
             lock.unlock();
@@ -499,6 +563,7 @@ public final class PartitionLog implements Closeable {
     public void maybeFlush() throws IOException {
         Optional<java.time.Duration> ms = config.flushMs();
         if (ms.isPresent()
+                && offlineCause == null
                 && logEndOffset > recoveryPoint
                 && time.milliseconds() - lastFlushMs >= ms.get().toMillis()) {
             flush();
@@ -552,6 +617,149 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    private void ensureOnline() throws LogOfflineException {
+        Throwable cause = offlineCause;
+        if (cause != null) {
+            throw new LogOfflineException(tp, cause);
+        }
+    }
+
+    /** True while a storage fault keeps the log offline (until {@link #maybeRecover()}). */
+    public boolean isOffline() {
+        return offlineCause != null;
+    }
+
+    /**
+     * Takes the log offline after {@code cause} (under the lock), logging the change once, and
+     * returns the exception to throw to the caller.
+     */
+    private LogOfflineException offline(String what, Throwable cause) {
+        lock.lock();
+        try {
+            if (offlineCause == null) {
+                offlineCause = cause;
+                recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
+                nextRecoveryMs = time.milliseconds() + recoveryBackoffMs;
+                LOG.error(
+                        "{} is OFFLINE after a storage error in {} (log end {}, last acknowledged"
+                                + " offset {}); produce and fetch answer KAFKA_STORAGE_ERROR until"
+                                + " it is recovered from disk (first attempt in {} ms)",
+                        tp,
+                        what,
+                        logEndOffset,
+                        highWatermark - 1,
+                        recoveryBackoffMs,
+                        cause);
+            }
+            return new LogOfflineException(tp, offlineCause);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * If the log is offline and its retry delay has passed, reopens it from disk: every segment
+     * from the recovery point is recovered (CRC scan, indexes rebuilt), everything after the last
+     * acknowledged offset (the high watermark) is truncated away, producer state is rebuilt, and
+     * the log is online again. A failure (the disk still full) keeps it offline and doubles the
+     * delay, up to {@link #OFFLINE_RETRY_MAX_MS}. Called by {@link LogManager}'s housekeeping.
+     *
+     * @return true when the log is online after the call
+     */
+    public boolean maybeRecover() {
+        if (offlineCause == null) {
+            return true;
+        }
+        lock.lock();
+        try {
+            if (closed || offlineCause == null) {
+                return offlineCause == null;
+            }
+            long now = time.milliseconds();
+            if (now < nextRecoveryMs) {
+                return false;
+            }
+            try {
+                recoverFromDiskLocked();
+                return true;
+            } catch (IOException | RuntimeException | Error e) {
+                recoveryBackoffMs = Math.min(recoveryBackoffMs * 2, OFFLINE_RETRY_MAX_MS);
+                nextRecoveryMs = now + recoveryBackoffMs;
+                LOG.warn(
+                        "{} is still offline: recovery from disk failed ({}); next attempt in {} ms",
+                        tp,
+                        e.toString(),
+                        recoveryBackoffMs);
+                return false;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void recoverFromDiskLocked() throws IOException {
+        long acknowledged = highWatermark;
+        for (LogSegment s : segments) {
+            s.closeQuietly(); // in-flight reads of these fail; new ones are refused while offline
+        }
+        List<LogSegment> loaded = LogLoader.load(dir, config, recoveryPoint, false);
+        long dropped = 0;
+        try {
+            while (loaded.size() > 1 && loaded.get(loaded.size() - 1).baseOffset >= acknowledged) {
+                LogSegment s = loaded.remove(loaded.size() - 1);
+                dropped += s.size();
+                s.closeQuietly();
+                LogLoader.deleteSegmentFiles(dir, s.baseOffset);
+            }
+            LogSegment active = loaded.get(loaded.size() - 1);
+            if (active.nextOffset() > acknowledged) {
+                dropped += active.truncateToOffset(acknowledged);
+            } else if (active.isClosed()) {
+                active.reactivate();
+            }
+            if (active.nextOffset() < acknowledged) {
+                // Never hand out an acknowledged offset again: stay offline, loudly.
+                throw new IOException(
+                        "log end "
+                                + active.nextOffset()
+                                + " on disk is below the last acknowledged offset "
+                                + (acknowledged - 1)
+                                + ": acknowledged records are missing");
+            }
+            active.flush();
+            LogLoader.rebuildProducerState(dir, loaded, producers);
+        } catch (IOException | RuntimeException | Error e) {
+            for (LogSegment s : loaded) {
+                s.closeQuietly();
+            }
+            throw e;
+        }
+        LogSegment[] segs = loaded.toArray(new LogSegment[0]);
+        LogSegment active = segs[segs.length - 1];
+        segments = segs;
+        if (segs[0].baseOffset != logStartOffset) {
+            LOG.warn(
+                    "{}: log start offset {} after recovery from disk (was {})",
+                    tp,
+                    segs[0].baseOffset,
+                    logStartOffset);
+            logStartOffset = segs[0].baseOffset;
+        }
+        logEndOffset = active.nextOffset();
+        highWatermark = logEndOffset;
+        recoveryPoint = logEndOffset;
+        unflushedRecords = 0;
+        lastFlushMs = time.milliseconds();
+        offlineCause = null;
+        recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
+        LOG.info(
+                "{} is back ONLINE: recovered from disk, log end {}; {} bytes written after the"
+                        + " last acknowledged offset dropped",
+                tp,
+                logEndOffset,
+                dropped);
+    }
+
     /** Flushes, trims the active indexes and closes every file; deletes pending segments now. */
     @Override
     public void close() throws IOException {
@@ -559,6 +767,18 @@ public final class PartitionLog implements Closeable {
         try {
             if (closed) {
                 return;
+            }
+            if (offlineCause != null) {
+                nextRecoveryMs = 0; // one last attempt, so a restart finds the log as acknowledged
+                maybeRecover();
+            }
+            if (offlineCause != null) {
+                closed = true;
+                for (LogSegment s : segments) {
+                    s.closeQuietly();
+                }
+                // No clean-shutdown marker then: the next open recovers from disk.
+                throw new LogOfflineException(tp, offlineCause);
             }
             flushSegmentsLocked();
             writeProducerSnapshot(logEndOffset);
