@@ -269,7 +269,8 @@ final class EngineResources implements Closeable {
                     () -> {
                         try {
                             r.apply();
-                        } catch (RuntimeException e) {
+                        } catch (RuntimeException | Error e) {
+                            // any throwable: a scheduled task that throws is never run again
                             LOG.warn("total retention pass failed", e);
                         }
                     },
