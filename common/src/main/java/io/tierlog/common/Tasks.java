@@ -7,8 +7,8 @@ import java.util.function.Consumer;
  * java.util.concurrent.ScheduledExecutorService#scheduleWithFixedDelay} that throws is silently
  * never run again, and a throwable that escapes a thread's run loop ends the thread; either turns
  * one storage fault (an {@link InternalError} from a faulting memory-mapped page, an {@link
- * OutOfMemoryError} from direct buffers, an unexpected runtime exception) into a server that
- * stops housekeeping for good. Every periodic task and every loop body is therefore wrapped here:
+ * OutOfMemoryError} from direct buffers, an unexpected runtime exception) into a server that stops
+ * housekeeping for good. Every periodic task and every loop body is therefore wrapped here:
  * whatever it throws is handed to a failure callback (which logs it) and the task stays scheduled.
  *
  * <p>Thread-safe (stateless).

@@ -10,11 +10,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A file of fixed-size index entries, sorted by key, as Kafka's {@code AbstractIndex}: read
- * through a read-only memory mapping, written with positional {@link FileChannel} writes. A
- * writable index is extended (sparsely) to {@code maxIndexSize} (rounded down to whole entries)
- * and trimmed to its valid entries on {@link #trimToValidSize()}; a read-only index maps the file
- * as it is and never writes.
+ * A file of fixed-size index entries, sorted by key, as Kafka's {@code AbstractIndex}: read through
+ * a read-only memory mapping, written with positional {@link FileChannel} writes. A writable index
+ * is extended (sparsely) to {@code maxIndexSize} (rounded down to whole entries) and trimmed to its
+ * valid entries on {@link #trimToValidSize()}; a read-only index maps the file as it is and never
+ * writes.
  *
  * <p>Why entries are not written through the mapping, as Kafka does: the preallocated file is
  * sparse, and a store into a mapped page that the file system cannot allocate (disk full) raises
@@ -37,10 +37,13 @@ abstract class AbstractIndex {
     protected volatile MappedByteBuffer mmap;
     protected volatile int entries;
     protected int maxEntries;
+
     /** Open while appending (writable indexes only); guarded by the writer. */
     private volatile FileChannel writeChannel;
+
     /** One entry being written (direct: a heap buffer would be copied to a temporary one). */
     private ByteBuffer entryBuffer;
+
     /** Bytes written since the last {@link #flush()}. */
     private volatile boolean dirty;
 
@@ -133,8 +136,8 @@ abstract class AbstractIndex {
 
     /**
      * Writes the entry in {@code slot} from {@link #entryBuffer()} (filled by the caller, not yet
-     * flipped) at its position in the file. The caller counts the entry only after this returned:
-     * a failed write (ENOSPC) leaves at most a partial entry beyond the valid ones, which the next
+     * flipped) at its position in the file. The caller counts the entry only after this returned: a
+     * failed write (ENOSPC) leaves at most a partial entry beyond the valid ones, which the next
      * write to that slot overwrites and a trim cuts off.
      */
     protected final void writeEntry(int slot) throws IOException {

@@ -12,20 +12,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A strict, read-only check of a segment's {@code .index} and {@code .timeindex} against its
- * {@code .log}: every entry in the file (a trimmed index has no preallocated tail, so a zeroed
- * entry is an error here) must name a batch that is really in the log. An offset-index entry must
- * be (last offset of a batch - base, start position of that batch), strictly increasing; a
- * time-index entry (max timestamp of the segment up to a batch, last offset of the batch holding
- * that timestamp - base), strictly increasing in timestamp. Used by tests and fault campaigns after
- * a clean close (which trims the indexes).
+ * A strict, read-only check of a segment's {@code .index} and {@code .timeindex} against its {@code
+ * .log}: every entry in the file (a trimmed index has no preallocated tail, so a zeroed entry is an
+ * error here) must name a batch that is really in the log. An offset-index entry must be (last
+ * offset of a batch - base, start position of that batch), strictly increasing; a time-index entry
+ * (max timestamp of the segment up to a batch, last offset of the batch holding that timestamp -
+ * base), strictly increasing in timestamp. Used by tests and fault campaigns after a clean close
+ * (which trims the indexes).
  *
  * <p>Thread-safety: stateless; the files must not change during the check.
  */
 public final class IndexCheck {
     private IndexCheck() {}
 
-    /** Problems found in the indexes of the segment whose log file is {@code logFile}; empty if none. */
+    /**
+     * Problems found in the indexes of the segment whose log file is {@code logFile}; empty if
+     * none.
+     */
     public static List<String> check(Path logFile) throws IOException {
         String name = logFile.getFileName().toString();
         Long base = LogLoader.baseOffsetOf(name, LogSegment.LOG_SUFFIX);
@@ -47,7 +50,8 @@ public final class IndexCheck {
                 maxTsUpTo.put(sc.lastOffset, maxTs);
             }
             if (sc.validEnd() != ch.size()) {
-                problems.add(logFile + ": invalid batch at " + sc.validEnd() + ": " + sc.stopReason());
+                problems.add(
+                        logFile + ": invalid batch at " + sc.validEnd() + ": " + sc.stopReason());
             }
         }
         Path index = dir.resolve(stem + LogSegment.INDEX_SUFFIX);
@@ -61,7 +65,15 @@ public final class IndexCheck {
                 int rel = b.getInt(i + OffsetIndex.RELATIVE_OFFSET_OFFSET);
                 int pos = b.getInt(i + OffsetIndex.POSITION_OFFSET);
                 Long last = lastOffsetAt.get((long) pos);
-                String at = index + " entry " + (i / OffsetIndex.ENTRY_SIZE) + " (" + rel + ", " + pos + ")";
+                String at =
+                        index
+                                + " entry "
+                                + (i / OffsetIndex.ENTRY_SIZE)
+                                + " ("
+                                + rel
+                                + ", "
+                                + pos
+                                + ")";
                 if (last == null) {
                     problems.add(at + ": no batch starts at that position");
                 } else if (last != base + rel) {
@@ -84,7 +96,15 @@ public final class IndexCheck {
                 long ts = b.getLong(i + TimeIndex.TIMESTAMP_OFFSET);
                 int rel = b.getInt(i + TimeIndex.RELATIVE_OFFSET_OFFSET);
                 Long max = maxTsUpTo.get(base + rel);
-                String at = timeIndex + " entry " + (i / TimeIndex.ENTRY_SIZE) + " (" + ts + ", " + rel + ")";
+                String at =
+                        timeIndex
+                                + " entry "
+                                + (i / TimeIndex.ENTRY_SIZE)
+                                + " ("
+                                + ts
+                                + ", "
+                                + rel
+                                + ")";
                 if (max == null) {
                     problems.add(at + ": no batch ends at that offset");
                 } else if (max != ts) {

@@ -260,7 +260,12 @@ public final class LogManager implements Closeable {
         PartitionLog log = logs.remove(tp);
         Path dir = logDir.resolve(TopicNames.dirName(tp));
         if (log != null) {
-            log.close();
+            try {
+                log.close();
+            } catch (LogOfflineException e) {
+                // Its files are being deleted anyway; an offline log must not block that.
+                LOG.warn("Deleting {}, which is offline: {}", tp, e.getMessage());
+            }
         }
         if (Files.exists(dir)) {
             Path tomb =
@@ -296,7 +301,12 @@ public final class LogManager implements Closeable {
             }
             Tasks.runGuarded(
                     () -> housekeep(log),
-                    e -> LOG.warn("Housekeeping of {} failed: {}", log.topicPartition(), e.toString(), e));
+                    e ->
+                            LOG.warn(
+                                    "Housekeeping of {} failed: {}",
+                                    log.topicPartition(),
+                                    e.toString(),
+                                    e));
         }
         checkpointRecoveryPoints();
     }

@@ -325,9 +325,9 @@ final class LogSegment {
     }
 
     /**
-     * Cuts the segment at the first batch whose base offset is {@code >= offset} (batch
-     * boundaries only) and rebuilds its indexes; used to drop what was written past the last
-     * acknowledged offset before a storage fault. Not for segments with concurrent readers.
+     * Cuts the segment at the first batch whose base offset is {@code >= offset} (batch boundaries
+     * only) and rebuilds its indexes; used to drop what was written past the last acknowledged
+     * offset before a storage fault. Not for segments with concurrent readers.
      *
      * @return bytes cut off
      */

@@ -69,8 +69,10 @@ public final class PartitionLog implements Closeable {
     private volatile boolean closed;
     private long unflushedRecords;
     private volatile long lastFlushMs;
+
     /** The storage fault that took the log offline, or null while online; written under lock. */
     private volatile Throwable offlineCause;
+
     private long nextRecoveryMs;
     private long recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
 
@@ -541,7 +543,14 @@ public final class PartitionLog implements Closeable {
             return;
         }
         if (config.durability() == Durability.FSYNC) {
-            groupCommit.awaitDurable(logEndOffset);
+            ensureOnline();
+            try {
+                groupCommit.awaitDurable(logEndOffset);
+            } catch (LogOfflineException e) {
+                throw e;
+            } catch (IOException | RuntimeException | Error e) {
+                throw offline("fsync", e);
+            }
             return;
         }
         lock.lock();
@@ -750,6 +759,7 @@ public final class PartitionLog implements Closeable {
         recoveryPoint = logEndOffset;
         unflushedRecords = 0;
         lastFlushMs = time.milliseconds();
+        groupCommit.reset(logEndOffset);
         offlineCause = null;
         recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
         LOG.info(

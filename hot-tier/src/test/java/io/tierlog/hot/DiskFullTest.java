@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tierlog.common.MockTime;
+import io.tierlog.hot.testing.RandomBatches;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import io.tierlog.hot.testing.RandomBatches;
-import io.tierlog.hot.testing.RandomBatches;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -95,7 +94,8 @@ class DiskFullTest {
             assertEquals(acked, values(log), "exactly the acknowledged records, in order");
             log.close();
             assertTrue(failures >= 120);
-            assertTrue(indexFailures > 0, "no failure hit an index write (" + failures + " failures)");
+            assertTrue(
+                    indexFailures > 0, "no failure hit an index write (" + failures + " failures)");
 
             try (PartitionLog reopened = PartitionLog.open(dir, config, time)) {
                 assertEquals(acked, values(reopened), "after a reopen");

@@ -32,7 +32,14 @@ final class Tmpfs implements AutoCloseable {
                 "needs root to mount a tmpfs (running as " + System.getProperty("user.name") + ")");
         Files.createDirectories(dir);
         Process p =
-                new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString())
+                new ProcessBuilder(
+                                "mount",
+                                "-t",
+                                "tmpfs",
+                                "-o",
+                                "size=" + size,
+                                "tmpfs",
+                                dir.toString())
                         .redirectErrorStream(true)
                         .start();
         boolean done = p.waitFor(30, TimeUnit.SECONDS);

@@ -91,7 +91,8 @@ class StorageFaultDiskFullIT {
         Path logDir = dataDir.resolve("log");
         Files.createDirectories(logDir);
         Process mount =
-                new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", logDir.toString())
+                new ProcessBuilder(
+                                "mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", logDir.toString())
                         .redirectErrorStream(true)
                         .start();
         boolean mounted = mount.waitFor(30, TimeUnit.SECONDS) && mount.exitValue() == 0;
@@ -165,7 +166,9 @@ class StorageFaultDiskFullIT {
                 Files.delete(filler);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (!send(producer, n, acked, failed, otherFailures)) {
-                    assertThat(System.nanoTime()).as("produce after space returned").isLessThan(deadline);
+                    assertThat(System.nanoTime())
+                            .as("produce after space returned")
+                            .isLessThan(deadline);
                     Thread.sleep(20);
                 }
                 for (int i = 0; i < 200; i++) {
@@ -174,8 +177,12 @@ class StorageFaultDiskFullIT {
                 assertThat(otherFailures).isEmpty();
             }
             Map<Long, String> read = readAll(bootstrap);
-            assertThat(read).as("every acknowledged record exactly once, at its offset").isEqualTo(acked);
-            assertThat(read.values()).as("no record whose produce failed").doesNotContainAnyElementsOf(failed);
+            assertThat(read)
+                    .as("every acknowledged record exactly once, at its offset")
+                    .isEqualTo(acked);
+            assertThat(read.values())
+                    .as("no record whose produce failed")
+                    .doesNotContainAnyElementsOf(failed);
         } finally {
             server.close();
         }
@@ -206,8 +213,8 @@ class StorageFaultDiskFullIT {
 
     /**
      * Sends one record (a unique value with 0-255 bytes of padding: small batches, so the index
-     * files, with an entry per batch, need new pages often) and waits for the answer: true
-     * when acknowledged, false on KAFKA_STORAGE_ERROR; any other failure is recorded.
+     * files, with an entry per batch, need new pages often) and waits for the answer: true when
+     * acknowledged, false on KAFKA_STORAGE_ERROR; any other failure is recorded.
      */
     private static boolean send(
             KafkaProducer<byte[], byte[]> producer,
@@ -220,9 +227,13 @@ class StorageFaultDiskFullIT {
         String value = "record-" + i + "-" + "p".repeat((i * 37) % 256);
         try {
             RecordMetadata md =
-                    producer.send(new ProducerRecord<>(TOPIC, 0, null, value.getBytes(StandardCharsets.UTF_8)))
+                    producer.send(
+                                    new ProducerRecord<>(
+                                            TOPIC, 0, null, value.getBytes(StandardCharsets.UTF_8)))
                             .get();
-            assertThat(acked.put(md.offset(), value)).as("offset %d acknowledged twice", md.offset()).isNull();
+            assertThat(acked.put(md.offset(), value))
+                    .as("offset %d acknowledged twice", md.offset())
+                    .isNull();
             return true;
         } catch (ExecutionException e) {
             failed.add(value);
@@ -237,7 +248,8 @@ class StorageFaultDiskFullIT {
     /** Fills the file system; returns the filler's size. */
     private static long fill(Path filler) throws IOException {
         ByteBuffer page = ByteBuffer.allocate(64 * 1024);
-        try (FileChannel ch = FileChannel.open(filler, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        try (FileChannel ch =
+                FileChannel.open(filler, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             long pos = ch.size();
             try {
                 while (true) {
@@ -315,7 +327,8 @@ class StorageFaultDiskFullIT {
         byte[] frame = new byte[in.readInt()];
         in.readFully(frame);
         ByteBuffer r = ByteBuffer.wrap(frame);
-        assertThat(ResponseHeader.parse(r, key.responseHeaderVersion(version)).correlationId()).isEqualTo(corr);
+        assertThat(ResponseHeader.parse(r, key.responseHeaderVersion(version)).correlationId())
+                .isEqualTo(corr);
         response.read(new ByteBufferAccessor(r), version);
         return response;
     }
@@ -334,10 +347,14 @@ class StorageFaultDiskFullIT {
             long end = c.endOffsets(Set.of(TP)).get(TP);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (c.position(TP) < end) {
-                assertThat(System.nanoTime()).as("read to the end offset %d", end).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("read to the end offset %d", end)
+                        .isLessThan(deadline);
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
                     String v = new String(r.value(), StandardCharsets.UTF_8);
-                    assertThat(out.put(r.offset(), v)).as("offset %d read twice", r.offset()).isNull();
+                    assertThat(out.put(r.offset(), v))
+                            .as("offset %d read twice", r.offset())
+                            .isNull();
                 }
             }
         }

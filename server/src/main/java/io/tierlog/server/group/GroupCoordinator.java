@@ -119,7 +119,10 @@ public final class GroupCoordinator implements AutoCloseable {
                 timer.scheduleWithFixedDelay(
                         io.tierlog.common.Tasks.guarded(
                                 this::expireSessions,
-                                e -> LOG.error("Group session expiry failed; retried in 500 ms", e)),
+                                e ->
+                                        LOG.error(
+                                                "Group session expiry failed; retried in 500 ms",
+                                                e)),
                         500,
                         500,
                         TimeUnit.MILLISECONDS);

@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * ApiVersions, which answers v0 with {@code UNSUPPORTED_VERSION} and the supported list) or a body
  * that does not parse closes this connection only. One instance per channel; event-loop confined.
  *
- * <p>Nothing thrown while serving a request leaves this handler, {@link Error}s included (an
- * {@link InternalError} from a faulting mapped page, an {@link OutOfMemoryError} from direct
- * buffers): the request's connection is closed with a WARN and the event loop, which serves many
- * other connections, goes on. A storage fault itself never gets here as a throwable: the log
- * answers {@code KAFKA_STORAGE_ERROR} for the partition.
+ * <p>Nothing thrown while serving a request leaves this handler, {@link Error}s included (an {@link
+ * InternalError} from a faulting mapped page, an {@link OutOfMemoryError} from direct buffers): the
+ * request's connection is closed with a WARN and the event loop, which serves many other
+ * connections, goes on. A storage fault itself never gets here as a throwable: the log answers
+ * {@code KAFKA_STORAGE_ERROR} for the partition.
  */
 public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaChannelHandler.class);
@@ -155,7 +155,10 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
                                                     complete(ctx, frame, header, f, true);
                                                     drain(ctx);
                                                 } catch (Throwable t) {
-                                                    fail(ctx, "internal error serving " + header, t);
+                                                    fail(
+                                                            ctx,
+                                                            "internal error serving " + header,
+                                                            t);
                                                 }
                                             }));
         }

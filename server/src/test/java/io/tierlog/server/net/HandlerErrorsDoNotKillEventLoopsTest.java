@@ -29,9 +29,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real server with two event loops whose handlers throw {@link Error}s (as a SIGBUS from a
- * mapped page surfaces, or direct memory running out), inline on the event loop and later from
- * another thread: only the offending connection is closed, and every event loop keeps serving new
+ * A real server with two event loops whose handlers throw {@link Error}s (as a SIGBUS from a mapped
+ * page surfaces, or direct memory running out), inline on the event loop and later from another
+ * thread: only the offending connection is closed, and every event loop keeps serving new
  * connections (before the fix, a dead event loop force-closed every connection assigned to it).
  */
 class HandlerErrorsDoNotKillEventLoopsTest {
@@ -128,7 +128,8 @@ class HandlerErrorsDoNotKillEventLoopsTest {
         for (int round = 0; round < 4; round++) {
             // every new connection lands on the next event loop: hit both with each kind
             assertClosedAfter(ApiKeys.METADATA, (short) 1, new MetadataRequestData());
-            assertClosedAfter(ApiKeys.DESCRIBE_CLUSTER, (short) 0, new DescribeClusterRequestData());
+            assertClosedAfter(
+                    ApiKeys.DESCRIBE_CLUSTER, (short) 0, new DescribeClusterRequestData());
             assertClosedAfter(ApiKeys.LIST_GROUPS, (short) 1, new ListGroupsRequestData());
         }
         for (int i = 0; i < 20; i++) {
