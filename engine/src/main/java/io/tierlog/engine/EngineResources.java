@@ -20,6 +20,7 @@ import io.tierlog.compactor.OffloadListener;
 import io.tierlog.compactor.PartitionLag;
 import io.tierlog.hot.LogConfig;
 import io.tierlog.hot.LogManager;
+import io.tierlog.hot.PartitionLog;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -192,6 +193,10 @@ final class EngineResources implements Closeable {
                 LogManager.open(
                         logDir, b.topicConfigs::logConfig, time, background ? b.scheduler : null);
         b.closeables.push(b.logs);
+        b.registry.gauge(
+                MetricNames.HOT_OFFLINE_PARTITIONS,
+                b.logs,
+                m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
         b.coldIndex = new ColdIndex(b.catalog);
         ColdIndex index = b.coldIndex;
         b.logs.setRetentionBound(tp -> retentionBound(index, tp));

@@ -64,6 +64,10 @@ abstract class AbstractIndex {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             long existing = exists ? raf.length() : 0;
             if (!exists) {
+                // Truncated in place, not replaced: a replaced file stays allocated while an old
+                // mapping of it lives (until GC), so a recovery on a full disk could not rebuild
+                // it. Only a segment recovered while offline is truncated under old mappings, and
+                // offline logs refuse new reads.
                 raf.setLength(0);
             }
             int validEntries = (int) (existing / entrySize());

@@ -44,12 +44,6 @@ public final class PartitionLog implements Closeable {
     /** Leader epoch value meaning "leave the batch's partition leader epoch as sent". */
     public static final int NO_PARTITION_LEADER_EPOCH = -1;
 
-    /** First delay before an offline log is recovered from disk; doubles on each failure. */
-    static final long OFFLINE_RETRY_MIN_MS = 1000;
-
-    /** Longest delay between two recovery attempts of an offline log. */
-    static final long OFFLINE_RETRY_MAX_MS = 10_000;
-
     private final Path dir;
     private final TopicPartition tp;
     private final LogConfig config;
@@ -70,11 +64,7 @@ public final class PartitionLog implements Closeable {
     private long unflushedRecords;
     private volatile long lastFlushMs;
 
-    /** The storage fault that took the log offline, or null while online; written under lock. */
-    private volatile Throwable offlineCause;
-
-    private long nextRecoveryMs;
-    private long recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
+    private final OfflineState offlineState;
 
     private PartitionLog(
             Path dir,
@@ -97,6 +87,7 @@ public final class PartitionLog implements Closeable {
         this.recoveryPoint = logEndOffset;
         this.lastFlushMs = time.milliseconds();
         this.groupCommit = new GroupCommit(this::capture, this::publishDurable, logEndOffset);
+        this.offlineState = new OfflineState(tp, time);
     }
 
     /**
@@ -485,7 +476,7 @@ public final class PartitionLog implements Closeable {
         lock.lock();
         try {
             if (!closed
-                    && offlineCause == null
+                    && !offlineState.isOffline()
                     && activeSegment().timeToRoll(time.milliseconds())) {
                 try {
                     rollLocked();
@@ -514,7 +505,7 @@ public final class PartitionLog implements Closeable {
         long now = time.milliseconds();
         lock.lock();
         try {
-            if (closed || offlineCause != null) {
+            if (closed || offlineState.isOffline()) {
                 return 0;
             }
             LogSegment[] segs = segments;
@@ -572,7 +563,7 @@ public final class PartitionLog implements Closeable {
     public void maybeFlush() throws IOException {
         Optional<java.time.Duration> ms = config.flushMs();
         if (ms.isPresent()
-                && offlineCause == null
+                && !offlineState.isOffline()
                 && logEndOffset > recoveryPoint
                 && time.milliseconds() - lastFlushMs >= ms.get().toMillis()) {
             flush();
@@ -627,147 +618,72 @@ public final class PartitionLog implements Closeable {
     }
 
     private void ensureOnline() throws LogOfflineException {
-        Throwable cause = offlineCause;
-        if (cause != null) {
-            throw new LogOfflineException(tp, cause);
-        }
+        offlineState.check();
     }
 
     /** True while a storage fault keeps the log offline (until {@link #maybeRecover()}). */
     public boolean isOffline() {
-        return offlineCause != null;
+        return offlineState.isOffline();
     }
 
-    /**
-     * Takes the log offline after {@code cause} (under the lock), logging the change once, and
-     * returns the exception to throw to the caller.
-     */
+    /** Takes the log offline after {@code cause}; returns the exception to throw. */
     private LogOfflineException offline(String what, Throwable cause) {
         lock.lock();
         try {
-            if (offlineCause == null) {
-                offlineCause = cause;
-                recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
-                nextRecoveryMs = time.milliseconds() + recoveryBackoffMs;
-                LOG.error(
-                        "{} is OFFLINE after a storage error in {} (log end {}, last acknowledged"
-                                + " offset {}); produce and fetch answer KAFKA_STORAGE_ERROR until"
-                                + " it is recovered from disk (first attempt in {} ms)",
-                        tp,
-                        what,
-                        logEndOffset,
-                        highWatermark - 1,
-                        recoveryBackoffMs,
-                        cause);
-            }
-            return new LogOfflineException(tp, offlineCause);
+            return offlineState.takeOffline(what, cause, logEndOffset, highWatermark);
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * If the log is offline and its retry delay has passed, reopens it from disk: every segment
-     * from the recovery point is recovered (CRC scan, indexes rebuilt), everything after the last
-     * acknowledged offset (the high watermark) is truncated away, producer state is rebuilt, and
-     * the log is online again. A failure (the disk still full) keeps it offline and doubles the
-     * delay, up to {@link #OFFLINE_RETRY_MAX_MS}. Called by {@link LogManager}'s housekeeping.
+     * If the log is offline and its retry delay has passed, reopens it from disk ({@link
+     * OfflineState#reload}: recovered, truncated after the last acknowledged offset, producer state
+     * rebuilt) and puts it back online. A failure (the disk still full) keeps it offline and
+     * doubles the delay. Called by {@link LogManager}'s housekeeping.
      *
      * @return true when the log is online after the call
      */
     public boolean maybeRecover() {
-        if (offlineCause == null) {
+        if (!offlineState.isOffline()) {
             return true;
         }
         lock.lock();
         try {
-            if (closed || offlineCause == null) {
-                return offlineCause == null;
+            if (closed || !offlineState.attemptDue()) {
+                return !offlineState.isOffline();
             }
-            long now = time.milliseconds();
-            if (now < nextRecoveryMs) {
-                return false;
+            for (LogSegment s : segments) {
+                s.closeQuietly(); // in-flight reads of these fail; new ones are refused
             }
+            OfflineState.Reloaded r;
             try {
-                recoverFromDiskLocked();
-                return true;
+                r = OfflineState.reload(dir, config, recoveryPoint, highWatermark, producers);
             } catch (IOException | RuntimeException | Error e) {
-                recoveryBackoffMs = Math.min(recoveryBackoffMs * 2, OFFLINE_RETRY_MAX_MS);
-                nextRecoveryMs = now + recoveryBackoffMs;
-                LOG.warn(
-                        "{} is still offline: recovery from disk failed ({}); next attempt in {} ms",
-                        tp,
-                        e.toString(),
-                        recoveryBackoffMs);
+                offlineState.attemptFailed(e);
                 return false;
             }
+            LogSegment[] segs = r.segments().toArray(new LogSegment[0]);
+            segments = segs;
+            if (segs[0].baseOffset != logStartOffset) {
+                LOG.warn(
+                        "{}: log start offset {} after recovery from disk (was {})",
+                        tp,
+                        segs[0].baseOffset,
+                        logStartOffset);
+                logStartOffset = segs[0].baseOffset;
+            }
+            logEndOffset = segs[segs.length - 1].nextOffset();
+            highWatermark = logEndOffset;
+            recoveryPoint = logEndOffset;
+            unflushedRecords = 0;
+            lastFlushMs = time.milliseconds();
+            groupCommit.reset(logEndOffset);
+            offlineState.online(logEndOffset, r.droppedBytes());
+            return true;
         } finally {
             lock.unlock();
         }
-    }
-
-    private void recoverFromDiskLocked() throws IOException {
-        long acknowledged = highWatermark;
-        for (LogSegment s : segments) {
-            s.closeQuietly(); // in-flight reads of these fail; new ones are refused while offline
-        }
-        List<LogSegment> loaded = LogLoader.load(dir, config, recoveryPoint, false);
-        long dropped = 0;
-        try {
-            while (loaded.size() > 1 && loaded.get(loaded.size() - 1).baseOffset >= acknowledged) {
-                LogSegment s = loaded.remove(loaded.size() - 1);
-                dropped += s.size();
-                s.closeQuietly();
-                LogLoader.deleteSegmentFiles(dir, s.baseOffset);
-            }
-            LogSegment active = loaded.get(loaded.size() - 1);
-            if (active.nextOffset() > acknowledged) {
-                dropped += active.truncateToOffset(acknowledged);
-            } else if (active.isClosed()) {
-                active.reactivate();
-            }
-            if (active.nextOffset() < acknowledged) {
-                // Never hand out an acknowledged offset again: stay offline, loudly.
-                throw new IOException(
-                        "log end "
-                                + active.nextOffset()
-                                + " on disk is below the last acknowledged offset "
-                                + (acknowledged - 1)
-                                + ": acknowledged records are missing");
-            }
-            active.flush();
-            LogLoader.rebuildProducerState(dir, loaded, producers);
-        } catch (IOException | RuntimeException | Error e) {
-            for (LogSegment s : loaded) {
-                s.closeQuietly();
-            }
-            throw e;
-        }
-        LogSegment[] segs = loaded.toArray(new LogSegment[0]);
-        LogSegment active = segs[segs.length - 1];
-        segments = segs;
-        if (segs[0].baseOffset != logStartOffset) {
-            LOG.warn(
-                    "{}: log start offset {} after recovery from disk (was {})",
-                    tp,
-                    segs[0].baseOffset,
-                    logStartOffset);
-            logStartOffset = segs[0].baseOffset;
-        }
-        logEndOffset = active.nextOffset();
-        highWatermark = logEndOffset;
-        recoveryPoint = logEndOffset;
-        unflushedRecords = 0;
-        lastFlushMs = time.milliseconds();
-        groupCommit.reset(logEndOffset);
-        offlineCause = null;
-        recoveryBackoffMs = OFFLINE_RETRY_MIN_MS;
-        LOG.info(
-                "{} is back ONLINE: recovered from disk, log end {}; {} bytes written after the"
-                        + " last acknowledged offset dropped",
-                tp,
-                logEndOffset,
-                dropped);
     }
 
     /** Flushes, trims the active indexes and closes every file; deletes pending segments now. */
@@ -778,17 +694,18 @@ public final class PartitionLog implements Closeable {
             if (closed) {
                 return;
             }
-            if (offlineCause != null) {
-                nextRecoveryMs = 0; // one last attempt, so a restart finds the log as acknowledged
+            if (offlineState.isOffline()) {
+                offlineState
+                        .attemptNow(); // a last attempt, so a restart finds the log as acknowledged
                 maybeRecover();
             }
-            if (offlineCause != null) {
+            if (offlineState.isOffline()) {
                 closed = true;
                 for (LogSegment s : segments) {
                     s.closeQuietly();
                 }
                 // No clean-shutdown marker then: the next open recovers from disk.
-                throw new LogOfflineException(tp, offlineCause);
+                offlineState.check();
             }
             flushSegmentsLocked();
             writeProducerSnapshot(logEndOffset);

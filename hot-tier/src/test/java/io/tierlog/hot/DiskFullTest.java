@@ -59,12 +59,12 @@ class DiskFullTest {
             fs.fill();
             for (int round = 0; round < 120; round++) {
                 fs.free(4096);
-                time.advance(PartitionLog.OFFLINE_RETRY_MAX_MS);
+                time.advance(OfflineState.RETRY_MAX_MS);
                 long deadline = System.nanoTime() + 10_000_000_000L;
                 while (!log.maybeRecover()) {
                     // a recovery that needs more than the freed page: give it another one
                     fs.free(4096);
-                    time.advance(PartitionLog.OFFLINE_RETRY_MAX_MS);
+                    time.advance(OfflineState.RETRY_MAX_MS);
                     assertTrue(System.nanoTime() < deadline, "no recovery after freeing space");
                 }
                 while (true) {
@@ -87,7 +87,7 @@ class DiskFullTest {
                 assertEquals(acked.size(), log.logEndOffset(), "log end after round " + round);
             }
             fs.freeAll();
-            time.advance(PartitionLog.OFFLINE_RETRY_MAX_MS);
+            time.advance(OfflineState.RETRY_MAX_MS);
             assertTrue(log.maybeRecover());
             log.append(batch("after-space-returned"));
             acked.add("after-space-returned");
