@@ -310,13 +310,19 @@ public final class Compactor implements Closeable {
         try {
             while (stopped.getCount() > 0) {
                 wakeUps.drainPermits();
-                runOnce();
+                try {
+                    runOnce();
+                } catch (RuntimeException | Error e) {
+                    // A pass that throws must not end the loop (offload would stop for good):
+                    // log and try again after the interval.
+                    LOG.error("offload pass failed; retrying in {}", options.interval(), e);
+                }
                 if (time.milliseconds() - lastSweep >= options.sweepInterval().toMillis()) {
                     lastSweep = time.milliseconds();
                     try {
                         OrphanSweeper.SweepResult r = sweepOrphans();
                         LOG.debug("orphan sweep: {}", r);
-                    } catch (IOException | RuntimeException e) {
+                    } catch (IOException | RuntimeException | Error e) {
                         LOG.warn("orphan sweep failed: {}", e.toString());
                     }
                 }

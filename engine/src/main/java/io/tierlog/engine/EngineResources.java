@@ -20,6 +20,7 @@ import io.tierlog.compactor.OffloadListener;
 import io.tierlog.compactor.PartitionLag;
 import io.tierlog.hot.LogConfig;
 import io.tierlog.hot.LogManager;
+import io.tierlog.hot.PartitionLog;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -196,6 +197,10 @@ final class EngineResources implements Closeable {
                         background ? b.scheduler : null,
                         config.get(io.tierlog.hot.HotTierOptions.LOG_OPEN_FILES_MAX));
         b.closeables.push(b.logs);
+        b.registry.gauge(
+                MetricNames.HOT_OFFLINE_PARTITIONS,
+                b.logs,
+                m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
         b.coldIndex = new ColdIndex(b.catalog);
         ColdIndex index = b.coldIndex;
         b.logs.setRetentionBound(tp -> retentionBound(index, tp));
@@ -273,7 +278,8 @@ final class EngineResources implements Closeable {
                     () -> {
                         try {
                             r.apply();
-                        } catch (RuntimeException e) {
+                        } catch (RuntimeException | Error e) {
+                            // any throwable: a scheduled task that throws is never run again
                             LOG.warn("total retention pass failed", e);
                         }
                     },

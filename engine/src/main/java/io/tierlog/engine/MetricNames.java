@@ -56,6 +56,12 @@ public final class MetricNames {
     /** Counter, bytes fetched from the object store. */
     public static final String S3_BYTES_READ = "tierlog.s3.bytes.read";
 
+    /**
+     * Gauge, hot partitions offline after a storage fault (they answer KAFKA_STORAGE_ERROR until
+     * housekeeping recovers them from disk).
+     */
+    public static final String HOT_OFFLINE_PARTITIONS = "tierlog.hot.offline.partitions";
+
     /** Counter, cold objects deleted by total retention and topic deletion. */
     public static final String COLD_OBJECTS_DELETED = "tierlog.cold.objects.deleted";
 }

@@ -2,16 +2,30 @@ package io.tierlog.hot;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
- * A memory-mapped file of fixed-size index entries, sorted by key, as Kafka's {@code
- * AbstractIndex}. A writable index is preallocated to {@code maxIndexSize} (rounded down to whole
- * entries) and trimmed to its valid entries on {@link #trimToValidSize()}; a read-only index maps
- * the file as it is and never writes.
+ * A file of fixed-size index entries, sorted by key, as Kafka's {@code AbstractIndex}: read through
+ * a read-only memory mapping, written with positional {@link FileChannel} writes. A writable index
+ * is extended (sparsely) to {@code maxIndexSize} (rounded down to whole entries) and trimmed to its
+ * valid entries on {@link #trimToValidSize()}; a read-only index maps the file as it is and never
+ * writes.
+ *
+ * <p>Why entries are not written through the mapping, as Kafka does: the preallocated file is
+ * sparse, and a store into a mapped page that the file system cannot allocate (disk full) raises
+ * SIGBUS, which the JVM turns into an asynchronous {@link InternalError} that may surface anywhere
+ * in the writing thread (it killed a Netty event loop) and leaves a zeroed entry counted as
+ * written. A {@code pwrite} instead fails with an {@link IOException} (ENOSPC) before the entry is
+ * counted, and the caller rolls back. Linux keeps the mapping coherent with the writes (one page
+ * cache). Reading a sparse hole through the mapping never faults.
+ *
+ * <p>The write channel is opened on the first write and closed on trim, so an index that is not
+ * being appended to holds no file descriptor.
  *
  * <p>Thread-safety: one writer (the log's append lock) and any number of lock-free readers; the
  * entry count is volatile and published only after the entry bytes are written.
@@ -23,6 +37,15 @@ abstract class AbstractIndex {
     protected volatile MappedByteBuffer mmap;
     protected volatile int entries;
     protected int maxEntries;
+
+    /** Open while appending (writable indexes only); guarded by the writer. */
+    private volatile FileChannel writeChannel;
+
+    /** One entry being written (direct: a heap buffer would be copied to a temporary one). */
+    private ByteBuffer entryBuffer;
+
+    /** Bytes written since the last {@link #flush()}. */
+    private volatile boolean dirty;
 
     AbstractIndex(Path file, long baseOffset, int maxIndexSize, boolean writable, boolean fresh)
             throws IOException {
@@ -41,12 +64,16 @@ abstract class AbstractIndex {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             long existing = exists ? raf.length() : 0;
             if (!exists) {
+                // Truncated in place, not replaced: a replaced file stays allocated while an old
+                // mapping of it lives (until GC), so a recovery on a full disk could not rebuild
+                // it. Only a segment recovered while offline is truncated under old mappings, and
+                // offline logs refuse new reads.
                 raf.setLength(0);
             }
             int validEntries = (int) (existing / entrySize());
             long size = roundDown(Math.max(maxIndexSize, validEntries * (long) entrySize()));
-            raf.setLength(size);
-            mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+            raf.setLength(size); // sparse: extending allocates nothing, so never ENOSPC
+            mmap = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, size);
             maxEntries = (int) (size / entrySize());
             entries = validEntries;
         }
@@ -111,6 +138,41 @@ abstract class AbstractIndex {
         entries = Math.min(entries, n);
     }
 
+    /**
+     * Writes the entry in {@code slot} from {@link #entryBuffer()} (filled by the caller, not yet
+     * flipped) at its position in the file. The caller counts the entry only after this returned: a
+     * failed write (ENOSPC) leaves at most a partial entry beyond the valid ones, which the next
+     * write to that slot overwrites and a trim cuts off.
+     */
+    protected final void writeEntry(int slot) throws IOException {
+        if (!writable) {
+            throw new IllegalStateException("Index " + file + " is read-only");
+        }
+        ByteBuffer b = entryBuffer;
+        b.flip();
+        FileChannel ch = writeChannel;
+        if (ch == null) {
+            ch = FileChannel.open(file, StandardOpenOption.WRITE);
+            writeChannel = ch;
+        }
+        long pos = (long) slot * entrySize();
+        while (b.hasRemaining()) {
+            pos += ch.write(b, pos);
+        }
+        dirty = true;
+    }
+
+    /** The cleared buffer for one entry, to fill before {@link #writeEntry}. */
+    protected final ByteBuffer entryBuffer() {
+        ByteBuffer b = entryBuffer;
+        if (b == null) {
+            b = ByteBuffer.allocateDirect(entrySize());
+            entryBuffer = b;
+        }
+        b.clear();
+        return b;
+    }
+
     /** Shrinks the file to its valid entries (on roll and close, as Kafka does). */
     void trimToValidSize() throws IOException {
         if (!writable) {
@@ -118,15 +180,44 @@ abstract class AbstractIndex {
         }
         long size = sizeInBytes();
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            raf.setLength(size);
-            mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+            raf.setLength(size); // shrinking never needs space
+            mmap = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, size);
+        } finally {
+            closeWriteChannel();
         }
         maxEntries = entries;
     }
 
-    void flush() {
-        if (writable && mmap != null) {
-            mmap.force();
+    /** Fsyncs the entries written since the last flush. */
+    void flush() throws IOException {
+        if (!writable || !dirty) {
+            return;
+        }
+        FileChannel ch = writeChannel;
+        if (ch != null) {
+            ch.force(false);
+        } else {
+            try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                c.force(false);
+            }
+        }
+        dirty = false;
+    }
+
+    private void closeWriteChannel() throws IOException {
+        FileChannel ch = writeChannel;
+        writeChannel = null;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    /** Closes the write channel, ignoring errors (the segment is being abandoned). */
+    void closeQuietly() {
+        try {
+            closeWriteChannel();
+        } catch (IOException ignored) {
+            // abandoning after a failure: the original error matters
         }
     }
 
@@ -157,7 +248,7 @@ abstract class AbstractIndex {
         long key(int n);
     }
 
-    /** Releases the mapping (best effort; the JVM unmaps on GC). */
+    /** Trims a writable index and closes its write channel (the JVM unmaps on GC). */
     void close() throws IOException {
         if (writable) {
             trimToValidSize();

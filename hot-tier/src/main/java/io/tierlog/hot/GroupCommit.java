@@ -9,6 +9,11 @@ import java.io.InterruptedIOException;
  * far the log has been written, fsyncs outside every lock, and then publishes that point as
  * durable, so all appenders that wrote before the capture share one fsync.
  *
+ * <p>A failed fsync is sticky: every later {@link #awaitDurable} fails too until {@link #reset}
+ * (after the log was recovered from disk), because an fsync retried after a failure may report
+ * success for pages the kernel already dropped, and a waiter must not be acknowledged for data that
+ * an earlier waiter was told had failed.
+ *
  * <p>Thread-safe; the monitor is never held while taking the log's append lock (the log takes the
  * monitor under its append lock when a roll makes a whole segment durable).
  */
@@ -16,7 +21,7 @@ final class GroupCommit {
     /** What the flusher must make durable; supplied by the log under its append lock. */
     interface Target {
         /** Captures (segment, written size, next offset) of the log; called by the flusher. */
-        Capture capture();
+        Capture capture() throws IOException;
     }
 
     /** A written point of the log. */
@@ -33,6 +38,7 @@ final class GroupCommit {
     private boolean flushing;
     private long durableOffset;
     private long fsyncs;
+    private Throwable failure;
 
     GroupCommit(Target target, Publisher publisher, long durableOffset) {
         this.target = target;
@@ -55,11 +61,21 @@ final class GroupCommit {
                 if (durableOffset >= offset) {
                     return;
                 }
+                if (failure != null) {
+                    throw new IOException("an earlier fsync of this log failed", failure);
+                }
                 flushing = true;
             }
             try {
                 Capture c = target.capture();
-                c.segment().forceLog();
+                try {
+                    c.segment().forceLog();
+                } catch (IOException | RuntimeException | Error e) {
+                    synchronized (monitor) {
+                        failure = e; // before any waiter can become the next flusher
+                    }
+                    throw e;
+                }
                 markDurable(c.segment(), c.position(), c.nextOffset());
             } finally {
                 synchronized (monitor) {
@@ -78,6 +94,15 @@ final class GroupCommit {
                 durableOffset = nextOffset;
                 publisher.publish(segment, position, nextOffset);
             }
+            monitor.notifyAll();
+        }
+    }
+
+    /** Forgets a failed fsync: everything below {@code durableOffset} is durable (recovery). */
+    void reset(long durableOffset) {
+        synchronized (monitor) {
+            failure = null;
+            this.durableOffset = durableOffset;
             monitor.notifyAll();
         }
     }

@@ -1,5 +1,6 @@
 package io.tierlog.hot;
 
+import io.tierlog.common.Tasks;
 import io.tierlog.common.Time;
 import java.io.Closeable;
 import java.io.IOException;
@@ -85,7 +86,9 @@ public final class LogManager implements Closeable {
                 scheduler == null
                         ? null
                         : scheduler.scheduleWithFixedDelay(
-                                this::housekeepingQuietly,
+                                Tasks.guarded(
+                                        this::housekeepingQuietly,
+                                        e -> LOG.error("Housekeeping of {} failed", logDir, e)),
                                 HOUSEKEEPING_INTERVAL_MS,
                                 HOUSEKEEPING_INTERVAL_MS,
                                 TimeUnit.MILLISECONDS);
@@ -302,7 +305,12 @@ public final class LogManager implements Closeable {
         PartitionLog log = logs.remove(tp);
         Path dir = logDir.resolve(TopicNames.dirName(tp));
         if (log != null) {
-            log.close();
+            try {
+                log.close();
+            } catch (LogOfflineException e) {
+                // Its files are being deleted anyway; an offline log must not block that.
+                LOG.warn("Deleting {}, which is offline: {}", tp, e.getMessage());
+            }
         }
         if (Files.exists(dir)) {
             Path tomb = logDir.resolve(TopicNames.deleteDirName(tp, UUID.randomUUID()));
@@ -317,25 +325,51 @@ public final class LogManager implements Closeable {
         this.retentionBound = maxDeletableOffset;
     }
 
-    /** One housekeeping pass: rolls, flushes, retention, checkpoint. Also run by the scheduler. */
+    /**
+     * One housekeeping pass: recovery of offline partitions, rolls, flushes, retention, checkpoint.
+     * Also run by the scheduler. A partition whose housekeeping fails (with any throwable) is
+     * logged and skipped, so it neither stops the others nor the next pass.
+     *
+     * @throws IOException only when the checkpoint cannot be written
+     */
     public void runHousekeeping() throws IOException {
         for (PartitionLog log : partitions()) {
             if (closed) {
                 return;
             }
+            Tasks.runGuarded(
+                    () -> housekeep(log),
+                    e ->
+                            LOG.warn(
+                                    "Housekeeping of {} failed: {}",
+                                    log.topicPartition(),
+                                    e.toString(),
+                                    e));
+        }
+        checkpointRecoveryPoints();
+    }
+
+    private void housekeep(PartitionLog log) {
+        try {
+            if (!log.maybeRecover()) {
+                return; // still offline: nothing else to do on it
+            }
             log.maybeRoll();
             log.maybeFlush();
             log.maybeDeleteSegments(retentionBound.applyAsLong(log.topicPartition()));
             log.maybeExpireProducers();
+        } catch (LogOfflineException e) {
+            LOG.debug("{} went offline during housekeeping", log.topicPartition());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        checkpointRecoveryPoints();
     }
 
     private void housekeepingQuietly() {
         try {
             runHousekeeping();
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("Housekeeping of {} failed", logDir, e);
+        } catch (IOException e) {
+            LOG.warn("Cannot write the recovery-point checkpoint of {}: {}", logDir, e.toString());
         }
     }
 

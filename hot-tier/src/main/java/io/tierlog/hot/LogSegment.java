@@ -294,20 +294,61 @@ final class LogSegment {
      * Writes the validated batches of {@code buf} (position..limit, offsets already assigned) at
      * the end of the file and indexes them. Does not publish them to readers.
      *
+     * <p>All or nothing: when any write fails (log or index, ENOSPC or other), the log file is
+     * truncated back to its size before the call and both indexes keep only their earlier entries,
+     * so a batch reported as failed leaves nothing behind.
+     *
      * @return the new written size
+     * @throws RollbackFailedException (an IOException) when the rollback itself failed: the files
+     *     may then hold bytes past the last good position, which only a recovery can cut
      */
     int append(ByteBuffer buf, ValidatedBatches vb, long now) throws IOException {
         int start = buf.position();
         int filePos = size;
-        ByteBuffer d = buf.duplicate();
-        long p = filePos;
+        int offsetEntries = offsetIndex.entries();
+        int timeEntries = timeIndex.entries();
+        int bytesSince = bytesSinceLastIndexEntry;
+        long maxTs = maxTimestamp;
+        long maxOff = offsetOfMaxTimestamp;
+        long last = nextOffset - 1;
         FileChannel channel = file.acquire();
         try {
+            ByteBuffer d = buf.duplicate();
+            long p = filePos;
             while (d.hasRemaining()) {
                 p += channel.write(d, p);
             }
-        } catch (IOException e) {
-            channel.truncate(filePos);
+            for (int i = 0; i < vb.count; i++) {
+                int bp = vb.position[i];
+                last = buf.getLong(bp + BASE_OFFSET_OFFSET) + vb.lastOffsetDelta[i];
+                long ts = buf.getLong(bp + MAX_TIMESTAMP_OFFSET);
+                if (ts > maxTs) {
+                    maxTs = ts;
+                    maxOff = last;
+                }
+                // a full index only makes the index sparser (one huge request on a fresh segment)
+                if (bytesSinceLastIndexEntry > config.indexIntervalBytes()
+                        && !offsetIndex.isFull()
+                        && timeIndex.entries() < timeIndex.maxEntries - 1) {
+                    offsetIndex.append(last, filePos + (bp - start));
+                    timeIndex.maybeAppend(maxTs, maxOff);
+                    bytesSinceLastIndexEntry = 0;
+                }
+                bytesSinceLastIndexEntry += vb.size[i];
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            offsetIndex.truncateToEntries(offsetEntries);
+            timeIndex.truncateToEntries(timeEntries);
+            bytesSinceLastIndexEntry = bytesSince;
+            try {
+                channel.truncate(filePos);
+            } catch (IOException | RuntimeException | Error t) {
+                RollbackFailedException r =
+                        new RollbackFailedException(
+                                "Cannot truncate " + logFile + " back to " + filePos, e);
+                r.addSuppressed(t);
+                throw r;
+            }
             throw e;
         } finally {
             file.markUnflushed();
@@ -316,32 +357,57 @@ final class LogSegment {
         if (size == 0 && rollingBaseMs < 0) {
             rollingBaseMs = now;
         }
-        long maxTs = maxTimestamp;
-        long maxOff = offsetOfMaxTimestamp;
-        long last = nextOffset - 1;
-        for (int i = 0; i < vb.count; i++) {
-            int bp = vb.position[i];
-            last = buf.getLong(bp + BASE_OFFSET_OFFSET) + vb.lastOffsetDelta[i];
-            long ts = buf.getLong(bp + MAX_TIMESTAMP_OFFSET);
-            if (ts > maxTs) {
-                maxTs = ts;
-                maxOff = last;
-            }
-            // a full index only makes the index sparser (one huge request on a fresh segment)
-            if (bytesSinceLastIndexEntry > config.indexIntervalBytes()
-                    && !offsetIndex.isFull()
-                    && timeIndex.entries() < timeIndex.maxEntries - 1) {
-                offsetIndex.append(last, filePos + (bp - start));
-                timeIndex.maybeAppend(maxTs, maxOff);
-                bytesSinceLastIndexEntry = 0;
-            }
-            bytesSinceLastIndexEntry += vb.size[i];
-        }
         size = filePos + (buf.limit() - start);
         maxTimestamp = maxTs;
         offsetOfMaxTimestamp = maxOff;
         nextOffset = last + 1;
         return size;
+    }
+
+    /** An append failed and could not be undone: the segment's files are in an unknown state. */
+    static final class RollbackFailedException extends IOException {
+        RollbackFailedException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Cuts the segment at the first batch whose base offset is {@code >= offset} (batch boundaries
+     * only) and rebuilds its indexes; used to drop what was written past the last acknowledged
+     * offset before a storage fault. Not for segments with concurrent readers.
+     *
+     * @return bytes cut off
+     */
+    long truncateToOffset(long offset) throws IOException {
+        FileChannel channel = file.acquire();
+        try {
+            return truncateToOffset(channel, offset);
+        } finally {
+            file.release();
+        }
+    }
+
+    private long truncateToOffset(FileChannel channel, long offset) throws IOException {
+        long fileSize = channel.size();
+        long cut = -1;
+        LogScanner sc = new LogScanner(channel, 0, fileSize, -1, false, false);
+        while (sc.next()) {
+            if (sc.baseOffset >= offset) {
+                cut = sc.position;
+                break;
+            }
+        }
+        if (cut < 0) {
+            cut = sc.validEnd(); // nothing at or past offset: drop only a torn tail
+        }
+        if (cut < fileSize) {
+            channel.truncate(cut);
+        }
+        if (closed) {
+            reactivate();
+        }
+        recover();
+        return fileSize - cut;
     }
 
     /** Makes bytes below {@code position} visible to readers. */
@@ -577,6 +643,12 @@ final class LogSegment {
     /** Closes the file (at the end of the last transfer still using it); never throws. */
     void closeQuietly() {
         file.close();
+        if (offsetIndex != null) {
+            offsetIndex.closeQuietly();
+        }
+        if (timeIndex != null) {
+            timeIndex.closeQuietly();
+        }
     }
 
     SegmentInfo info(TopicPartition tp, boolean active) {

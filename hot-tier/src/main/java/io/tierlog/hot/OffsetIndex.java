@@ -70,8 +70,12 @@ final class OffsetIndex extends AbstractIndex {
         }
     }
 
-    /** Appends an entry for a batch whose last offset is {@code lastOffset} at {@code position}. */
-    void append(long lastOffset, int position) {
+    /**
+     * Appends an entry for a batch whose last offset is {@code lastOffset} at {@code position}.
+     *
+     * @throws IOException when the entry cannot be written (it is then not counted)
+     */
+    void append(long lastOffset, int position) throws IOException {
         int n = entries;
         if (n >= maxEntries) {
             throw new IllegalStateException("Index full: " + file);
@@ -80,8 +84,8 @@ final class OffsetIndex extends AbstractIndex {
         if (n > 0 && rel <= relativeOffset(n - 1)) {
             return;
         }
-        mmap.putInt(n * ENTRY_SIZE + RELATIVE_OFFSET_OFFSET, rel);
-        mmap.putInt(n * ENTRY_SIZE + POSITION_OFFSET, position);
+        entryBuffer().putInt(rel).putInt(position);
+        writeEntry(n);
         entries = n + 1;
     }
 

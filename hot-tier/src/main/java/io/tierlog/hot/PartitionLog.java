@@ -27,6 +27,16 @@ import org.slf4j.LoggerFactory;
  * lock-free against a volatile array of segments and only see batches below the high watermark and
  * the segment's published size (both published after the write, or after the fsync in {@link
  * Durability#FSYNC} mode).
+ *
+ * <p><b>Storage faults.</b> A failed write, fsync or roll (disk full, I/O error, or any throwable
+ * from the file system path) takes the log <em>offline</em>, as Kafka takes a log dir offline: the
+ * failed append is rolled back (nothing of it stays in the files or the indexes) and reported, and
+ * every later append and read fails with {@link LogOfflineException} (the server answers {@code
+ * KAFKA_STORAGE_ERROR}). Unlike Kafka, no restart is needed: {@link #maybeRecover()} (called by
+ * {@link LogManager}'s housekeeping) periodically reopens the segments from disk, recovers them,
+ * truncates everything after the last acknowledged offset (the high watermark) and puts the log
+ * back online; while the disk is still full, rebuilding the indexes fails and the log stays
+ * offline. Each change of state is logged.
  */
 public final class PartitionLog implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
@@ -55,6 +65,8 @@ public final class PartitionLog implements Closeable {
     private long unflushedRecords;
     private volatile long lastFlushMs;
 
+    private final OfflineState offlineState;
+
     private PartitionLog(
             Path dir,
             TopicPartition tp,
@@ -78,6 +90,7 @@ public final class PartitionLog implements Closeable {
         this.recoveryPoint = logEndOffset;
         this.lastFlushMs = time.milliseconds();
         this.groupCommit = new GroupCommit(this::capture, this::publishDurable, logEndOffset);
+        this.offlineState = new OfflineState(tp, time);
     }
 
     /**
@@ -191,6 +204,7 @@ public final class PartitionLog implements Closeable {
         lock.lock();
         try {
             ensureOpen();
+            ensureOnline();
             ProducerEntry.BatchMetadata dup = producers.findDuplicate(vb);
             if (dup != null) {
                 result =
@@ -210,7 +224,14 @@ public final class PartitionLog implements Closeable {
             lock.unlock();
         }
         if (config.durability() == Durability.FSYNC) {
-            groupCommit.awaitDurable(durableTarget);
+            try {
+                groupCommit.awaitDurable(durableTarget);
+            } catch (LogOfflineException e) {
+                throw e;
+            } catch (IOException | RuntimeException | Error e) {
+                // Not acknowledged: recovery truncates to the high watermark, below this batch.
+                throw offline("fsync", e);
+            }
         }
         if (!result.duplicate()) {
             long hw = highWatermark;
@@ -260,10 +281,17 @@ public final class PartitionLog implements Closeable {
         }
         int bytes = buf.remaining();
         LogSegment seg = activeSegment();
-        if (seg.shouldRoll(bytes, vb.count, offset - 1, now)) {
-            seg = rollLocked();
+        int newSize;
+        try {
+            if (seg.shouldRoll(bytes, vb.count, offset - 1, now)) {
+                seg = rollLocked();
+            }
+            newSize = seg.append(buf, vb, now);
+        } catch (IOException | RuntimeException | Error e) {
+            // seg.append undid its writes; a failed roll or rollback leaves state that only a
+            // recovery from disk sorts out, so every storage fault takes the log offline.
+            throw offline("append at offset " + logEndOffset, e);
         }
-        int newSize = seg.append(buf, vb, now);
         if (pending != null) {
             producers.commit(pending);
         }
@@ -273,7 +301,13 @@ public final class PartitionLog implements Closeable {
             highWatermark = offset;
             unflushedRecords += vb.totalRecords;
             if (unflushedRecords >= config.flushMessages()) {
-                flushSegmentsLocked();
+                try {
+                    flushSegmentsLocked();
+                } catch (IOException | RuntimeException | Error e) {
+                    // The batch is written and visible, so the producer is told so (the truth);
+                    // the log goes offline and recovery keeps it (it is below the watermark).
+                    offline("flush after append", e);
+                }
             }
         }
         return new AppendResult(
@@ -285,9 +319,10 @@ public final class PartitionLog implements Closeable {
                 false);
     }
 
-    private GroupCommit.Capture capture() {
+    private GroupCommit.Capture capture() throws IOException {
         lock.lock();
         try {
+            ensureOnline(); // an fsync after a failed fsync may "succeed" without the data
             LogSegment s = activeSegment();
             return new GroupCommit.Capture(s, s.size(), s.nextOffset());
         } finally {
@@ -344,7 +379,7 @@ public final class PartitionLog implements Closeable {
                     () -> {
                         try {
                             flushUpTo(target);
-                        } catch (IOException | RuntimeException e) {
+                        } catch (IOException | RuntimeException | Error e) {
                             LOG.warn("Background flush of {} up to {} failed", tp, target, e);
                         }
                     });
@@ -368,6 +403,16 @@ public final class PartitionLog implements Closeable {
                 s.flush();
             } catch (java.nio.channels.ClosedChannelException e) {
                 return; // the log was closed (flushed there) or the segment deleted
+            } catch (IOException | RuntimeException | Error e) {
+                lock.lock();
+                try {
+                    if (!closed) {
+                        throw offline("background flush up to " + target, e);
+                    }
+                    throw e;
+                } finally {
+                    lock.unlock();
+                }
             }
         }
         lock.lock();
@@ -401,6 +446,7 @@ public final class PartitionLog implements Closeable {
      * @throws OffsetOutOfRangeException outside [logStartOffset, highWatermark]
      */
     public FileSlice read(long startOffset, int maxBytes) throws IOException {
+        ensureOnline();
         long hw = highWatermark;
         LogSegment[] segs = segments;
         return LogReads.read(tp, segs, logStartOffset, hw, startOffset, maxBytes);
@@ -461,8 +507,14 @@ public final class PartitionLog implements Closeable {
     public void maybeRoll() throws IOException {
         lock.lock();
         try {
-            if (!closed && activeSegment().timeToRoll(time.milliseconds())) {
-                rollLocked();
+            if (!closed
+                    && !offlineState.isOffline()
+                    && activeSegment().timeToRoll(time.milliseconds())) {
+                try {
+                    rollLocked();
+                } catch (IOException | RuntimeException | Error e) {
+                    throw offline("time-based roll", e);
+                }
             }
         } finally {
             lock.unlock();
@@ -485,7 +537,7 @@ public final class PartitionLog implements Closeable {
         long now = time.milliseconds();
         lock.lock();
         try {
-            if (closed) {
+            if (closed || offlineState.isOffline()) {
                 return 0;
             }
             LogSegment[] segs = segments;
@@ -514,13 +566,25 @@ public final class PartitionLog implements Closeable {
             return;
         }
         if (config.durability() == Durability.FSYNC) {
-            groupCommit.awaitDurable(logEndOffset);
+            ensureOnline();
+            try {
+                groupCommit.awaitDurable(logEndOffset);
+            } catch (LogOfflineException e) {
+                throw e;
+            } catch (IOException | RuntimeException | Error e) {
+                throw offline("fsync", e);
+            }
             return;
         }
         lock.lock();
         try {
             if (!closed) {
-                flushSegmentsLocked();
+                ensureOnline();
+                try {
+                    flushSegmentsLocked();
+                } catch (IOException | RuntimeException | Error e) {
+                    throw offline("flush", e);
+                }
             }
         } finally {
             lock.unlock();
@@ -531,6 +595,7 @@ public final class PartitionLog implements Closeable {
     public void maybeFlush() throws IOException {
         Optional<java.time.Duration> ms = config.flushMs();
         if (ms.isPresent()
+                && !offlineState.isOffline()
                 && logEndOffset > recoveryPoint
                 && time.milliseconds() - lastFlushMs >= ms.get().toMillis()) {
             flush();
@@ -584,6 +649,76 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    private void ensureOnline() throws LogOfflineException {
+        offlineState.check();
+    }
+
+    /** True while a storage fault keeps the log offline (until {@link #maybeRecover()}). */
+    public boolean isOffline() {
+        return offlineState.isOffline();
+    }
+
+    /** Takes the log offline after {@code cause}; returns the exception to throw. */
+    private LogOfflineException offline(String what, Throwable cause) {
+        lock.lock();
+        try {
+            return offlineState.takeOffline(what, cause, logEndOffset, highWatermark);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * If the log is offline and its retry delay has passed, reopens it from disk ({@link
+     * OfflineState#reload}: recovered, truncated after the last acknowledged offset, producer state
+     * rebuilt) and puts it back online. A failure (the disk still full) keeps it offline and
+     * doubles the delay. Called by {@link LogManager}'s housekeeping.
+     *
+     * @return true when the log is online after the call
+     */
+    public boolean maybeRecover() {
+        if (!offlineState.isOffline()) {
+            return true;
+        }
+        lock.lock();
+        try {
+            if (closed || !offlineState.attemptDue()) {
+                return !offlineState.isOffline();
+            }
+            for (LogSegment s : segments) {
+                s.closeQuietly(); // in-flight reads of these fail; new ones are refused
+            }
+            OfflineState.Reloaded r;
+            try {
+                r = OfflineState.reload(
+                                dir, config, recoveryPoint, highWatermark, producers, files);
+            } catch (IOException | RuntimeException | Error e) {
+                offlineState.attemptFailed(e);
+                return false;
+            }
+            LogSegment[] segs = r.segments().toArray(new LogSegment[0]);
+            segments = segs;
+            if (segs[0].baseOffset != logStartOffset) {
+                LOG.warn(
+                        "{}: log start offset {} after recovery from disk (was {})",
+                        tp,
+                        segs[0].baseOffset,
+                        logStartOffset);
+                logStartOffset = segs[0].baseOffset;
+            }
+            logEndOffset = segs[segs.length - 1].nextOffset();
+            highWatermark = logEndOffset;
+            recoveryPoint = logEndOffset;
+            unflushedRecords = 0;
+            lastFlushMs = time.milliseconds();
+            groupCommit.reset(logEndOffset);
+            offlineState.online(logEndOffset, r.droppedBytes());
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Flushes, trims the active indexes and closes every file; deletes pending segments now. */
     @Override
     public void close() throws IOException {
@@ -591,6 +726,19 @@ public final class PartitionLog implements Closeable {
         try {
             if (closed) {
                 return;
+            }
+            if (offlineState.isOffline()) {
+                offlineState
+                        .attemptNow(); // a last attempt, so a restart finds the log as acknowledged
+                maybeRecover();
+            }
+            if (offlineState.isOffline()) {
+                closed = true;
+                for (LogSegment s : segments) {
+                    s.closeQuietly();
+                }
+                // No clean-shutdown marker then: the next open recovers from disk.
+                offlineState.check();
             }
             flushSegmentsLocked();
             writeProducerSnapshot(logEndOffset);

@@ -66,8 +66,12 @@ final class TimeIndex extends AbstractIndex {
         return n == 0 ? -1 : timestamp(n - 1);
     }
 
-    /** Appends (timestamp, offset) when {@code timestamp} is larger than the last entry's. */
-    void maybeAppend(long timestamp, long offset) {
+    /**
+     * Appends (timestamp, offset) when {@code timestamp} is larger than the last entry's.
+     *
+     * @throws IOException when the entry cannot be written (it is then not counted)
+     */
+    void maybeAppend(long timestamp, long offset) throws IOException {
         int n = entries;
         if (offset < baseOffset || timestamp < 0) {
             return; // no batch with a timestamp yet (producers may send NO_TIMESTAMP, -1)
@@ -78,8 +82,8 @@ final class TimeIndex extends AbstractIndex {
         if (n >= maxEntries) {
             throw new IllegalStateException("Time index full: " + file);
         }
-        mmap.putLong(n * ENTRY_SIZE + TIMESTAMP_OFFSET, timestamp);
-        mmap.putInt(n * ENTRY_SIZE + RELATIVE_OFFSET_OFFSET, (int) (offset - baseOffset));
+        entryBuffer().putLong(timestamp).putInt((int) (offset - baseOffset));
+        writeEntry(n);
         entries = n + 1;
     }
 

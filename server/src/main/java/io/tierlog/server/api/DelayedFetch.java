@@ -69,16 +69,34 @@ final class DelayedFetch implements FetchWaiters.Waiter {
         if (done) {
             return;
         }
-        FetchReader.Result r = reader.read();
-        if (r.bytes() >= minBytes || r.hasError()) {
-            finish(r);
+        try {
+            FetchReader.Result r = reader.read();
+            if (r.bytes() >= minBytes || r.hasError()) {
+                finish(r);
+            }
+        } catch (Throwable t) { // else the fetch is never answered and its connection stalls
+            fail(t);
         }
     }
 
     private void expire() {
         if (!done) {
-            finish(reader.read());
+            try {
+                finish(reader.read());
+            } catch (Throwable t) {
+                fail(t);
+            }
         }
+    }
+
+    /** Completes the fetch exceptionally: the connection handler closes that connection only. */
+    private void fail(Throwable t) {
+        done = true;
+        waiters.unregister(partitions, this);
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        future.completeExceptionally(t);
     }
 
     private void abandon() {

@@ -194,6 +194,10 @@ final class FetchReader {
                     // The partition vanished meanwhile; the error code says enough.
                 }
             }
+        } else if (e instanceof io.tierlog.hot.LogOfflineException) {
+            // Logged once by the log when it went offline; the consumer retries.
+            log.debug("fetch of {} at {} refused: {}", t.tp(), t.fetchOffset(), e.getMessage());
+            pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
         } else {
             log.error("fetch of {} at {} failed", t.tp(), t.fetchOffset(), e);
             pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());

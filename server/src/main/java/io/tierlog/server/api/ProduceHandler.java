@@ -3,6 +3,7 @@ package io.tierlog.server.api;
 import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.Durability;
 import io.tierlog.hot.InvalidBatchException;
+import io.tierlog.hot.LogOfflineException;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.ProducerStateException;
 import io.tierlog.server.Broker;
@@ -30,8 +31,10 @@ import org.slf4j.LoggerFactory;
  * Produce: hands each partition's record batches, still in the request buffer (never copied), to
  * {@link PartitionLog#append}, which validates, assigns offsets, checks idempotent sequences and
  * writes. Errors are per partition, mapped to Kafka codes; a retried idempotent batch is answered
- * with its original offsets. {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code
- * INVALID_REQUIRED_ACKS}. Thread-safe.
+ * with its original offsets. A storage fault (the append failed and was rolled back, or the
+ * partition is offline after one) answers {@code KAFKA_STORAGE_ERROR}, which producers retry.
+ * {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code INVALID_REQUIRED_ACKS}.
+ * Thread-safe.
  */
 public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
@@ -139,6 +142,10 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             pr.setErrorCode(code(e.kind()).code()).setErrorMessage(e.getMessage());
         } catch (ProducerStateException e) {
             pr.setErrorCode(code(e.kind()).code()).setErrorMessage(e.getMessage());
+        } catch (LogOfflineException e) {
+            // The log logged the fault when it went offline; the producer retries.
+            log.debug("append to {} refused: {}", tp, e.getMessage());
+            pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.getMessage());
         } catch (IOException e) {
             log.error("append to {} failed", tp, e);
             pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.toString());

@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A minimal single-server coordinator for Kafka's classic consumer-group protocol: JoinGroup /
@@ -34,6 +36,7 @@ import org.apache.kafka.common.protocol.Errors;
  * it.
  */
 public final class GroupCoordinator implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
     static final int MIN_SESSION_TIMEOUT_MS = 1000;
     static final int MAX_SESSION_TIMEOUT_MS = 1_800_000;
 
@@ -113,7 +116,16 @@ public final class GroupCoordinator implements AutoCloseable {
         this.timer = timer;
         this.time = time;
         this.expiry =
-                timer.scheduleWithFixedDelay(this::expireSessions, 500, 500, TimeUnit.MILLISECONDS);
+                timer.scheduleWithFixedDelay(
+                        io.tierlog.common.Tasks.guarded(
+                                this::expireSessions,
+                                e ->
+                                        LOG.error(
+                                                "Group session expiry failed; retried in 500 ms",
+                                                e)),
+                        500,
+                        500,
+                        TimeUnit.MILLISECONDS);
     }
 
     /** Loads committed offsets from {@code metaDir/groups}; {@code timer} runs expiries. */

@@ -29,6 +29,12 @@ import org.slf4j.LoggerFactory;
  * <p>Bad input, as Kafka treats it: an unknown API key, an unsupported version (except for
  * ApiVersions, which answers v0 with {@code UNSUPPORTED_VERSION} and the supported list) or a body
  * that does not parse closes this connection only. One instance per channel; event-loop confined.
+ *
+ * <p>Nothing thrown while serving a request leaves this handler, {@link Error}s included (an {@link
+ * InternalError} from a faulting mapped page, an {@link OutOfMemoryError} from direct buffers): the
+ * request's connection is closed with a WARN and the event loop, which serves many other
+ * connections, goes on. A storage fault itself never gets here as a throwable: the log answers
+ * {@code KAFKA_STORAGE_ERROR} for the partition.
  */
 public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaChannelHandler.class);
@@ -47,6 +53,14 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            read(ctx, msg);
+        } catch (Throwable t) { // every kind: the event loop serves other connections too
+            fail(ctx, "internal error reading from " + ctx.channel().remoteAddress(), t);
+        }
+    }
+
+    private void read(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
         if (closed) {
             frame.release();
@@ -123,7 +137,7 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
         CompletionStage<ApiMessage> stage;
         try {
             stage = handler.handle(rc, request);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // Errors too: answered by closing this connection only
             stage = CompletableFuture.failedFuture(e);
         }
         CompletableFuture<ApiMessage> f = stage.toCompletableFuture();
@@ -136,9 +150,16 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
                             ctx.executor()
                                     .execute(
                                             () -> {
-                                                busy = false;
-                                                complete(ctx, frame, header, f, true);
-                                                drain(ctx);
+                                                try {
+                                                    busy = false;
+                                                    complete(ctx, frame, header, f, true);
+                                                    drain(ctx);
+                                                } catch (Throwable t) {
+                                                    fail(
+                                                            ctx,
+                                                            "internal error serving " + header,
+                                                            t);
+                                                }
                                             }));
         }
     }
@@ -166,7 +187,7 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
                     ctx.flush();
                 }
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             fail(ctx, "internal error serving " + header, e);
         } finally {
             frame.release();
@@ -189,7 +210,7 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             for (Object p : parts) {
                 ctx.write(p, ctx.voidPromise());
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             fail(ctx, "bad ApiVersions request", e);
         } finally {
             frame.release();
@@ -217,9 +238,12 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void closeNow(ChannelHandlerContext ctx) {
         closed = true;
-        releaseQueued();
-        ctx.flush();
-        ctx.close();
+        try {
+            releaseQueued();
+            ctx.flush();
+        } finally {
+            ctx.close();
+        }
     }
 
     private void releaseQueued() {
