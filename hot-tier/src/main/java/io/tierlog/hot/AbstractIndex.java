@@ -24,8 +24,9 @@ import java.nio.file.StandardOpenOption;
  * counted, and the caller rolls back. Linux keeps the mapping coherent with the writes (one page
  * cache). Reading a sparse hole through the mapping never faults.
  *
- * <p>The write channel is opened on the first write and closed on trim, so an index that is not
- * being appended to holds no file descriptor.
+ * <p>The write channel is opened on the first write, counts against the log dir's {@link
+ * OpenFiles} bound (closed while idle, reopened on the next write) and is closed for good on trim,
+ * so an index that is not being appended to holds no file descriptor.
  *
  * <p>Thread-safety: one writer (the log's append lock) and any number of lock-free readers; the
  * entry count is volatile and published only after the entry bytes are written.
@@ -38,8 +39,14 @@ abstract class AbstractIndex {
     protected volatile int entries;
     protected int maxEntries;
 
-    /** Open while appending (writable indexes only); guarded by the writer. */
-    private volatile FileChannel writeChannel;
+    /** The log dir's bound on open files, which the write channel counts against. */
+    private final OpenFiles files;
+
+    /**
+     * Opened on the first write (writable indexes only), closed by the bound while idle like a
+     * segment's log file; guarded by the writer.
+     */
+    private volatile SegmentFile writeFile;
 
     /** One entry being written (direct: a heap buffer would be copied to a temporary one). */
     private ByteBuffer entryBuffer;
@@ -47,9 +54,16 @@ abstract class AbstractIndex {
     /** Bytes written since the last {@link #flush()}. */
     private volatile boolean dirty;
 
-    AbstractIndex(Path file, long baseOffset, int maxIndexSize, boolean writable, boolean fresh)
+    AbstractIndex(
+            Path file,
+            long baseOffset,
+            int maxIndexSize,
+            boolean writable,
+            boolean fresh,
+            OpenFiles files)
             throws IOException {
         this.file = file;
+        this.files = files;
         this.baseOffset = baseOffset;
         this.writable = writable;
         if (!writable) {
@@ -150,14 +164,20 @@ abstract class AbstractIndex {
         }
         ByteBuffer b = entryBuffer;
         b.flip();
-        FileChannel ch = writeChannel;
-        if (ch == null) {
-            ch = FileChannel.open(file, StandardOpenOption.WRITE);
-            writeChannel = ch;
+        SegmentFile f = writeFile;
+        if (f == null) {
+            f = SegmentFile.lazy(files, file);
+            writeFile = f;
         }
-        long pos = (long) slot * entrySize();
-        while (b.hasRemaining()) {
-            pos += ch.write(b, pos);
+        FileChannel ch = f.acquire();
+        try {
+            long pos = (long) slot * entrySize();
+            while (b.hasRemaining()) {
+                pos += ch.write(b, pos);
+            }
+        } finally {
+            f.markUnflushed();
+            f.release();
         }
         dirty = true;
     }
@@ -193,9 +213,9 @@ abstract class AbstractIndex {
         if (!writable || !dirty) {
             return;
         }
-        FileChannel ch = writeChannel;
-        if (ch != null) {
-            ch.force(false);
+        SegmentFile f = writeFile;
+        if (f != null) {
+            f.force();
         } else {
             try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 c.force(false);
@@ -205,10 +225,10 @@ abstract class AbstractIndex {
     }
 
     private void closeWriteChannel() throws IOException {
-        FileChannel ch = writeChannel;
-        writeChannel = null;
-        if (ch != null) {
-            ch.close();
+        SegmentFile f = writeFile;
+        writeFile = null;
+        if (f != null) {
+            f.close();
         }
     }
 

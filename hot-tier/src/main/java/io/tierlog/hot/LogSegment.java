@@ -149,14 +149,16 @@ final class LogSegment {
                         baseOffset,
                         config.segmentIndexBytes(),
                         writable,
-                        fresh);
+                        fresh,
+                        file.limiter());
         timeIndex =
                 new TimeIndex(
                         dir.resolve(name + TIME_INDEX_SUFFIX),
                         baseOffset,
                         config.segmentIndexBytes(),
                         writable,
-                        fresh);
+                        fresh,
+                        file.limiter());
     }
 
     private void loadExisting(boolean active) throws IOException {

@@ -22,9 +22,21 @@ final class OffsetIndex extends AbstractIndex {
     static final int POSITION_OFFSET = RELATIVE_OFFSET_OFFSET + 4;
     static final int ENTRY_SIZE = POSITION_OFFSET + 4;
 
+    OffsetIndex(
+            Path file,
+            long baseOffset,
+            int maxIndexSize,
+            boolean writable,
+            boolean fresh,
+            OpenFiles files)
+            throws IOException {
+        super(file, baseOffset, maxIndexSize, writable, fresh, files);
+    }
+
+    /** An index whose write channel counts against a bound of its own (tests). */
     OffsetIndex(Path file, long baseOffset, int maxIndexSize, boolean writable, boolean fresh)
             throws IOException {
-        super(file, baseOffset, maxIndexSize, writable, fresh);
+        this(file, baseOffset, maxIndexSize, writable, fresh, OpenFiles.bounded(0));
     }
 
     @Override

@@ -137,6 +137,11 @@ final class SegmentFile {
                 : FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
 
+    /** The bound this file counts against. */
+    OpenFiles limiter() {
+        return limiter;
+    }
+
     /** Ends a pin taken by {@link #acquire()}. */
     void release() {
         if (pins.decrementAndGet() == 0 && closed) {

@@ -22,9 +22,21 @@ final class TimeIndex extends AbstractIndex {
     static final int RELATIVE_OFFSET_OFFSET = TIMESTAMP_OFFSET + 8;
     static final int ENTRY_SIZE = RELATIVE_OFFSET_OFFSET + 4;
 
+    TimeIndex(
+            Path file,
+            long baseOffset,
+            int maxIndexSize,
+            boolean writable,
+            boolean fresh,
+            OpenFiles files)
+            throws IOException {
+        super(file, baseOffset, maxIndexSize, writable, fresh, files);
+    }
+
+    /** An index whose write channel counts against a bound of its own (tests). */
     TimeIndex(Path file, long baseOffset, int maxIndexSize, boolean writable, boolean fresh)
             throws IOException {
-        super(file, baseOffset, maxIndexSize, writable, fresh);
+        this(file, baseOffset, maxIndexSize, writable, fresh, OpenFiles.bounded(0));
     }
 
     @Override

@@ -20,9 +20,11 @@ class GroupCommitFailureTest {
     @Test
     void afterAFailedFsyncEveryWaiterFailsUntilReset() throws Exception {
         LogConfig config = LogConfig.from(Map.of());
-        LogSegment broken = LogSegment.create(tmp, 0, config);
-        LogSegment healthy = LogSegment.create(tmp, 100, config);
-        broken.channel().close(); // force() now fails with ClosedChannelException, an IOException
+        OpenFiles files = OpenFiles.bounded(0);
+        LogSegment broken = LogSegment.create(tmp, 0, config, files);
+        LogSegment healthy = LogSegment.create(tmp, 100, config, files);
+        broken.file().markUnflushed();
+        broken.file().close(); // force() now fails with ClosedChannelException, an IOException
         AtomicReference<LogSegment> current = new AtomicReference<>(broken);
         AtomicReference<Long> published = new AtomicReference<>(-1L);
         GroupCommit gc =
