@@ -102,8 +102,32 @@ public final class PartitionLog implements Closeable {
             long recoveryPoint,
             boolean hadCleanShutdown)
             throws IOException {
+        return open(dir, config, time, scheduler, recoveryPoint, hadCleanShutdown, 0, 0);
+    }
+
+    /**
+     * As {@link #open(Path, LogConfig, Time, ScheduledExecutorService, long, boolean)}, never
+     * assigning an offset below {@code offsetFloor} or {@code knownLogEnd} again: the log continues
+     * at or above both, whatever recovery had to drop (see {@code LogLoader}). A corruption whose
+     * offsets are below the floor drops the segments up to it instead of truncating the log.
+     *
+     * @param offsetFloor the first offset not held elsewhere (the cold high watermark); 0 for none
+     * @param knownLogEnd the log end offset last checkpointed for this partition; 0 if unknown
+     */
+    public static PartitionLog open(
+            Path dir,
+            LogConfig config,
+            Time time,
+            ScheduledExecutorService scheduler,
+            long recoveryPoint,
+            boolean hadCleanShutdown,
+            long offsetFloor,
+            long knownLogEnd)
+            throws IOException {
         TopicPartition tp = TopicNames.parseDirName(dir.getFileName().toString());
-        List<LogSegment> loaded = LogLoader.load(dir, config, recoveryPoint, hadCleanShutdown);
+        List<LogSegment> loaded =
+                LogLoader.load(
+                        dir, config, recoveryPoint, hadCleanShutdown, offsetFloor, knownLogEnd);
         PartitionLog log = new PartitionLog(dir, tp, config, time, scheduler, loaded);
         LogLoader.rebuildProducerState(dir, loaded, log.producers);
         return log;
