@@ -182,6 +182,23 @@ final class LogLoader {
                         bases.size() - i - 1);
                 segments.add(s);
             }
+            int cut = lastBeforeGapBelow(segments, floor, assignedEnd);
+            if (cut >= 0) {
+                LOG.warn(
+                        "{} has an offset gap after offset {}, below the cold high watermark {}:"
+                                + " dropping its first {} segments, whose offsets the cold tier"
+                                + " holds, so that reads there go to the cold tier",
+                        dir,
+                        segments.get(cut).nextOffset() - 1,
+                        floor,
+                        cut + 1);
+                for (int i = 0; i <= cut; i++) {
+                    segments.get(0).closeQuietly();
+                    deleteSegmentFiles(dir, segments.remove(0).baseOffset);
+                }
+                dropped = true;
+                changedFiles = true;
+            }
             if (dropped && (segments.isEmpty() || segments.get(0).baseOffset > floor)) {
                 // An empty segment at the floor: the hot log still starts where the cold tier
                 // ends, and the offsets up to the next batch are a gap the offload bridges.
@@ -239,6 +256,26 @@ final class LogLoader {
             throw e;
         }
         return segments;
+    }
+
+    /**
+     * The index of the last segment that is followed by an offset gap starting below {@code floor}
+     * (for the last segment: a log end below the offset the log must continue at), or -1. Reads
+     * inside such a gap would skip offsets the cold tier holds.
+     */
+    private static int lastBeforeGapBelow(List<LogSegment> segments, long floor, long assignedEnd) {
+        int cut = -1;
+        for (int i = 0; i < segments.size(); i++) {
+            LogSegment s = segments.get(i);
+            long after =
+                    i + 1 < segments.size()
+                            ? segments.get(i + 1).baseOffset
+                            : Math.max(s.nextOffset(), Math.max(floor, assignedEnd));
+            if (s.nextOffset() < floor && after > s.nextOffset()) {
+                cut = i;
+            }
+        }
+        return cut;
     }
 
     static void deleteSegmentFiles(Path dir, long base) throws IOException {

@@ -46,6 +46,8 @@ public final class PartitionLog implements Closeable {
     private final GroupCommit groupCommit;
 
     private volatile LogSegment[] segments;
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> damaged =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
     private volatile long logStartOffset;
     private volatile long logEndOffset;
     private volatile long highWatermark;
@@ -396,6 +398,46 @@ public final class PartitionLog implements Closeable {
         long hw = highWatermark;
         LogSegment[] segs = segments;
         return LogReads.read(tp, segs, logStartOffset, hw, startOffset, maxBytes);
+    }
+
+    /**
+     * As {@link #read(long, int)}, not including batches at or past {@code maxOffset} (unless
+     * {@code maxOffset <= startOffset}: then empty).
+     */
+    public FileSlice read(long startOffset, int maxBytes, long maxOffset) throws IOException {
+        long hw = highWatermark;
+        if (maxOffset <= startOffset && startOffset >= logStartOffset && startOffset <= hw) {
+            return FileSlice.emptyAt(startOffset);
+        }
+        LogSegment[] segs = segments;
+        return LogReads.read(tp, segs, logStartOffset, hw, startOffset, maxBytes, maxOffset);
+    }
+
+    /**
+     * Records that the hot bytes of offsets {@code [from, to)} are known to be corrupt (found by
+     * the offloader or a deep verify), so that a reader that has another copy (the cold tier) uses
+     * it. Kept in memory only: after a restart the range is reported again when found again.
+     */
+    public void markDamaged(long from, long to, String reason) {
+        if (to <= from) {
+            return;
+        }
+        Long prev = damaged.put(from, Math.max(to, damaged.getOrDefault(from, to)));
+        if (prev == null) {
+            LOG.error("Hot copy of offsets [{}, {}) of {} is corrupt: {}", from, to, tp, reason);
+        }
+    }
+
+    /** One past the end of the damaged range holding {@code offset}, or -1 if it is not damaged. */
+    public long damagedRangeEnd(long offset) {
+        java.util.Map.Entry<Long, Long> e = damaged.floorEntry(offset);
+        return e != null && e.getValue() > offset ? e.getValue() : -1;
+    }
+
+    /** Start of the first damaged range above {@code offset}, or {@code Long.MAX_VALUE}. */
+    public long nextDamagedStart(long offset) {
+        Long k = damaged.higherKey(offset);
+        return k == null ? Long.MAX_VALUE : k;
     }
 
     public long logStartOffset() {

@@ -60,7 +60,8 @@ public record SegmentCorruption(
 
     /**
      * Scans {@code [from, end)} of {@code channel} byte by byte for whole batches that pass their
-     * CRC and start at or above {@code minOffset}, and returns one past the largest last offset
+     * CRC and start at or above {@code minOffset} (and not further above it than the bytes scanned:
+     * offsets of our own logs are contiguous), and returns one past the largest last offset
      * found, or -1. A candidate must have magic 2, a length that fits and a non-negative last
      * offset delta before its CRC is computed, so random bytes cost one header check each. Reads
      * only.
@@ -88,7 +89,14 @@ public record SegmentCorruption(
                 long base = win.getLong(i + BASE_OFFSET_OFFSET);
                 int size = win.getInt(i + LENGTH_OFFSET) + LOG_OVERHEAD;
                 int delta = win.getInt(i + LAST_OFFSET_DELTA_OFFSET);
-                if (base < minOffset || delta < 0 || size < HEADER_SIZE || size > end - (p + i)) {
+                // in a log with contiguous offsets every offset takes at least a byte, so a
+                // base offset further above minOffset than the bytes in between is not trusted
+                // (the base offset is outside the CRC)
+                if (base < minOffset
+                        || base - minOffset > p + i - from + 1
+                        || delta < 0
+                        || size < HEADER_SIZE
+                        || size > end - (p + i)) {
                     continue;
                 }
                 LogScanner sc = new LogScanner(channel, p + i, end, -1, true, false);
