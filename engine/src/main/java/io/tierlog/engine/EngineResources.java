@@ -188,12 +188,16 @@ final class EngineResources implements Closeable {
                     b.scheduler.awaitTermination(30, TimeUnit.SECONDS);
                 });
         Path logDir = b.dataDir.resolve("log");
-        b.logs =
-                LogManager.open(
-                        logDir, b.topicConfigs::logConfig, time, background ? b.scheduler : null);
-        b.closeables.push(b.logs);
         b.coldIndex = new ColdIndex(b.catalog);
         ColdIndex index = b.coldIndex;
+        b.logs =
+                LogManager.open(
+                        logDir,
+                        b.topicConfigs::logConfig,
+                        time,
+                        background ? b.scheduler : null,
+                        tp -> offsetFloor(index, tp));
+        b.closeables.push(b.logs);
         b.logs.setRetentionBound(tp -> retentionBound(index, tp));
 
         b.coldExecutor =
@@ -292,6 +296,15 @@ final class EngineResources implements Closeable {
     static String catalogUrl(Config config, Path dataDir) {
         String url = config.get(EngineOptions.CATALOG_URL);
         return url.isEmpty() ? "jdbc:sqlite:" + dataDir.resolve("catalog.db") : url;
+    }
+
+    /**
+     * The offset below which the hot tier must never assign again, and below which a corruption
+     * found by recovery drops segments instead of truncating: the cold high watermark, on the same
+     * terms as local retention (a catalog that cannot be trusted or read gives no floor).
+     */
+    private static long offsetFloor(ColdIndex index, TopicPartition tp) {
+        return Math.max(0, retentionBound(index, tp));
     }
 
     /**

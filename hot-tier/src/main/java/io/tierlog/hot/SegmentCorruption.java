@@ -40,7 +40,9 @@ public record SegmentCorruption(
 
     /** Whether the invalid bytes are only a torn tail (a partial batch at the end, nothing after). */
     public boolean tornTail() {
-        return endAfter < 0 && reason != null && reason.startsWith("torn");
+        return endAfter < 0
+                && reason != null
+                && (reason.startsWith("torn") || reason.endsWith("does not fit the file"));
     }
 
     @Override
