@@ -224,8 +224,9 @@ final class LogLoader {
                         next - 1,
                         floor,
                         knownEnd);
-                boolean gapMarker = dropped && last.baseOffset == floor;
-                if (last.size() == 0 && !gapMarker) {
+                // an empty last segment goes, unless it is where the log starts (the hot log
+                // start must not move above the floor or above where it was)
+                if (last.size() == 0 && segments.size() > 1) {
                     last.closeQuietly();
                     deleteSegmentFiles(dir, last.baseOffset);
                     segments.remove(segments.size() - 1);

@@ -38,6 +38,9 @@ public record SegmentCorruption(
     /** Bytes read per resync step; candidates are checked inside such a window. */
     private static final int WINDOW = 1 << 20;
 
+    /** Plausibility bound of a resynchronised batch's base offset, per byte after minOffset's. */
+    private static final long MAX_OFFSETS_PER_BYTE = 4096;
+
     /** Whether the invalid bytes are only a torn tail (a partial batch at the end, nothing after). */
     public boolean tornTail() {
         return endAfter < 0
@@ -62,8 +65,8 @@ public record SegmentCorruption(
 
     /**
      * Scans {@code [from, end)} of {@code channel} byte by byte for whole batches that pass their
-     * CRC and start at or above {@code minOffset} (and not further above it than the bytes scanned:
-     * offsets of our own logs are contiguous), and returns one past the largest last offset
+     * CRC and start at or above {@code minOffset} (and not implausibly far above it for the bytes
+     * scanned: offsets of our own logs are contiguous), and returns one past the largest last offset
      * found, or -1. A candidate must have magic 2, a length that fits and a non-negative last
      * offset delta before its CRC is computed, so random bytes cost one header check each. Reads
      * only.
@@ -91,11 +94,12 @@ public record SegmentCorruption(
                 long base = win.getLong(i + BASE_OFFSET_OFFSET);
                 int size = win.getInt(i + LENGTH_OFFSET) + LOG_OVERHEAD;
                 int delta = win.getInt(i + LAST_OFFSET_DELTA_OFFSET);
-                // in a log with contiguous offsets every offset takes at least a byte, so a
-                // base offset further above minOffset than the bytes in between is not trusted
-                // (the base offset is outside the CRC)
+                // The base offset is outside the CRC: one whose distance from minOffset is out of
+                // all proportion to the bytes in between (a flipped high bit) is not trusted.
+                // Offsets are contiguous in our logs and even a compressed record takes more
+                // than 1/MAX_OFFSETS_PER_BYTE bytes.
                 if (base < minOffset
-                        || base - minOffset > p + i - from + 1
+                        || base - minOffset > (p + i - from + 1) * MAX_OFFSETS_PER_BYTE
                         || delta < 0
                         || size < HEADER_SIZE
                         || size > end - (p + i)) {
