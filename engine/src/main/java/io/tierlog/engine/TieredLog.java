@@ -308,41 +308,41 @@ public final class TieredLog implements Closeable {
         }
         return track(
                 cold.handle(
-                        (r, e) -> {
-                            if (e != null
-                                    && ColdReader.translate(e)
-                                            instanceof OffsetOutOfRangeException) {
-                                return null; // not in the cold tier: the hot bytes are all there is
-                            }
-                            return coldResult(tp, log, r, e);
-                        })
-                .thenCompose(
-                        t -> {
-                            if (t != null) {
-                                return CompletableFuture.completedFuture(t);
-                            }
-                            try {
-                                FileSlice slice = log.read(offset, Math.max(0, maxBytes));
-                                hotReads.increment();
-                                hotBytesOut.increment(slice.sizeInBytes());
-                                return CompletableFuture.completedFuture(
-                                        (TierRead)
-                                                new TierRead.Hot(
-                                                        slice,
-                                                        offset,
-                                                        Math.max(
-                                                                log.highWatermark(),
-                                                                slice.nextOffset()),
-                                                        earliestCached(tp, log)));
-                            } catch (IOException | RuntimeException ex) {
-                                return CompletableFuture.failedFuture(ex);
-                            }
-                        }));
+                                (r, e) -> {
+                                    if (e != null
+                                            && ColdReader.translate(e)
+                                                    instanceof OffsetOutOfRangeException) {
+                                        return null; // not in the cold tier: the hot bytes are all
+                                        // there is
+                                    }
+                                    return coldResult(tp, log, r, e);
+                                })
+                        .thenCompose(
+                                t -> {
+                                    if (t != null) {
+                                        return CompletableFuture.completedFuture(t);
+                                    }
+                                    try {
+                                        FileSlice slice = log.read(offset, Math.max(0, maxBytes));
+                                        hotReads.increment();
+                                        hotBytesOut.increment(slice.sizeInBytes());
+                                        return CompletableFuture.completedFuture(
+                                                (TierRead)
+                                                        new TierRead.Hot(
+                                                                slice,
+                                                                offset,
+                                                                Math.max(
+                                                                        log.highWatermark(),
+                                                                        slice.nextOffset()),
+                                                                earliestCached(tp, log)));
+                                    } catch (IOException | RuntimeException ex) {
+                                        return CompletableFuture.failedFuture(ex);
+                                    }
+                                }));
     }
 
     /** The answer of a cold read, counted; a failure rethrown as the caller should see it. */
-    private TierRead coldResult(
-            TopicPartition tp, PartitionLog log, TierRead.Cold r, Throwable e) {
+    private TierRead coldResult(TopicPartition tp, PartitionLog log, TierRead.Cold r, Throwable e) {
         if (e != null) {
             RuntimeException t = ColdReader.translate(e);
             if (t instanceof ColdReadException) {

@@ -359,10 +359,10 @@ final class Verifier {
     }
 
     /**
-     * Deep check of the hot tier: reads every batch of every segment and reports the first
-     * invalid one of each segment with its file, byte position and offset, and whether the cold
-     * tier holds a copy. A torn batch at the very end of the active segment is a write in progress,
-     * not a corruption.
+     * Deep check of the hot tier: reads every batch of every segment and reports the first invalid
+     * one of each segment with its file, byte position and offset, and whether the cold tier holds
+     * a copy. A torn batch at the very end of the active segment is a write in progress, not a
+     * corruption.
      */
     private void checkHotBatches(
             TopicPartition tp, List<SegmentInfo> segs, PartitionState state, List<Violation> out) {
@@ -374,7 +374,11 @@ final class Verifier {
             } catch (NoSuchFileException e) {
                 continue; // deleted by local retention meanwhile
             } catch (IOException | RuntimeException e) {
-                out.add(v(tp, Violation.Kind.HOT_CORRUPT, "cannot read " + seg.logFile() + ": " + e));
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.HOT_CORRUPT,
+                                "cannot read " + seg.logFile() + ": " + e));
                 continue;
             }
             if (found.isEmpty() || (!seg.closed() && found.get().tornTail())) {

@@ -32,18 +32,18 @@ final class LogLoader {
     }
 
     /**
-     * Result of loading: segments oldest first (the last one active, never empty), with the
-     * active segment's next offset at or above {@code floor}, {@code knownEnd} and every offset a
-     * batch found on disk (even past a corruption) ended at.
+     * Result of loading: segments oldest first (the last one active, never empty), with the active
+     * segment's next offset at or above {@code floor}, {@code knownEnd} and every offset a batch
+     * found on disk (even past a corruption) ended at.
      *
-     * <p>A corruption found by recovery is handled by where it lies. When its first offset is
-     * below {@code floor} (the cold tier holds it), the corrupt segment and every earlier one are
-     * dropped and the later ones kept, so reads below the new log start go to the cold tier; if
-     * the hot log would then start above the floor, an empty segment at the floor records that the
-     * offsets between are lost, so that the offload of the next segment bridges them. Otherwise
-     * the segment is truncated at the corruption and, unlike Kafka (which deletes every later
-     * segment and relies on replicas), later segments are kept: the hot log then has an offset
-     * gap, which reads skip as they skip offsets a log cleaner removed.
+     * <p>A corruption found by recovery is handled by where it lies. When its first offset is below
+     * {@code floor} (the cold tier holds it), the corrupt segment and every earlier one are dropped
+     * and the later ones kept, so reads below the new log start go to the cold tier; if the hot log
+     * would then start above the floor, an empty segment at the floor records that the offsets
+     * between are lost, so that the offload of the next segment bridges them. Otherwise the segment
+     * is truncated at the corruption and, unlike Kafka (which deletes every later segment and
+     * relies on replicas), later segments are kept: the hot log then has an offset gap, which reads
+     * skip as they skip offsets a log cleaner removed.
      *
      * @param floor offsets below it must never be assigned again (the cold high watermark)
      * @param knownEnd the log end offset last checkpointed (0 if unknown)

@@ -77,7 +77,8 @@ public final class LogManager implements Closeable {
             ToLongFunction<TopicPartition> offsetFloor) {
         this.logDir = logDir;
         this.offsetFloor = offsetFloor;
-        this.logEnds = new RecoveryPointCheckpoint(logDir, RecoveryPointCheckpoint.LOG_END_FILE_NAME);
+        this.logEnds =
+                new RecoveryPointCheckpoint(logDir, RecoveryPointCheckpoint.LOG_END_FILE_NAME);
         this.lock = lock;
         this.topicConfigs = topicConfigs;
         this.time = time;
@@ -159,7 +160,9 @@ public final class LogManager implements Closeable {
         }
         Map<TopicPartition, Long> ends;
         try {
-            ends = new RecoveryPointCheckpoint(logDir, RecoveryPointCheckpoint.LOG_END_FILE_NAME).read();
+            ends =
+                    new RecoveryPointCheckpoint(logDir, RecoveryPointCheckpoint.LOG_END_FILE_NAME)
+                            .read();
         } catch (IOException e) {
             LOG.warn("Ignoring unreadable log-end checkpoint of {}", logDir, e);
             ends = new HashMap<>();

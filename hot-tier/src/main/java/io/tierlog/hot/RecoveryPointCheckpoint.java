@@ -36,6 +36,7 @@ final class RecoveryPointCheckpoint {
      * checkpoint, so that a recovery that loses the tail never assigns those offsets again.
      */
     static final String LOG_END_FILE_NAME = "log-end-offset-checkpoint";
+
     static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
     private static final int VERSION = 0;
 

@@ -41,7 +41,9 @@ public record SegmentCorruption(
     /** Plausibility bound of a resynchronised batch's base offset, per byte after minOffset's. */
     private static final long MAX_OFFSETS_PER_BYTE = 4096;
 
-    /** Whether the invalid bytes are only a torn tail (a partial batch at the end, nothing after). */
+    /**
+     * Whether the invalid bytes are only a torn tail (a partial batch at the end, nothing after).
+     */
     public boolean tornTail() {
         return endAfter < 0
                 && reason != null
@@ -66,10 +68,10 @@ public record SegmentCorruption(
     /**
      * Scans {@code [from, end)} of {@code channel} byte by byte for whole batches that pass their
      * CRC and start at or above {@code minOffset} (and not implausibly far above it for the bytes
-     * scanned: offsets of our own logs are contiguous), and returns one past the largest last offset
-     * found, or -1. A candidate must have magic 2, a length that fits and a non-negative last
-     * offset delta before its CRC is computed, so random bytes cost one header check each. Reads
-     * only.
+     * scanned: offsets of our own logs are contiguous), and returns one past the largest last
+     * offset found, or -1. A candidate must have magic 2, a length that fits and a non-negative
+     * last offset delta before its CRC is computed, so random bytes cost one header check each.
+     * Reads only.
      */
     static long highestEndAfter(FileChannel channel, long from, long end, long minOffset)
             throws IOException {

@@ -181,10 +181,7 @@ class LogPropertiesTest {
             long leo;
             if (damaged == null || (victimIsLast && (!flip || damaged == lastWritten))) {
                 // nothing whole after the damage: the log ends after its last valid batch
-                leo =
-                        victimIsLast && damaged != null
-                                ? damaged.first()
-                                : lastWritten.last() + 1;
+                leo = victimIsLast && damaged != null ? damaged.first() : lastWritten.last() + 1;
             } else {
                 leo = lastWritten.last() + 1;
             }

@@ -29,7 +29,8 @@ final class LogTestSupport {
             FileSlice s = log.read(offset, maxBytes);
             if (s.isEmpty()) {
                 long o = offset;
-                if (log.segments().stream().anyMatch(g -> g.sizeInBytes() > 0 && g.nextOffset() > o)) {
+                if (log.segments().stream()
+                        .anyMatch(g -> g.sizeInBytes() > 0 && g.nextOffset() > o)) {
                     throw new AssertionError("empty slice at " + offset);
                 }
                 break;

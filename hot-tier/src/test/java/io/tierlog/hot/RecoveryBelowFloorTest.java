@@ -39,7 +39,8 @@ class RecoveryBelowFloorTest {
     }
 
     private static void flipByte(Path file, long position) throws Exception {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch =
+                FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer one = ByteBuffer.allocate(1);
             ch.read(one, position);
             one.put(0, (byte) (one.get(0) ^ 0x40)).position(0);
@@ -58,7 +59,8 @@ class RecoveryBelowFloorTest {
     }
 
     @Test
-    void corruptSegmentBelowTheFloorIsDroppedWithEarlierOnesAndLaterSegmentsStay() throws Exception {
+    void corruptSegmentBelowTheFloorIsDroppedWithEarlierOnesAndLaterSegmentsStay()
+            throws Exception {
         Path dir = tmp.resolve("c-0");
         List<SegmentInfo> segs = fill(dir, 12);
         assertThat(segs.size()).isGreaterThanOrEqualTo(4);
@@ -171,7 +173,9 @@ class RecoveryBelowFloorTest {
         try (LogManager m = LogManager.open(logDir, t -> cfg, time, null, p -> 0L)) {
             PartitionLog reopened = m.partition(tp).orElseThrow();
             assertThat(reopened.logEndOffset()).isEqualTo(end);
-            assertThat(reopened.append(gen.fixedSizeBatch(CompressionType.NONE, 10, 80)).firstOffset())
+            assertThat(
+                            reopened.append(gen.fixedSizeBatch(CompressionType.NONE, 10, 80))
+                                    .firstOffset())
                     .isEqualTo(end);
         }
     }

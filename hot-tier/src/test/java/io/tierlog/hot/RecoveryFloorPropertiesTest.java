@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>no offset is assigned again: the next append lands at or above the floor, the checkpointed
  *       log end and the end of every batch still whole on disk, even those recovery dropped;
- *   <li>no offset the cold tier holds is hidden: the hot log starts at or below the floor, and every
- *       hot read below the floor returns the batch holding the offset, byte for byte, never a
+ *   <li>no offset the cold tier holds is hidden: the hot log starts at or below the floor, and
+ *       every hot read below the floor returns the batch holding the offset, byte for byte, never a
  *       later one (so nothing below the floor is skipped);
  *   <li>no intact batch is lost: every batch of an undamaged segment at or above the floor is read
  *       back identical.
@@ -77,7 +77,7 @@ class RecoveryFloorPropertiesTest {
 
             // batches still whole on disk: outside the victim, or inside it and not damaged
             long wholeEnd = 0;
-                long pos = 0;
+            long pos = 0;
             for (Appended a : appended) {
                 boolean inVictim =
                         a.first() >= victim.baseOffset() && a.first() < victim.nextOffset();
