@@ -170,16 +170,23 @@ final class LogLoader {
                     dropped = true;
                     continue;
                 }
-                LOG.error(
+                Object[] args = {
+                    dir,
+                    c,
+                    base,
+                    c.position(),
+                    c.firstLostOffset(),
+                    lostEnd,
+                    bases.size() - i - 1
+                };
+                String msg =
                         "Recovery of {} found a corruption: {}; truncated segment {} at byte {},"
-                                + " offsets [{}, {}) are lost; {} later segments kept",
-                        dir,
-                        c,
-                        base,
-                        c.position(),
-                        c.firstLostOffset(),
-                        lostEnd,
-                        bases.size() - i - 1);
+                                + " offsets [{}, {}) are lost; {} later segments kept";
+                if (active && c.tornTail()) {
+                    LOG.warn(msg, args); // the usual torn write of a crash
+                } else {
+                    LOG.error(msg, args);
+                }
                 segments.add(s);
             }
             int cut = lastBeforeGapBelow(segments, floor, assignedEnd);

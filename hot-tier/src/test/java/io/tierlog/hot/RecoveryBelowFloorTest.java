@@ -208,6 +208,33 @@ class RecoveryBelowFloorTest {
     }
 
     @Test
+    void localRetentionKeepsTheGapSegmentUntilTheColdTierReachesPastTheGap() throws Exception {
+        Path dir = tmp.resolve("g-0");
+        List<SegmentInfo> segs = fill(dir, 12);
+        SegmentInfo victim = segs.get(1);
+        long floor = victim.baseOffset() + 20;
+        flipByte(victim.logFile(), insideSecondBatch(victim));
+        LogConfig retaining =
+                LogConfig.from(
+                        Map.of(
+                                "segment.bytes", "3000",
+                                "index.interval.bytes", "200",
+                                "local.retention.bytes", "1",
+                                "file.delete.delay.ms", "0"));
+        try (PartitionLog log =
+                PartitionLog.open(dir, retaining, time, null, 0, false, floor, 0)) {
+            assertThat(log.logStartOffset()).isEqualTo(floor);
+            // the cold tier ends at the floor: deleting the empty segment there would open a
+            // hole [floor, next segment) between the tiers
+            assertThat(log.maybeDeleteSegments(floor)).isZero();
+            assertThat(log.logStartOffset()).isEqualTo(floor);
+            // once an object bridged the gap and covers the next segment, both may go
+            assertThat(log.maybeDeleteSegments(segs.get(3).baseOffset())).isEqualTo(2);
+            assertThat(log.logStartOffset()).isEqualTo(segs.get(3).baseOffset());
+        }
+    }
+
+    @Test
     void readsStopBeforeADamagedRange() throws Exception {
         Path dir = tmp.resolve("d-0");
         fill(dir, 6);
