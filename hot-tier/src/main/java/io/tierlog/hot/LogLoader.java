@@ -171,13 +171,7 @@ final class LogLoader {
                     continue;
                 }
                 Object[] args = {
-                    dir,
-                    c,
-                    base,
-                    c.position(),
-                    c.firstLostOffset(),
-                    lostEnd,
-                    bases.size() - i - 1
+                    dir, c, base, c.position(), c.firstLostOffset(), lostEnd, bases.size() - i - 1
                 };
                 String msg =
                         "Recovery of {} found a corruption: {}; truncated segment {} at byte {},"

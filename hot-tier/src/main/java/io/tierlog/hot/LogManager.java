@@ -324,6 +324,8 @@ public final class LogManager implements Closeable {
             RecoveryPointCheckpoint.fsyncDir(logDir);
             deleteRecursively(tomb);
         }
+        // forget its log end at once: a partition created again under the name starts at 0
+        checkpointRecoveryPoints();
     }
 
     /** Sets the offset bound of local retention per partition (default Long.MAX_VALUE). */

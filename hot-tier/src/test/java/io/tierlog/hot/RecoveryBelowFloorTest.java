@@ -221,8 +221,7 @@ class RecoveryBelowFloorTest {
                                 "index.interval.bytes", "200",
                                 "local.retention.bytes", "1",
                                 "file.delete.delay.ms", "0"));
-        try (PartitionLog log =
-                PartitionLog.open(dir, retaining, time, null, 0, false, floor, 0)) {
+        try (PartitionLog log = PartitionLog.open(dir, retaining, time, null, 0, false, floor, 0)) {
             assertThat(log.logStartOffset()).isEqualTo(floor);
             // the cold tier ends at the floor: deleting the empty segment there would open a
             // hole [floor, next segment) between the tiers
