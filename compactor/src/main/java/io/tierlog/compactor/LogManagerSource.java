@@ -71,6 +71,11 @@ public final class LogManagerSource implements SegmentSource {
     }
 
     @Override
+    public void reportCorruption(TopicPartition tp, long from, long to, String reason) {
+        logManager.partition(tp).ifPresent(l -> l.markDamaged(from, to, reason));
+    }
+
+    @Override
     public String describe() {
         return "log manager " + logManager.logDir();
     }

@@ -167,6 +167,17 @@ final class PartitionOffloader {
                             return new Outcome(objects, records, sourceBytes, objectBytes);
                         }
                         if (batch.lastOffset() < start) {
+                            // already in the cold tier; a corrupt hot copy is read from there
+                            if (!batch.isValid()) {
+                                env.source()
+                                        .reportCorruption(
+                                                tp,
+                                                batch.baseOffset(),
+                                                batch.lastOffset() + 1,
+                                                "offload found a CRC mismatch in "
+                                                        + segment.logFile()
+                                                        + " (the cold tier holds a copy)");
+                            }
                             continue;
                         }
                         if (batch.baseOffset() < start) {
@@ -192,7 +203,23 @@ final class PartitionOffloader {
                         if (current == null) {
                             current = new ObjectBuilder(first ? batch.baseOffset() : start);
                         }
-                        current.append(batch);
+                        try {
+                            current.append(batch);
+                        } catch (org.apache.kafka.common.KafkaException e) {
+                            String why =
+                                    "batch "
+                                            + batch.baseOffset()
+                                            + ".."
+                                            + batch.lastOffset()
+                                            + " of "
+                                            + segment.logFile()
+                                            + " is corrupt and not in the cold tier: "
+                                            + e.getMessage();
+                            env.source()
+                                    .reportCorruption(
+                                            tp, batch.baseOffset(), batch.lastOffset() + 1, why);
+                            throw new OffloadException(tp + ": " + why, e);
+                        }
                     }
                 }
             }

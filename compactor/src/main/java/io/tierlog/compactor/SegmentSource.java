@@ -33,6 +33,13 @@ public interface SegmentSource extends Closeable {
      */
     default void onSegmentClosed(Runnable callback) {}
 
+    /**
+     * Tells the source that the batches of offsets {@code [from, to)} read from its segments are
+     * corrupt (found while offloading), so that a source serving reads can route them to the cold
+     * tier where it holds them. Read-only sources ignore it.
+     */
+    default void reportCorruption(TopicPartition tp, long from, long to, String reason) {}
+
     /** A short description for logs ("log dir /var/kafka-logs"). */
     String describe();
 }

@@ -189,20 +189,21 @@ final class EngineResources implements Closeable {
                     b.scheduler.awaitTermination(30, TimeUnit.SECONDS);
                 });
         Path logDir = b.dataDir.resolve("log");
+        b.coldIndex = new ColdIndex(b.catalog);
+        ColdIndex index = b.coldIndex;
         b.logs =
                 LogManager.open(
                         logDir,
                         b.topicConfigs::logConfig,
                         time,
                         background ? b.scheduler : null,
-                        config.get(io.tierlog.hot.HotTierOptions.LOG_OPEN_FILES_MAX));
+                        config.get(io.tierlog.hot.HotTierOptions.LOG_OPEN_FILES_MAX),
+                        tp -> offsetFloor(index, tp));
         b.closeables.push(b.logs);
         b.registry.gauge(
                 MetricNames.HOT_OFFLINE_PARTITIONS,
                 b.logs,
                 m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
-        b.coldIndex = new ColdIndex(b.catalog);
-        ColdIndex index = b.coldIndex;
         b.logs.setRetentionBound(tp -> retentionBound(index, tp));
 
         b.coldExecutor =
@@ -302,6 +303,15 @@ final class EngineResources implements Closeable {
     static String catalogUrl(Config config, Path dataDir) {
         String url = config.get(EngineOptions.CATALOG_URL);
         return url.isEmpty() ? "jdbc:sqlite:" + dataDir.resolve("catalog.db") : url;
+    }
+
+    /**
+     * The offset below which the hot tier must never assign again, and below which a corruption
+     * found by recovery drops segments instead of truncating: the cold high watermark, on the same
+     * terms as local retention (a catalog that cannot be trusted or read gives no floor).
+     */
+    private static long offsetFloor(ColdIndex index, TopicPartition tp) {
+        return Math.max(0, retentionBound(index, tp));
     }
 
     /**

@@ -240,8 +240,14 @@ public final class TieredLog implements Closeable {
         long hotStart = log.logStartOffset();
         long hw = log.highWatermark();
         if (offset >= hotStart) {
+            long damagedEnd = log.damagedRangeEnd(offset);
+            if (damagedEnd >= 0 && offset < hw) {
+                return readDamaged(tp, log, offset, maxBytes, damagedEnd);
+            }
             try {
-                FileSlice slice = log.read(offset, Math.max(0, maxBytes));
+                // a read stops before a damaged range, so that the next one can go to the cold tier
+                FileSlice slice =
+                        log.read(offset, Math.max(0, maxBytes), log.nextDamagedStart(offset));
                 hotReads.increment();
                 hotBytesOut.increment(slice.sizeInBytes());
                 long reportedHw = Math.max(hw, slice.isEmpty() ? offset : slice.nextOffset());
@@ -277,36 +283,83 @@ public final class TieredLog implements Closeable {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
         }
+        return track(cold.handle((r, e) -> coldResult(tp, log, r, e)));
+    }
+
+    /**
+     * A read of an offset whose hot bytes are known corrupt ({@link PartitionLog#markDamaged}): the
+     * cold tier's copy, up to the end of the damaged range; the hot bytes only when the cold tier
+     * does not hold the offset (then the consumer sees the corruption, as it would without tiers).
+     */
+    private CompletableFuture<TierRead> readDamaged(
+            TopicPartition tp, PartitionLog log, long offset, int maxBytes, long damagedEnd) {
+        CompletableFuture<TierRead.Cold> cold;
+        try {
+            cold =
+                    coldReader.read(
+                            tp,
+                            offset,
+                            Math.max(0, maxBytes),
+                            damagedEnd,
+                            log.highWatermark(),
+                            Math.min(offset, log.logStartOffset()));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
+        }
         return track(
                 cold.handle(
-                        (r, e) -> {
-                            if (e != null) {
-                                RuntimeException t = ColdReader.translate(e);
-                                if (t instanceof ColdReadException) {
-                                    coldReadErrors.increment();
-                                }
-                                throw t;
-                            }
-                            coldReads.increment();
-                            coldBytesOut.increment(r.sizeInBytes());
-                            long start =
-                                    coldIndex
-                                            .cached(tp)
-                                            .filter(s -> !s.isEmpty())
-                                            .map(
-                                                    s ->
-                                                            Math.min(
-                                                                    s.coldLogStartOffset(),
-                                                                    log.logStartOffset()))
-                                            .orElse(r.logStartOffset());
-                            return (TierRead)
-                                    new TierRead.Cold(
-                                            r.records(),
-                                            r.objectKey(),
-                                            r.nextOffset(),
-                                            log.highWatermark(),
-                                            start);
-                        }));
+                                (r, e) -> {
+                                    if (e != null
+                                            && ColdReader.translate(e)
+                                                    instanceof OffsetOutOfRangeException) {
+                                        return null; // not in the cold tier: the hot bytes are all
+                                        // there is
+                                    }
+                                    return coldResult(tp, log, r, e);
+                                })
+                        .thenCompose(
+                                t -> {
+                                    if (t != null) {
+                                        return CompletableFuture.completedFuture(t);
+                                    }
+                                    try {
+                                        FileSlice slice = log.read(offset, Math.max(0, maxBytes));
+                                        hotReads.increment();
+                                        hotBytesOut.increment(slice.sizeInBytes());
+                                        return CompletableFuture.completedFuture(
+                                                (TierRead)
+                                                        new TierRead.Hot(
+                                                                slice,
+                                                                offset,
+                                                                Math.max(
+                                                                        log.highWatermark(),
+                                                                        slice.nextOffset()),
+                                                                earliestCached(tp, log)));
+                                    } catch (IOException | RuntimeException ex) {
+                                        return CompletableFuture.failedFuture(ex);
+                                    }
+                                }));
+    }
+
+    /** The answer of a cold read, counted; a failure rethrown as the caller should see it. */
+    private TierRead coldResult(TopicPartition tp, PartitionLog log, TierRead.Cold r, Throwable e) {
+        if (e != null) {
+            RuntimeException t = ColdReader.translate(e);
+            if (t instanceof ColdReadException) {
+                coldReadErrors.increment();
+            }
+            throw t;
+        }
+        coldReads.increment();
+        coldBytesOut.increment(r.sizeInBytes());
+        long start =
+                coldIndex
+                        .cached(tp)
+                        .filter(s -> !s.isEmpty())
+                        .map(s -> Math.min(s.coldLogStartOffset(), log.logStartOffset()))
+                        .orElse(r.logStartOffset());
+        return new TierRead.Cold(
+                r.records(), r.objectKey(), r.nextOffset(), log.highWatermark(), start);
     }
 
     /** Registers a cold-tier future so that {@link #close()} can fail it if still pending. */
@@ -513,7 +566,18 @@ public final class TieredLog implements Closeable {
      */
     public List<Violation> verify(boolean deep) {
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
-            return new Verifier(catalog, res.store(), hot).verify(deep);
+            // what a deep check finds corrupt in the hot tier is read from the cold tier from now
+            return new Verifier(catalog, res.store(), hot)
+                    .onHotDamage(
+                            (tp, d) ->
+                                    logs.partition(tp)
+                                            .ifPresent(
+                                                    l ->
+                                                            l.markDamaged(
+                                                                    d.from(),
+                                                                    d.to(),
+                                                                    d.description())))
+                    .verify(deep);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -38,7 +38,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *   <li>every catalogued object exists in the store with the catalogued size, its Parquet footer
  *       names the catalogued offsets, and its first batch (deep: every batch) reads back;
  *   <li>where both tiers hold offsets, they hold the same records (first batch; deep: all), field
- *       by field: offsets, timestamps, key, value, headers, producer fields, batch boundaries.
+ *       by field: offsets, timestamps, key, value, headers, producer fields, batch boundaries;
+ *   <li>deep: every hot batch passes its checks (length, magic, CRC-32C, contiguous offsets); a
+ *       corrupt one is named by segment file, byte position and offset.
  * </ul>
  *
  * <p>The hot tier is read through a {@link ReadOnlyLogDir}, the store only with HEAD and ranged
@@ -52,6 +54,13 @@ final class Verifier {
     private final Catalog catalog;
     private final ObjectStore store;
     private final ReadOnlyLogDir hot;
+    private java.util.function.BiConsumer<TopicPartition, HotDamage> onHotDamage = (tp, d) -> {};
+
+    /**
+     * A corrupt range of a hot segment found by a deep check: offsets {@code [from, to)} whose hot
+     * bytes are not to be trusted.
+     */
+    record HotDamage(long from, long to, String description) {}
 
     Verifier(Catalog catalog, ObjectStore store, ReadOnlyLogDir hot) {
         this.catalog = catalog;
@@ -82,6 +91,9 @@ final class Verifier {
             return;
         }
         checkContiguity(tp, objects, state, out);
+        if (deep) {
+            checkHotBatches(tp, segs, state, out);
+        }
         for (ColdObject o : objects) {
             checkObject(tp, o, deep, out);
         }
@@ -337,6 +349,64 @@ final class Verifier {
                             tp,
                             Violation.Kind.TIERS_DISAGREE,
                             "cannot compare tiers at offset " + offset + ": " + e));
+        }
+    }
+
+    /** Also tells {@code listener} of each corrupt hot range a deep check finds. */
+    Verifier onHotDamage(java.util.function.BiConsumer<TopicPartition, HotDamage> listener) {
+        this.onHotDamage = listener;
+        return this;
+    }
+
+    /**
+     * Deep check of the hot tier: reads every batch of every segment and reports the first invalid
+     * one of each segment with its file, byte position and offset, and whether the cold tier holds
+     * a copy. A torn batch at the very end of the active segment is a write in progress, not a
+     * corruption.
+     */
+    private void checkHotBatches(
+            TopicPartition tp, List<SegmentInfo> segs, PartitionState state, List<Violation> out) {
+        for (int i = 0; i < segs.size(); i++) {
+            SegmentInfo seg = segs.get(i);
+            Optional<io.tierlog.hot.SegmentCorruption> found;
+            try {
+                found = hot.findCorruption(seg);
+            } catch (NoSuchFileException e) {
+                continue; // deleted by local retention meanwhile
+            } catch (IOException | RuntimeException e) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.HOT_CORRUPT,
+                                "cannot read " + seg.logFile() + ": " + e));
+                continue;
+            }
+            if (found.isEmpty() || (!seg.closed() && found.get().tornTail())) {
+                continue;
+            }
+            io.tierlog.hot.SegmentCorruption c = found.get();
+            long to =
+                    i + 1 < segs.size()
+                            ? segs.get(i + 1).baseOffset()
+                            : Math.max(c.endAfter(), c.firstLostOffset() + 1);
+            long cold = state.coldHighWatermark();
+            String where =
+                    c.firstLostOffset() < cold
+                            ? "the cold tier holds offsets below " + cold + " (reads go there)"
+                            : "the cold tier does not hold it (cold high watermark " + cold + ")";
+            String msg =
+                    "segment "
+                            + c.file()
+                            + " byte "
+                            + c.position()
+                            + ": batch at offset "
+                            + c.firstLostOffset()
+                            + " is invalid ("
+                            + c.reason()
+                            + "); "
+                            + where;
+            out.add(v(tp, Violation.Kind.HOT_CORRUPT, msg));
+            onHotDamage.accept(tp, new HotDamage(c.firstLostOffset(), to, msg));
         }
     }
 

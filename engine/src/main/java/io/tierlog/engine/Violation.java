@@ -22,7 +22,9 @@ public record Violation(TopicPartition tp, Kind kind, String message) {
         /** A catalogued object cannot be read or holds other offsets than the catalog says. */
         OBJECT_UNREADABLE,
         /** Hot and cold hold different records for the same offsets. */
-        TIERS_DISAGREE
+        TIERS_DISAGREE,
+        /** A hot segment holds an invalid batch (length, magic, CRC or offsets). */
+        HOT_CORRUPT
     }
 
     @Override

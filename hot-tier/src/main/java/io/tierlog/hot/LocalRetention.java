@@ -5,7 +5,8 @@ package io.tierlog.hot;
  * UnifiedLog.deleteRetentionMsBreachedSegments} / {@code deleteRetentionSizeBreachedSegments} (on
  * {@code local.retention.*}): always a prefix of the log, never the active segment, never a segment
  * holding an offset at or above the caller's bound (the cold tier's high watermark) or the high
- * watermark.
+ * watermark, nor one followed by an offset gap reaching that far (the log would then start above
+ * the bound).
  *
  * <ul>
  *   <li>by time: the segment's largest timestamp is older than {@code local.retention.ms};
@@ -38,7 +39,10 @@ final class LocalRetention {
         int n = 0;
         for (int i = 0; i < segments.length - 1; i++) {
             LogSegment s = segments[i];
-            if (s.nextOffset() > maxDeletableOffset || s.nextOffset() > highWatermark) {
+            // the log then starts at the next segment's base: after an offset gap (recovery) that
+            // is above this segment's end, and no offset may fall between the tiers
+            long end = Math.max(s.nextOffset(), segments[i + 1].baseOffset);
+            if (end > maxDeletableOffset || end > highWatermark) {
                 break;
             }
             boolean byTime = retentionMs >= 0 && now - s.maxTimestamp() > retentionMs;

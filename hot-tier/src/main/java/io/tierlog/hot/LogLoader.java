@@ -24,12 +24,41 @@ final class LogLoader {
 
     private LogLoader() {}
 
-    /** Result of loading: segments oldest first (the last one active, never empty). */
+    /** As {@link #load(Path, LogConfig, long, boolean, long, long, OpenFiles)} with no floor. */
     static List<LogSegment> load(
             Path dir,
             LogConfig config,
             long recoveryPoint,
             boolean hadCleanShutdown,
+            OpenFiles openFiles)
+            throws IOException {
+        return load(dir, config, recoveryPoint, hadCleanShutdown, 0, 0, openFiles);
+    }
+
+    /**
+     * Result of loading: segments oldest first (the last one active, never empty), with the active
+     * segment's next offset at or above {@code floor}, {@code knownEnd} and every offset a batch
+     * found on disk (even past a corruption) ended at.
+     *
+     * <p>A corruption found by recovery is handled by where it lies. When its first offset is below
+     * {@code floor} (the cold tier holds it), the corrupt segment and every earlier one are dropped
+     * and the later ones kept, so reads below the new log start go to the cold tier; if the hot log
+     * would then start above the floor, an empty segment at the floor records that the offsets
+     * between are lost, so that the offload of the next segment bridges them. Otherwise the segment
+     * is truncated at the corruption and, unlike Kafka (which deletes every later segment and
+     * relies on replicas), later segments are kept: the hot log then has an offset gap, which reads
+     * skip as they skip offsets a log cleaner removed.
+     *
+     * @param floor offsets below it must never be assigned again (the cold high watermark)
+     * @param knownEnd the log end offset last checkpointed (0 if unknown)
+     */
+    static List<LogSegment> load(
+            Path dir,
+            LogConfig config,
+            long recoveryPoint,
+            boolean hadCleanShutdown,
+            long floor,
+            long knownEnd,
             OpenFiles openFiles)
             throws IOException {
         Files.createDirectories(dir);
@@ -60,8 +89,18 @@ final class LogLoader {
             }
         }
         List<LogSegment> segments = new ArrayList<>();
+        long start = Math.max(Math.max(floor, knownEnd), 0);
         if (bases.isEmpty()) {
-            segments.add(LogSegment.create(dir, 0, config, openFiles));
+            if (start > 0) {
+                LOG.info(
+                        "{} has no segment; it starts at offset {} (cold high watermark {},"
+                                + " last checkpointed log end {})",
+                        dir,
+                        start,
+                        floor,
+                        knownEnd);
+            }
+            segments.add(LogSegment.create(dir, start, config, openFiles));
             // a new partition: make its folder and first files durable before any append
             RecoveryPointCheckpoint.fsyncDir(dir);
             if (dir.getParent() != null) {
@@ -78,6 +117,10 @@ final class LogLoader {
                 }
             }
         }
+        long assignedEnd = knownEnd; // one past the highest offset known to have been assigned
+        long firstLost = Long.MAX_VALUE; // producer snapshots above it describe lost batches
+        boolean dropped = false;
+        boolean changedFiles = false;
         try {
             for (int i = 0; i < bases.size(); i++) {
                 long base = bases.get(i);
@@ -92,28 +135,115 @@ final class LogLoader {
                 }
                 if (!segments.isEmpty()
                         && s.baseOffset != segments.get(segments.size() - 1).nextOffset()) {
-                    LOG.warn(
-                            "Segment {} of {} does not continue the previous one (next offset {})",
+                    LOG.info(
+                            "Segment {} of {} does not continue the previous one (next offset {}):"
+                                    + " an offset gap",
                             base,
                             dir,
                             segments.get(segments.size() - 1).nextOffset());
                 }
-                segments.add(s);
-                if (s.truncatedByRecovery > 0) {
-                    LOG.warn(
-                            "Recovery truncated {} bytes of segment {} in {}; deleting {} later segments",
-                            s.truncatedByRecovery,
-                            base,
-                            dir,
-                            bases.size() - i - 1);
-                    for (int j = i + 1; j < bases.size(); j++) {
-                        deleteSegmentFiles(dir, bases.get(j));
-                    }
-                    if (!active) {
-                        s.reactivate();
-                    }
-                    break;
+                SegmentCorruption c = s.corruption;
+                if (c == null) {
+                    segments.add(s);
+                    continue;
                 }
+                changedFiles = true;
+                assignedEnd = Math.max(assignedEnd, c.endAfter());
+                long lostEnd =
+                        active ? Math.max(c.firstLostOffset(), c.endAfter()) : bases.get(i + 1);
+                firstLost = Math.min(firstLost, c.firstLostOffset());
+                if (c.firstLostOffset() < floor) {
+                    LOG.error(
+                            "Recovery of {} found a corruption in the cold tier's range (cold high"
+                                    + " watermark {}): {}; dropping segment {} and {} earlier"
+                                    + " segments (the cold tier serves offsets below {}){}",
+                            dir,
+                            floor,
+                            c,
+                            base,
+                            segments.size(),
+                            floor,
+                            lostEnd > floor
+                                    ? "; offsets [" + floor + ", " + lostEnd + ") are lost"
+                                    : "");
+                    segments.add(s);
+                    for (LogSegment d : segments) {
+                        d.closeQuietly();
+                        deleteSegmentFiles(dir, d.baseOffset);
+                    }
+                    segments.clear();
+                    dropped = true;
+                    continue;
+                }
+                Object[] args = {
+                    dir, c, base, c.position(), c.firstLostOffset(), lostEnd, bases.size() - i - 1
+                };
+                String msg =
+                        "Recovery of {} found a corruption: {}; truncated segment {} at byte {},"
+                                + " offsets [{}, {}) are lost; {} later segments kept";
+                if (active && c.tornTail()) {
+                    LOG.warn(msg, args); // the usual torn write of a crash
+                } else {
+                    LOG.error(msg, args);
+                }
+                segments.add(s);
+            }
+            int cut = lastBeforeGapBelow(segments, floor, assignedEnd);
+            if (cut >= 0) {
+                LOG.warn(
+                        "{} has an offset gap after offset {}, below the cold high watermark {}:"
+                                + " dropping its first {} segments, whose offsets the cold tier"
+                                + " holds, so that reads there go to the cold tier",
+                        dir,
+                        segments.get(cut).nextOffset() - 1,
+                        floor,
+                        cut + 1);
+                for (int i = 0; i <= cut; i++) {
+                    segments.get(0).closeQuietly();
+                    deleteSegmentFiles(dir, segments.remove(0).baseOffset);
+                }
+                dropped = true;
+                changedFiles = true;
+            }
+            if (dropped && (segments.isEmpty() || segments.get(0).baseOffset > floor)) {
+                // An empty segment at the floor: the hot log still starts where the cold tier
+                // ends, and the offsets up to the next batch are a gap the offload bridges.
+                LogSegment gap = LogSegment.create(dir, floor, config, openFiles);
+                if (!segments.isEmpty()) {
+                    gap.closeForAppend();
+                }
+                segments.add(0, gap);
+            }
+            LogSegment last = segments.get(segments.size() - 1);
+            if (last.isClosed()) {
+                last.reactivate();
+            }
+            long next = Math.max(last.nextOffset(), Math.max(floor, assignedEnd));
+            if (next > last.nextOffset()) {
+                LOG.warn(
+                        "{} continues at offset {}, not at its recovered end {}: offsets up to {}"
+                                + " were assigned before (cold high watermark {}, last"
+                                + " checkpointed log end {})",
+                        dir,
+                        next,
+                        last.nextOffset(),
+                        next - 1,
+                        floor,
+                        knownEnd);
+                // an empty last segment goes, unless it is where the log starts (the hot log
+                // start must not move above the floor or above where it was)
+                if (last.size() == 0 && segments.size() > 1) {
+                    last.closeQuietly();
+                    deleteSegmentFiles(dir, last.baseOffset);
+                    segments.remove(segments.size() - 1);
+                } else {
+                    last.closeForAppend();
+                }
+                segments.add(LogSegment.create(dir, next, config, openFiles));
+                changedFiles = true;
+            }
+            if (firstLost != Long.MAX_VALUE) {
+                ProducerSnapshots.deleteAbove(dir, firstLost);
             }
             // recovered data and rebuilt indexes become durable, so the recovery point can move
             // to the log end
@@ -122,6 +252,10 @@ final class LogLoader {
                     s.flush();
                 }
             }
+            if (changedFiles) {
+                segments.get(segments.size() - 1).flush();
+                RecoveryPointCheckpoint.fsyncDir(dir);
+            }
         } catch (IOException | RuntimeException e) {
             for (LogSegment s : segments) {
                 s.closeQuietly();
@@ -129,6 +263,26 @@ final class LogLoader {
             throw e;
         }
         return segments;
+    }
+
+    /**
+     * The index of the last segment that is followed by an offset gap starting below {@code floor}
+     * (for the last segment: a log end below the offset the log must continue at), or -1. Reads
+     * inside such a gap would skip offsets the cold tier holds.
+     */
+    private static int lastBeforeGapBelow(List<LogSegment> segments, long floor, long assignedEnd) {
+        int cut = -1;
+        for (int i = 0; i < segments.size(); i++) {
+            LogSegment s = segments.get(i);
+            long after =
+                    i + 1 < segments.size()
+                            ? segments.get(i + 1).baseOffset
+                            : Math.max(s.nextOffset(), Math.max(floor, assignedEnd));
+            if (s.nextOffset() < floor && after > s.nextOffset()) {
+                cut = i;
+            }
+        }
+        return cut;
     }
 
     static void deleteSegmentFiles(Path dir, long base) throws IOException {

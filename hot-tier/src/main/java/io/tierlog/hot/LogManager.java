@@ -61,6 +61,8 @@ public final class LogManager implements Closeable {
     private final Time time;
     private final ScheduledExecutorService scheduler;
     private final RecoveryPointCheckpoint checkpoint;
+    private final RecoveryPointCheckpoint logEnds;
+    private final ToLongFunction<TopicPartition> offsetFloor;
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private volatile ToLongFunction<TopicPartition> retentionBound = tp -> Long.MAX_VALUE;
     private final ScheduledFuture<?> housekeeping;
@@ -74,9 +76,13 @@ public final class LogManager implements Closeable {
             Time time,
             ScheduledExecutorService scheduler,
             FileLock lock,
-            OpenFiles files) {
+            OpenFiles files,
+            ToLongFunction<TopicPartition> offsetFloor) {
         this.logDir = logDir;
         this.files = files;
+        this.offsetFloor = offsetFloor;
+        this.logEnds =
+                new RecoveryPointCheckpoint(logDir, RecoveryPointCheckpoint.LOG_END_FILE_NAME);
         this.lock = lock;
         this.topicConfigs = topicConfigs;
         this.time = time;
@@ -109,14 +115,10 @@ public final class LogManager implements Closeable {
             Time time,
             ScheduledExecutorService scheduler)
             throws IOException {
-        return open(logDir, topicConfigs, time, scheduler, 0);
+        return open(logDir, topicConfigs, time, scheduler, 0, tp -> 0L);
     }
 
-    /**
-     * As {@link #open(Path, Function, Time, ScheduledExecutorService)}, holding at most {@code
-     * maxOpenFiles} segment files open ({@link HotTierOptions#LOG_OPEN_FILES_MAX}; 0 derives the
-     * bound from the process's descriptor limit).
-     */
+    /** As below, with no offset floor. */
     public static LogManager open(
             Path logDir,
             Function<String, LogConfig> topicConfigs,
@@ -124,11 +126,45 @@ public final class LogManager implements Closeable {
             ScheduledExecutorService scheduler,
             int maxOpenFiles)
             throws IOException {
+        return open(logDir, topicConfigs, time, scheduler, maxOpenFiles, tp -> 0L);
+    }
+
+    /** As below, with the open-file bound derived from the descriptor limit. */
+    public static LogManager open(
+            Path logDir,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler,
+            ToLongFunction<TopicPartition> offsetFloor)
+            throws IOException {
+        return open(logDir, topicConfigs, time, scheduler, 0, offsetFloor);
+    }
+
+    /**
+     * As {@link #open(Path, Function, Time, ScheduledExecutorService)}, holding at most {@code
+     * maxOpenFiles} segment files open ({@link HotTierOptions#LOG_OPEN_FILES_MAX}; 0 derives the
+     * bound from the process's descriptor limit), with a floor per partition: no partition opened
+     * or created by this manager assigns an offset below its floor (the cold tier's high
+     * watermark), and a corruption that recovery finds below it drops the segments up to it rather
+     * than truncating the log there (see {@link PartitionLog#open(Path, LogConfig, Time,
+     * ScheduledExecutorService, long, boolean, long, long, OpenFiles)}).
+     *
+     * @param offsetFloor called once per partition when it is opened or created; a floor that
+     *     cannot be read (the function throws) counts as 0, with a WARN
+     */
+    public static LogManager open(
+            Path logDir,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler,
+            int maxOpenFiles,
+            ToLongFunction<TopicPartition> offsetFloor)
+            throws IOException {
         Files.createDirectories(logDir);
         OpenFiles files = OpenFiles.bounded(maxOpenFiles);
         FileLock lock = lock(logDir);
         try {
-            return open(logDir, topicConfigs, time, scheduler, lock, files);
+            return open(logDir, topicConfigs, time, scheduler, lock, files, offsetFloor);
         } catch (IOException | RuntimeException | Error e) {
             unlock(lock, e);
             throw e;
@@ -141,7 +177,8 @@ public final class LogManager implements Closeable {
             Time time,
             ScheduledExecutorService scheduler,
             FileLock lock,
-            OpenFiles files)
+            OpenFiles files,
+            ToLongFunction<TopicPartition> offsetFloor)
             throws IOException {
         Path marker = logDir.resolve(RecoveryPointCheckpoint.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
@@ -153,6 +190,15 @@ public final class LogManager implements Closeable {
             LOG.warn("Ignoring unreadable recovery-point checkpoint; recovering everything", e);
             points = new HashMap<>();
             clean = false;
+        }
+        Map<TopicPartition, Long> ends;
+        try {
+            ends =
+                    new RecoveryPointCheckpoint(logDir, RecoveryPointCheckpoint.LOG_END_FILE_NAME)
+                            .read();
+        } catch (IOException e) {
+            LOG.warn("Ignoring unreadable log-end checkpoint of {}", logDir, e);
+            ends = new HashMap<>();
         }
         List<Path> dirs = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(logDir, Files::isDirectory)) {
@@ -193,6 +239,8 @@ public final class LogManager implements Closeable {
                                 scheduler,
                                 rp,
                                 clean,
+                                floorOf(offsetFloor, tp),
+                                ends.getOrDefault(tp, 0L),
                                 files));
             }
         } catch (IOException | RuntimeException e) {
@@ -208,7 +256,8 @@ public final class LogManager implements Closeable {
         // A crash from now on must be seen as unclean.
         Files.deleteIfExists(marker);
         RecoveryPointCheckpoint.fsyncDir(logDir);
-        LogManager m = new LogManager(logDir, topicConfigs, time, scheduler, lock, files);
+        LogManager m =
+                new LogManager(logDir, topicConfigs, time, scheduler, lock, files, offsetFloor);
         LOG.info(
                 "Opened {} partitions in {}; {} segment files open (log.open.files.max={})",
                 opened.size(),
@@ -284,9 +333,19 @@ public final class LogManager implements Closeable {
             if (!dir.getParent().equals(logDir.normalize())) {
                 throw new InvalidTopicException("Partition folder escapes the log dir: " + name);
             }
+            // clean: a new partition has nothing to recover; the floor still applies (a
+            // folder lost while the cold tier kept its offsets must not hand them out again)
             PartitionLog log =
                     PartitionLog.open(
-                            dir, topicConfigs.apply(tp.topic()), time, scheduler, 0, true, files);
+                            dir,
+                            topicConfigs.apply(tp.topic()),
+                            time,
+                            scheduler,
+                            0,
+                            true,
+                            floorOf(offsetFloor, tp),
+                            0,
+                            files);
             logs.put(tp, log);
             return log;
         }
@@ -318,6 +377,8 @@ public final class LogManager implements Closeable {
             RecoveryPointCheckpoint.fsyncDir(logDir);
             deleteRecursively(tomb);
         }
+        // forget its log end at once: a partition created again under the name starts at 0
+        checkpointRecoveryPoints();
     }
 
     /** Sets the offset bound of local retention per partition (default Long.MAX_VALUE). */
@@ -373,13 +434,28 @@ public final class LogManager implements Closeable {
         }
     }
 
-    /** Writes the recovery point of every partition to the checkpoint file. */
+    /**
+     * Writes the recovery point of every partition to the checkpoint file, and its log end offset
+     * to the log-end checkpoint (the log end first: it must never lag the recovery point).
+     */
     public synchronized void checkpointRecoveryPoints() throws IOException {
         Map<TopicPartition, Long> points = new HashMap<>();
+        Map<TopicPartition, Long> ends = new HashMap<>();
         for (PartitionLog log : logs.values()) {
             points.put(log.topicPartition(), log.recoveryPoint());
+            ends.put(log.topicPartition(), log.logEndOffset());
         }
+        logEnds.write(ends);
         checkpoint.write(points);
+    }
+
+    private static long floorOf(ToLongFunction<TopicPartition> offsetFloor, TopicPartition tp) {
+        try {
+            return Math.max(0, offsetFloor.applyAsLong(tp));
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot read the offset floor of {}; opening it without one", tp, e);
+            return 0;
+        }
     }
 
     /**
@@ -409,6 +485,7 @@ public final class LogManager implements Closeable {
             for (PartitionLog log : logs.values()) {
                 points.put(log.topicPartition(), log.logEndOffset());
             }
+            logEnds.write(points);
             checkpoint.write(points);
             if (allClosed) {
                 Files.write(

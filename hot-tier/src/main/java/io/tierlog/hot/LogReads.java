@@ -24,6 +24,19 @@ final class LogReads {
             long startOffset,
             int maxBytes)
             throws IOException {
+        return read(tp, segs, logStartOffset, hw, startOffset, maxBytes, Long.MAX_VALUE);
+    }
+
+    /** As {@link #read(TopicPartition, LogSegment[], long, long, long, int)}, below maxOffset. */
+    static FileSlice read(
+            TopicPartition tp,
+            LogSegment[] segs,
+            long logStartOffset,
+            long hw,
+            long startOffset,
+            int maxBytes,
+            long maxOffset)
+            throws IOException {
         if (startOffset < logStartOffset || startOffset > hw) {
             throw new OffsetOutOfRangeException(
                     "Offset "
@@ -40,7 +53,7 @@ final class LogReads {
             return FileSlice.emptyAt(hw);
         }
         for (int i = floorIndex(segs, startOffset); i < segs.length; i++) {
-            FileSlice s = segs[i].read(startOffset, Math.max(maxBytes, 0), hw);
+            FileSlice s = segs[i].read(startOffset, Math.max(maxBytes, 0), Math.min(hw, maxOffset));
             if (s != null) {
                 return s;
             }

@@ -54,6 +54,9 @@ final class LogSegment {
     /** Bytes cut off by the last {@link #recover()}, or -1 when not recovered. */
     long truncatedByRecovery = -1;
 
+    /** What the last {@link #recover()} found invalid, or null when every byte was valid. */
+    SegmentCorruption corruption;
+
     private LogSegment(Path dir, long baseOffset, LogConfig config, SegmentFile file) {
         this.dir = dir;
         this.baseOffset = baseOffset;
@@ -246,7 +249,13 @@ final class LogSegment {
             next = sc.lastOffset + 1;
         }
         long valid = sc.validEnd();
+        corruption = null;
         if (valid < fileSize) {
+            // before the bytes go: offsets of whole batches after the corruption were assigned
+            long endAfter = SegmentCorruption.highestEndAfter(channel, valid + 1, fileSize, next);
+            corruption =
+                    new SegmentCorruption(
+                            logFile, valid, next, sc.stopReason(), fileSize - valid, endAfter);
             channel.truncate(valid);
         }
         file.markUnflushed();

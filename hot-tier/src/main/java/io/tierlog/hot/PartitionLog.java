@@ -57,6 +57,8 @@ public final class PartitionLog implements Closeable {
     private final OpenFiles files;
 
     private volatile LogSegment[] segments;
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> damaged =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
     private volatile long logStartOffset;
     private volatile long logEndOffset;
     private volatile long highWatermark;
@@ -139,9 +141,63 @@ public final class PartitionLog implements Closeable {
             boolean hadCleanShutdown,
             OpenFiles files)
             throws IOException {
+        return open(dir, config, time, scheduler, recoveryPoint, hadCleanShutdown, 0, 0, files);
+    }
+
+    /** As below, with a bound of open files of its own (tools and tests). */
+    public static PartitionLog open(
+            Path dir,
+            LogConfig config,
+            Time time,
+            ScheduledExecutorService scheduler,
+            long recoveryPoint,
+            boolean hadCleanShutdown,
+            long offsetFloor,
+            long knownLogEnd)
+            throws IOException {
+        return open(
+                dir,
+                config,
+                time,
+                scheduler,
+                recoveryPoint,
+                hadCleanShutdown,
+                offsetFloor,
+                knownLogEnd,
+                OpenFiles.bounded(0));
+    }
+
+    /**
+     * As {@link #open(Path, LogConfig, Time, ScheduledExecutorService, long, boolean, OpenFiles)}, never
+     * assigning an offset below {@code offsetFloor} or {@code knownLogEnd} again: the log continues
+     * at or above both, whatever recovery had to drop (see {@code LogLoader}). A corruption whose
+     * offsets are below the floor drops the segments up to it instead of truncating the log.
+     *
+     * @param offsetFloor the first offset not held elsewhere (the cold high watermark); 0 for none
+     * @param knownLogEnd the log end offset last checkpointed for this partition; 0 if unknown
+     * @param files the bound on open segment files, shared by the log dir's partitions
+     */
+    public static PartitionLog open(
+            Path dir,
+            LogConfig config,
+            Time time,
+            ScheduledExecutorService scheduler,
+            long recoveryPoint,
+            boolean hadCleanShutdown,
+            long offsetFloor,
+            long knownLogEnd,
+            OpenFiles files)
+            throws IOException {
         TopicPartition tp = TopicNames.parseDirName(dir.getFileName().toString());
         List<LogSegment> loaded =
-                LogLoader.load(dir, config, recoveryPoint, hadCleanShutdown, files);
+                LogLoader.load(
+                        dir,
+                        config,
+                        recoveryPoint,
+                        hadCleanShutdown,
+                        offsetFloor,
+                        knownLogEnd,
+                        files);
         try {
             PartitionLog log = new PartitionLog(dir, tp, config, time, scheduler, loaded, files);
             LogLoader.rebuildProducerState(dir, loaded, log.producers);
@@ -450,6 +506,46 @@ public final class PartitionLog implements Closeable {
         long hw = highWatermark;
         LogSegment[] segs = segments;
         return LogReads.read(tp, segs, logStartOffset, hw, startOffset, maxBytes);
+    }
+
+    /**
+     * As {@link #read(long, int)}, not including batches at or past {@code maxOffset} (unless
+     * {@code maxOffset <= startOffset}: then empty).
+     */
+    public FileSlice read(long startOffset, int maxBytes, long maxOffset) throws IOException {
+        long hw = highWatermark;
+        if (maxOffset <= startOffset && startOffset >= logStartOffset && startOffset <= hw) {
+            return FileSlice.emptyAt(startOffset);
+        }
+        LogSegment[] segs = segments;
+        return LogReads.read(tp, segs, logStartOffset, hw, startOffset, maxBytes, maxOffset);
+    }
+
+    /**
+     * Records that the hot bytes of offsets {@code [from, to)} are known to be corrupt (found by
+     * the offloader or a deep verify), so that a reader that has another copy (the cold tier) uses
+     * it. Kept in memory only: after a restart the range is reported again when found again.
+     */
+    public void markDamaged(long from, long to, String reason) {
+        if (to <= from) {
+            return;
+        }
+        Long prev = damaged.put(from, Math.max(to, damaged.getOrDefault(from, to)));
+        if (prev == null) {
+            LOG.error("Hot copy of offsets [{}, {}) of {} is corrupt: {}", from, to, tp, reason);
+        }
+    }
+
+    /** One past the end of the damaged range holding {@code offset}, or -1 if it is not damaged. */
+    public long damagedRangeEnd(long offset) {
+        java.util.Map.Entry<Long, Long> e = damaged.floorEntry(offset);
+        return e != null && e.getValue() > offset ? e.getValue() : -1;
+    }
+
+    /** Start of the first damaged range above {@code offset}, or {@code Long.MAX_VALUE}. */
+    public long nextDamagedStart(long offset) {
+        Long k = damaged.higherKey(offset);
+        return k == null ? Long.MAX_VALUE : k;
     }
 
     public long logStartOffset() {

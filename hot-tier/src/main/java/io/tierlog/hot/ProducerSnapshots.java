@@ -124,6 +124,19 @@ final class ProducerSnapshots {
         return -1;
     }
 
+    /**
+     * Deletes the snapshots above {@code offset}: recovery lost the batches from there on, and a
+     * snapshot taken after them would make a producer's retry of a lost batch look like a
+     * duplicate.
+     */
+    static void deleteAbove(Path dir, long offset) throws IOException {
+        for (long o : list(dir)) {
+            if (o > offset) {
+                Files.deleteIfExists(dir.resolve(LogSegment.fileName(o) + SUFFIX));
+            }
+        }
+    }
+
     private static List<ProducerEntry> read(Path file, long expectedOffset) throws IOException {
         ByteBuffer buf = ByteBuffer.wrap(Files.readAllBytes(file));
         try {

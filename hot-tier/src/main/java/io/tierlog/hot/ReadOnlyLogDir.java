@@ -14,6 +14,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -162,6 +163,35 @@ public final class ReadOnlyLogDir implements Closeable {
         SegmentInfo info = new SegmentInfo(tp, base, next, sc.validEnd(), maxTs, closed, f);
         infos.put(f, new CachedInfo(size, modified, info));
         return info;
+    }
+
+    /**
+     * Checks every batch of segment {@code s} (lengths, magic, CRC-32C, contiguous offsets) up to
+     * the end of its file and reports the first invalid one, with what lies after it; empty when
+     * the whole file is valid. For an active segment being written, a torn last batch is normal.
+     * Reads only.
+     */
+    public Optional<SegmentCorruption> findCorruption(SegmentInfo s) throws IOException {
+        SegmentFile file = file(s.logFile());
+        FileChannel ch = file.acquire();
+        try {
+            long size = ch.size();
+            LogScanner sc = new LogScanner(ch, 0, size, s.baseOffset(), true, true);
+            while (sc.next()) {
+                // every batch is read and its CRC checked
+            }
+            long valid = sc.validEnd();
+            if (valid >= size) {
+                return Optional.empty();
+            }
+            long next = sc.nextOffset();
+            long endAfter = SegmentCorruption.highestEndAfter(ch, valid + 1, size, next);
+            return Optional.of(
+                    new SegmentCorruption(
+                            s.logFile(), valid, next, sc.stopReason(), size - valid, endAfter));
+        } finally {
+            file.release();
+        }
     }
 
     /**

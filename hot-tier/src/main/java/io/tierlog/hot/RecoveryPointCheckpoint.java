@@ -30,13 +30,27 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class RecoveryPointCheckpoint {
     static final String FILE_NAME = "recovery-point-offset-checkpoint";
+
+    /**
+     * tierlog's own file of the same format: each partition's log end offset as of the last
+     * checkpoint, so that a recovery that loses the tail never assigns those offsets again.
+     */
+    static final String LOG_END_FILE_NAME = "log-end-offset-checkpoint";
+
     static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
     private static final int VERSION = 0;
 
     private final Path file;
+    private final String fileName;
 
     RecoveryPointCheckpoint(Path logDir) {
-        this.file = logDir.resolve(FILE_NAME);
+        this(logDir, FILE_NAME);
+    }
+
+    /** A checkpoint file of this format named {@code fileName} in {@code logDir}. */
+    RecoveryPointCheckpoint(Path logDir, String fileName) {
+        this.file = logDir.resolve(fileName);
+        this.fileName = fileName;
     }
 
     /** Reads the checkpoint; an absent file is empty, a malformed one is an IOException. */
@@ -68,7 +82,7 @@ final class RecoveryPointCheckpoint {
     }
 
     void write(Map<TopicPartition, Long> offsets) throws IOException {
-        Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
+        Path tmp = file.resolveSibling(fileName + ".tmp");
         try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
             w.write(VERSION + "\n");
             w.write(offsets.size() + "\n");

@@ -57,6 +57,12 @@ class LogPropertiesTest {
     }
 
     static void assertLogHolds(PartitionLog log, List<Appended> expected) throws Exception {
+        long leo = expected.isEmpty() ? 0 : expected.get(expected.size() - 1).last() + 1;
+        assertLogHolds(log, expected, leo);
+    }
+
+    static void assertLogHolds(PartitionLog log, List<Appended> expected, long leo)
+            throws Exception {
         List<RecordBatch> read =
                 LogTestSupport.readAll(log, 1 + new Random(expected.size()).nextInt(5000));
         assertThat(read).hasSize(expected.size());
@@ -68,7 +74,6 @@ class LogPropertiesTest {
             assertThat(LogTestSupport.withBaseOffsetZero(b))
                     .isEqualTo(expected.get(i).bytes().duplicate());
         }
-        long leo = expected.isEmpty() ? 0 : expected.get(expected.size() - 1).last() + 1;
         assertThat(log.logEndOffset()).isEqualTo(leo);
     }
 
@@ -99,8 +104,14 @@ class LogPropertiesTest {
         }
     }
 
+    /**
+     * Recovery keeps the valid prefix of the damaged segment and every later segment, and the log
+     * continues above every batch still whole on disk: after a bit flip (batches after it are
+     * intact) that is the end of the last batch written unless the flip hit it; after a truncation
+     * of the last segment, the end of what is left.
+     */
     @Test
-    void truncationOrBitFlipRecoversExactlyTheValidPrefix() {
+    void truncationOrBitFlipRecoversTheValidPrefixAndNeverReassignsAnOffset() {
         Property.forAll(
                 40,
                 r -> recoverAfterDamage(r.nextLong(), Property.between(r, 1, 40), r.nextBoolean()));
@@ -147,24 +158,37 @@ class LogPropertiesTest {
                     ch.truncate(damageAt);
                 }
             }
-            // the valid prefix: every batch ending before the damaged byte of the victim segment
+            // the valid prefix of the victim segment (every batch ending before the damaged
+            // byte), everything before it and, unlike Kafka, every later segment
             List<Appended> expected = new ArrayList<>();
             long pos = 0;
+            Appended damaged = null;
             for (Appended a : appended) {
-                if (a.first() < victim.baseOffset()) {
+                if (a.first() < victim.baseOffset() || a.first() >= victim.nextOffset()) {
                     expected.add(a);
-                } else if (a.last() < victim.nextOffset()) {
+                } else if (damaged == null) {
                     long end = pos + a.bytes().remaining();
-                    if (flip ? end <= damageAt : end <= damageAt) {
+                    if (end <= damageAt) {
                         expected.add(a);
                         pos = end;
                     } else {
-                        break;
+                        damaged = a;
                     }
                 }
             }
+            Appended lastWritten = appended.get(appended.size() - 1);
+            boolean victimIsLast = victim.baseOffset() == segs.get(segs.size() - 1).baseOffset();
+            long leo;
+            if (damaged == null || (victimIsLast && (!flip || damaged == lastWritten))) {
+                // nothing whole after the damage: the log ends after its last valid batch
+                leo = victimIsLast && damaged != null ? damaged.first() : lastWritten.last() + 1;
+            } else {
+                leo = lastWritten.last() + 1;
+            }
             try (PartitionLog log = PartitionLog.open(dir, cfg, time)) {
-                assertLogHolds(log, expected);
+                assertLogHolds(log, expected, leo);
+                // no offset of a batch still whole on disk is handed out again
+                assertThat(log.logEndOffset()).isGreaterThanOrEqualTo(leo);
                 // the log keeps working after recovery
                 AppendResult next = log.append(new RandomBatches(seed + 1).batch());
                 assertThat(next.firstOffset()).isEqualTo(log.logEndOffset() - next.recordCount());

@@ -17,14 +17,23 @@ final class LogTestSupport {
         return LogConfig.from(overrides);
     }
 
-    /** Reads the whole log from its start to the high watermark, in slices of maxBytes. */
+    /**
+     * Reads the whole log from its start to the high watermark, in slices of maxBytes. An empty
+     * slice below the high watermark ends the read only when no segment holds a batch past the
+     * offset (a recovery made the log continue above its last batch).
+     */
     static List<RecordBatch> readAll(PartitionLog log, int maxBytes) throws IOException {
         List<RecordBatch> out = new ArrayList<>();
         long offset = log.logStartOffset();
         while (offset < log.highWatermark()) {
             FileSlice s = log.read(offset, maxBytes);
             if (s.isEmpty()) {
-                throw new AssertionError("empty slice at " + offset);
+                long o = offset;
+                if (log.segments().stream()
+                        .anyMatch(g -> g.sizeInBytes() > 0 && g.nextOffset() > o)) {
+                    throw new AssertionError("empty slice at " + offset);
+                }
+                break;
             }
             for (RecordBatch b : s.batches()) {
                 out.add(b);
