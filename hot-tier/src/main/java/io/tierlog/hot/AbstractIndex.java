@@ -10,23 +10,27 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A file of fixed-size index entries, sorted by key, as Kafka's {@code AbstractIndex}: read through
- * a read-only memory mapping, written with positional {@link FileChannel} writes. A writable index
- * is extended (sparsely) to {@code maxIndexSize} (rounded down to whole entries) and trimmed to its
- * valid entries on {@link #trimToValidSize()}; a read-only index maps the file as it is and never
- * writes.
+ * A memory-mapped file of fixed-size index entries, sorted by key, as Kafka's {@code
+ * AbstractIndex}. A writable index is extended (sparsely) to {@code maxIndexSize} (rounded down to
+ * whole entries) and trimmed to its valid entries on {@link #trimToValidSize()}; a read-only index
+ * maps the file as it is and never writes.
  *
- * <p>Why entries are not written through the mapping, as Kafka does: the preallocated file is
- * sparse, and a store into a mapped page that the file system cannot allocate (disk full) raises
- * SIGBUS, which the JVM turns into an asynchronous {@link InternalError} that may surface anywhere
- * in the writing thread (it killed a Netty event loop) and leaves a zeroed entry counted as
- * written. A {@code pwrite} instead fails with an {@link IOException} (ENOSPC) before the entry is
- * counted, and the caller rolls back. Linux keeps the mapping coherent with the writes (one page
- * cache). Reading a sparse hole through the mapping never faults.
+ * <p>Why stores into the mapping are preceded by real writes: the extended file is sparse, and a
+ * store into a mapped page that the file system cannot allocate (disk full) raises SIGBUS, which
+ * the JVM turns into an asynchronous {@link InternalError} that may surface anywhere in the writing
+ * thread (it killed a Netty event loop) and leaves a zeroed entry counted as written. So before an
+ * entry is stored, the file region holding it is allocated by writing zeros with {@link
+ * FileChannel} positional writes, {@link #PREALLOCATE_BYTES} at a time: on a full disk that write
+ * fails with an {@link IOException} (ENOSPC) before the entry counts, and the caller rolls back; a
+ * store into an allocated page never needs space (ext4, XFS, tmpfs; copy-on-write file systems such
+ * as btrfs may still need space at the store, as for Kafka). One zero write per page (4 KiB) of
+ * entries keeps the append path as fast as plain mapped stores (a positional write per entry cost a
+ * syscall and an mtime update, which made each fsync-mode journal commit larger). Reading a sparse
+ * hole through the mapping never faults.
  *
- * <p>The write channel is opened on the first write, counts against the log dir's {@link
- * OpenFiles} bound (closed while idle, reopened on the next write) and is closed for good on trim,
- * so an index that is not being appended to holds no file descriptor.
+ * <p>The write channel is opened on the first allocation, counts against the log dir's {@link
+ * OpenFiles} bound (closed while idle, reopened on the next allocation) and is closed for good on
+ * trim, so an index that is not being appended to holds no file descriptor.
  *
  * <p>Thread-safety: one writer (the log's append lock) and any number of lock-free readers; the
  * entry count is volatile and published only after the entry bytes are written.
@@ -48,8 +52,21 @@ abstract class AbstractIndex {
      */
     private volatile SegmentFile writeFile;
 
-    /** One entry being written (direct: a heap buffer would be copied to a temporary one). */
-    private ByteBuffer entryBuffer;
+    /**
+     * Bytes allocated by each zero write ahead of the entries: one page, so that thousands of
+     * active segments do not hold much more than their entries.
+     */
+    static final int PREALLOCATE_BYTES = 4096;
+
+    /** Zeros for {@link #ensureAllocated} (direct: a heap buffer would be copied again). */
+    private static final ByteBuffer ZEROS =
+            ByteBuffer.allocateDirect(PREALLOCATE_BYTES).asReadOnlyBuffer();
+
+    /** The first bytes of the file known to be allocated by real writes; guarded by the writer. */
+    private long allocated;
+
+    /** One entry being written, copied into the mapping. */
+    private final ByteBuffer entryBuffer = ByteBuffer.allocate(16);
 
     /** Bytes written since the last {@link #flush()}. */
     private volatile boolean dirty;
@@ -87,7 +104,8 @@ abstract class AbstractIndex {
             int validEntries = (int) (existing / entrySize());
             long size = roundDown(Math.max(maxIndexSize, validEntries * (long) entrySize()));
             raf.setLength(size); // sparse: extending allocates nothing, so never ENOSPC
-            mmap = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, size);
+            mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+            allocated = validEntries * (long) entrySize(); // written once, so allocated
             maxEntries = (int) (size / entrySize());
             entries = validEntries;
         }
@@ -153,10 +171,9 @@ abstract class AbstractIndex {
     }
 
     /**
-     * Writes the entry in {@code slot} from {@link #entryBuffer()} (filled by the caller, not yet
-     * flipped) at its position in the file. The caller counts the entry only after this returned: a
-     * failed write (ENOSPC) leaves at most a partial entry beyond the valid ones, which the next
-     * write to that slot overwrites and a trim cuts off.
+     * Stores the entry in {@code slot} from {@link #entryBuffer()} (filled by the caller, not yet
+     * flipped) into the mapping, after making sure its page is allocated. The caller counts the
+     * entry only after this returned: a failed allocation (ENOSPC) stores nothing.
      */
     protected final void writeEntry(int slot) throws IOException {
         if (!writable) {
@@ -164,6 +181,25 @@ abstract class AbstractIndex {
         }
         ByteBuffer b = entryBuffer;
         b.flip();
+        int pos = slot * entrySize();
+        ensureAllocated(pos + b.remaining());
+        mmap.put(pos, b, 0, b.remaining());
+        dirty = true;
+    }
+
+    /**
+     * Allocates the file up to at least {@code end} by writing zeros over the (sparse, unused)
+     * bytes from {@link #allocated} on, so that later stores into those pages cannot fault.
+     */
+    private void ensureAllocated(long end) throws IOException {
+        if (end <= allocated) {
+            return;
+        }
+        long limit = mmap.capacity();
+        long target =
+                Math.min(
+                        limit,
+                        (end + PREALLOCATE_BYTES - 1) / PREALLOCATE_BYTES * PREALLOCATE_BYTES);
         SegmentFile f = writeFile;
         if (f == null) {
             f = SegmentFile.lazy(files, file);
@@ -171,9 +207,12 @@ abstract class AbstractIndex {
         }
         FileChannel ch = f.acquire();
         try {
-            long pos = (long) slot * entrySize();
-            while (b.hasRemaining()) {
-                pos += ch.write(b, pos);
+            ByteBuffer zeros = ZEROS.duplicate();
+            long pos = allocated;
+            while (pos < target) {
+                zeros.clear().limit((int) Math.min(PREALLOCATE_BYTES, target - pos));
+                pos += ch.write(zeros, pos);
+                allocated = pos; // what was written is allocated even if the next write fails
             }
         } finally {
             f.markUnflushed();
@@ -184,13 +223,7 @@ abstract class AbstractIndex {
 
     /** The cleared buffer for one entry, to fill before {@link #writeEntry}. */
     protected final ByteBuffer entryBuffer() {
-        ByteBuffer b = entryBuffer;
-        if (b == null) {
-            b = ByteBuffer.allocateDirect(entrySize());
-            entryBuffer = b;
-        }
-        b.clear();
-        return b;
+        return entryBuffer.clear();
     }
 
     /** Shrinks the file to its valid entries (on roll and close, as Kafka does). */
@@ -202,6 +235,7 @@ abstract class AbstractIndex {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.setLength(size); // shrinking never needs space
             mmap = raf.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, size);
+            allocated = Math.min(allocated, size);
         } finally {
             closeWriteChannel();
         }
@@ -213,8 +247,11 @@ abstract class AbstractIndex {
         if (!writable || !dirty) {
             return;
         }
+        MappedByteBuffer m = mmap;
         SegmentFile f = writeFile;
-        if (f != null) {
+        if (!m.isReadOnly()) {
+            m.force(); // msync: the stores into the mapping, and the zero writes of the range
+        } else if (f != null) {
             f.force();
         } else {
             try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE)) {
