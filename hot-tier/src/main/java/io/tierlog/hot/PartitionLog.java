@@ -57,8 +57,7 @@ public final class PartitionLog implements Closeable {
     private final OpenFiles files;
 
     private volatile LogSegment[] segments;
-    private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> damaged =
-            new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final DamagedRanges damaged = new DamagedRanges();
     private volatile long logStartOffset;
     private volatile long logEndOffset;
     private volatile long highWatermark;
@@ -527,25 +526,19 @@ public final class PartitionLog implements Closeable {
      * it. Kept in memory only: after a restart the range is reported again when found again.
      */
     public void markDamaged(long from, long to, String reason) {
-        if (to <= from) {
-            return;
-        }
-        Long prev = damaged.put(from, Math.max(to, damaged.getOrDefault(from, to)));
-        if (prev == null) {
+        if (damaged.mark(from, to)) {
             LOG.error("Hot copy of offsets [{}, {}) of {} is corrupt: {}", from, to, tp, reason);
         }
     }
 
     /** One past the end of the damaged range holding {@code offset}, or -1 if it is not damaged. */
     public long damagedRangeEnd(long offset) {
-        java.util.Map.Entry<Long, Long> e = damaged.floorEntry(offset);
-        return e != null && e.getValue() > offset ? e.getValue() : -1;
+        return damaged.endOf(offset);
     }
 
     /** Start of the first damaged range above {@code offset}, or {@code Long.MAX_VALUE}. */
     public long nextDamagedStart(long offset) {
-        Long k = damaged.higherKey(offset);
-        return k == null ? Long.MAX_VALUE : k;
+        return damaged.nextStart(offset);
     }
 
     public long logStartOffset() {
