@@ -131,4 +131,22 @@ public final class CatalogBinding {
                 + " offloaded data. Restore the catalog, or rebuild it from the bucket with"
                 + " `tierlog catalog rebuild` (see README, 'If the catalog is lost').";
     }
+
+    /**
+     * Gives a catalog that holds nothing yet the id {@code id}: for {@code tierlog catalog
+     * rebuild}, whose fresh catalog must carry the data dir's id so that the data dir accepts it.
+     *
+     * @throws CatalogException if the catalog holds any topic, or is not a catalog opened by
+     *     {@link Catalog#open}
+     */
+    public static void assignId(Catalog catalog, UUID id) {
+        if (!(catalog instanceof JdbcCatalog jdbc)) {
+            throw new CatalogException("cannot assign an id to " + catalog);
+        }
+        if (!catalog.topics().isEmpty()) {
+            throw new CatalogException(
+                    "catalog " + catalog.describe() + " is not empty: refusing to change its id");
+        }
+        jdbc.assignId(id);
+    }
 }

@@ -250,6 +250,25 @@ final class JdbcCatalog implements Catalog {
         }
     }
 
+    /** Replaces the id (see {@link CatalogBinding#assignId}). */
+    void assignId(UUID newId) {
+        inTransaction(
+                c -> {
+                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM catalog_meta")) {
+                        ps.executeUpdate();
+                    }
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "INSERT INTO catalog_meta (id, created_at) VALUES (?, ?)")) {
+                        ps.setString(1, newId.toString());
+                        ps.setLong(2, System.currentTimeMillis());
+                        ps.executeUpdate();
+                    }
+                    return null;
+                });
+        id = newId;
+    }
+
     @Override
     public String describe() {
         return storage != null ? storage.db().toString() : redactedUrl();

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tierlog.catalog.Catalog;
+import io.tierlog.catalog.CatalogBinding;
+import io.tierlog.catalog.CatalogGuard;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
@@ -52,11 +54,15 @@ final class EngineResources implements Closeable {
     /** How stale a cached cold high watermark may be when bounding local retention. */
     private static final long BOUND_MAX_AGE_MS = 1000;
 
+    /** How often the catalog's health is checked even when nothing asks (for the log and gauge). */
+    private static final long CATALOG_CHECK_INTERVAL_MS = 5000;
+
     private final Config config;
     private final Config storeConfig;
     private final Path dataDir;
     private final ObjectStore store;
     private final Catalog catalog;
+    private final CatalogGuard guard;
     private final LogManager logs;
     private final ColdIndex coldIndex;
     private final ColdReader coldReader;
@@ -76,6 +82,7 @@ final class EngineResources implements Closeable {
         this.dataDir = b.dataDir;
         this.store = b.store;
         this.catalog = b.catalog;
+        this.guard = b.guard;
         this.logs = b.logs;
         this.coldIndex = b.coldIndex;
         this.coldReader = b.coldReader;
@@ -96,6 +103,7 @@ final class EngineResources implements Closeable {
         Path dataDir;
         ObjectStore store;
         Catalog catalog;
+        CatalogGuard guard;
         LogManager logs;
         ColdIndex coldIndex;
         ColdReader coldReader;
@@ -176,8 +184,17 @@ final class EngineResources implements Closeable {
         b.store = new MeteredObjectStore(S3ObjectStore.create(b.storeConfig), b.registry);
         b.closeables.push(b.store);
 
-        b.catalog = Catalog.open(catalogUrl(config, b.dataDir));
+        b.catalog = CatalogBinding.openBound(b.dataDir, catalogUrl(config, b.dataDir), Map.of());
         b.closeables.push(b.catalog);
+        b.guard = new CatalogGuard(b.catalog, b.catalog.id(), time::milliseconds);
+        CatalogGuard guard = b.guard;
+        b.registry.gauge(MetricNames.CATALOG_HEALTHY, guard, g -> g.healthy() ? 1 : 0);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        MetricNames.CATALOG_REFUSALS, guard, CatalogGuard::refusals)
+                .description(
+                        "Actions refused because the catalog was missing, replaced or unreadable"
+                                + " (local segment deletion, offload commits, sweeps, retention)")
+                .register(b.registry);
         b.topicConfigs = new TopicConfigs(config, b.catalog, topicOverrides);
 
         boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
@@ -194,7 +211,7 @@ final class EngineResources implements Closeable {
         b.closeables.push(b.logs);
         b.coldIndex = new ColdIndex(b.catalog);
         ColdIndex index = b.coldIndex;
-        b.logs.setRetentionBound(tp -> retentionBound(index, tp));
+        b.logs.setRetentionBound(tp -> retentionBound(guard, index, tp));
 
         b.coldExecutor =
                 Executors.newFixedThreadPool(
@@ -243,6 +260,7 @@ final class EngineResources implements Closeable {
                             cc,
                             time);
             b.closeables.push(b.compactor);
+            b.compactor.setGuard(guard);
             Counter coldIn = b.registry.counter(MetricNames.BYTES_IN, "tier", "cold");
             b.compactor.addListener(
                     new OffloadListener() {
@@ -268,13 +286,26 @@ final class EngineResources implements Closeable {
             b.scheduler.scheduleWithFixedDelay(
                     () -> {
                         try {
-                            r.apply();
+                            if (guard.allows("total retention pass")) {
+                                r.apply();
+                            }
                         } catch (RuntimeException e) {
                             LOG.warn("total retention pass failed", e);
                         }
                     },
                     every,
                     every,
+                    TimeUnit.MILLISECONDS);
+            b.scheduler.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            guard.allows("nothing (periodic check)");
+                        } catch (RuntimeException e) {
+                            LOG.warn("catalog health check failed", e);
+                        }
+                    },
+                    CATALOG_CHECK_INTERVAL_MS,
+                    CATALOG_CHECK_INTERVAL_MS,
                     TimeUnit.MILLISECONDS);
         }
     }
@@ -295,10 +326,14 @@ final class EngineResources implements Closeable {
     }
 
     /**
-     * Local retention may delete a hot segment only below the cold high watermark. If the catalog
-     * cannot be read, nothing is deletable.
+     * Local retention may delete a hot segment only below the cold high watermark, and only on the
+     * word of the data dir's own catalog while it is durable (invariant 8). If the guard refuses or
+     * the catalog cannot be read, nothing is deletable.
      */
-    private static long retentionBound(ColdIndex index, TopicPartition tp) {
+    private static long retentionBound(CatalogGuard guard, ColdIndex index, TopicPartition tp) {
+        if (!guard.allows("deleting hot segments of " + tp)) {
+            return Long.MIN_VALUE;
+        }
         try {
             ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
             if (!s.known()) {
@@ -367,6 +402,10 @@ final class EngineResources implements Closeable {
 
     Catalog catalog() {
         return catalog;
+    }
+
+    CatalogGuard guard() {
+        return guard;
     }
 
     LogManager logs() {

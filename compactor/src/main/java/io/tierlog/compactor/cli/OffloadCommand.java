@@ -130,6 +130,7 @@ public final class OffloadCommand implements Callable<Integer> {
                                 env.store(),
                                 env.config(),
                                 Time.SYSTEM)) {
+            compactor.setGuard(env.guard());
             ProgressReporter reporter = bar ? new BarReporter() : new LineReporter(out);
             compactor.addListener(reporter);
             if (once) {
