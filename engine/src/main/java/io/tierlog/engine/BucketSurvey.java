@@ -48,7 +48,7 @@ final class BucketSurvey {
     private final List<Unusable> unusable;
     private final int listed;
 
-    private BucketSurvey(
+    BucketSurvey(
             Map<TopicPartition, List<Found>> byPartition, List<Unusable> unusable, int listed) {
         this.byPartition = byPartition;
         this.unusable = unusable;

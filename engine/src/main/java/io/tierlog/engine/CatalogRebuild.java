@@ -99,7 +99,7 @@ public final class CatalogRebuild {
         Map<String, Map<String, String>> configs = new TreeMap<>();
         hints.forEach(
                 (t, h) -> {
-                    partitions.merge(t, h.partitions(), Math::max);
+                    partitions.merge(t, Math.max(1, h.partitions()), Math::max);
                     configs.put(t, Map.copyOf(h.configs()));
                 });
         survey.byPartition().keySet().forEach(tp -> partitions.merge(tp.topic(), tp.partition() + 1, Math::max));

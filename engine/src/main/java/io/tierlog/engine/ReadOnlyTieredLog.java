@@ -113,16 +113,23 @@ public final class ReadOnlyTieredLog implements Closeable {
      * catalog lacks, holes below the hot log start, a catalog that is not the data dir's).
      * Informational findings are in {@link #notes()} afterwards.
      */
-    public List<Violation> verify(boolean deep) throws IOException {
+    public List<Violation> verify(boolean deep) {
         List<Violation> out = new java.util.ArrayList<>(new Verifier(catalog, store, hot).verify(deep));
         List<String> found = new java.util.ArrayList<>();
+        Optional<java.util.UUID> bound;
+        try {
+            bound = io.tierlog.catalog.CatalogBinding.read(dataDir);
+        } catch (IOException e) {
+            bound = Optional.empty();
+            out.add(new Violation(null, Violation.Kind.CATALOG_NOT_OWN, e.getMessage()));
+        }
         new CatalogAudit(
                         catalog,
                         store,
                         hot,
                         io.tierlog.cold.ColdTierOptions.from(config).prefix(),
                         io.tierlog.compactor.CompactorOptions.from(config).orphanGrace(),
-                        io.tierlog.catalog.CatalogBinding.read(dataDir),
+                        bound,
                         System.currentTimeMillis())
                 .audit(out, found);
         notes = List.copyOf(found);
