@@ -66,17 +66,17 @@ public interface Catalog extends AutoCloseable {
     }
 
     /**
-     * The catalog's identity: a UUID stored in the catalog when it was created (or first opened
-     * by a tierlog that knows ids), as read when it was opened.
+     * The catalog's identity: a UUID stored in the catalog when it was created (or first opened by
+     * a tierlog that knows ids), as read when it was opened.
      *
      * @throws CatalogUnavailableException for a read-only catalog too old to have one
      */
     UUID id();
 
     /**
-     * Proves the catalog is still there and durable, and returns its id as stored now: for a
-     * SQLite file, that the files the connection holds open are still the ones at the path
-     * (reconnecting where a fresh connection repairs it), then the id is read from the database.
+     * Proves the catalog is still there and durable, and returns its id as stored now: for a SQLite
+     * file, that the files the connection holds open are still the ones at the path (reconnecting
+     * where a fresh connection repairs it), then the id is read from the database.
      *
      * @throws CatalogUnavailableException naming the catalog and what is wrong
      */

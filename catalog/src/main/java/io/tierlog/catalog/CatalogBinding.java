@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * on; it is written (atomically, fsynced with its directory) the first time the data dir uses a
  * catalog, and from then on a catalog with another id, an empty one or none at all is refused:
  * rather than start over an empty catalog and let local retention and the orphan sweeper destroy
- * the only copies of offloaded data, the server does not start and points at {@code tierlog
- * catalog rebuild}. A data dir without the file (made by a tierlog without catalog ids) adopts the
+ * the only copies of offloaded data, the server does not start and points at {@code tierlog catalog
+ * rebuild}. A data dir without the file (made by a tierlog without catalog ids) adopts the
  * catalog's id on first open.
  *
  * <p>Stateless, so thread-safe (two processes binding one data dir at once both write the same id).
@@ -66,8 +66,7 @@ public final class CatalogBinding {
             ch.force(true);
         }
         try {
-            Files.move(
-                    tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING);
         }
@@ -136,8 +135,8 @@ public final class CatalogBinding {
      * Gives a catalog that holds nothing yet the id {@code id}: for {@code tierlog catalog
      * rebuild}, whose fresh catalog must carry the data dir's id so that the data dir accepts it.
      *
-     * @throws CatalogException if the catalog holds any topic, or is not a catalog opened by
-     *     {@link Catalog#open}
+     * @throws CatalogException if the catalog holds any topic, or is not a catalog opened by {@link
+     *     Catalog#open}
      */
     public static void assignId(Catalog catalog, UUID id) {
         if (!(catalog instanceof JdbcCatalog jdbc)) {

@@ -10,11 +10,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Asked before anything is destroyed or committed on the catalog's word: deleting a hot segment
  * below the cold high watermark, committing an offloaded object, sweeping orphans, cold retention.
- * It allows the action only if the catalog is provably the data dir's own and still durable
- * ({@link Catalog#durableId()} succeeds and equals the expected id). Otherwise it refuses, logs one
- * ERROR line per problem at most every {@link #LOG_INTERVAL_MS} (naming the catalog and what is
- * wrong), and counts the refusal; hot produce and fetch do not ask it and go on. When the catalog is
- * back with the same id, the next check allows again (and says so at INFO).
+ * It allows the action only if the catalog is provably the data dir's own and still durable ({@link
+ * Catalog#durableId()} succeeds and equals the expected id). Otherwise it refuses, logs one ERROR
+ * line per problem at most every {@link #LOG_INTERVAL_MS} (naming the catalog and what is wrong),
+ * and counts the refusal; hot produce and fetch do not ask it and go on. When the catalog is back
+ * with the same id, the next check allows again (and says so at INFO).
  *
  * <p>Thread-safe.
  */

@@ -43,15 +43,16 @@ final class JdbcCatalog implements Catalog {
     private boolean closed; // guarded by lock
     private volatile UUID id; // null only for a read-only catalog older than schema v4
 
-    private JdbcCatalog(
-            String url, Dialect dialect, Properties properties, Catalog.OpenMode mode) {
+    private JdbcCatalog(String url, Dialect dialect, Properties properties, Catalog.OpenMode mode) {
         this.url = url;
         this.dialect = dialect;
         this.properties = properties;
         this.mode = mode;
         this.storage = Dialect.sqliteFile(url).map(SqliteStorage::new).orElse(null);
         this.connectUrl =
-                mode == Catalog.OpenMode.READ_ONLY && storage != null ? readOnlyUrl(storage.db()) : url;
+                mode == Catalog.OpenMode.READ_ONLY && storage != null
+                        ? readOnlyUrl(storage.db())
+                        : url;
     }
 
     static JdbcCatalog open(String jdbcUrl, Map<String, String> extraProperties) {
@@ -65,8 +66,7 @@ final class JdbcCatalog implements Catalog {
         if (mode != Catalog.OpenMode.CREATE
                 && file.isPresent()
                 && !java.nio.file.Files.isRegularFile(file.get())) {
-            throw new CatalogUnavailableException(
-                    "catalog file " + file.get() + " does not exist");
+            throw new CatalogUnavailableException("catalog file " + file.get() + " does not exist");
         }
         if (mode != Catalog.OpenMode.CREATE && file.isPresent() && sizeOf(file.get()) == 0) {
             // Connecting would write a header into it (journal mode).

@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Tells whether the SQLite files a connection holds open are still the ones at their paths. A
- * file deleted (or replaced) under an open SQLite connection is the silent way to lose a catalog:
- * the connection keeps reading and committing to the unlinked inode, and the next process opens
+ * Tells whether the SQLite files a connection holds open are still the ones at their paths. A file
+ * deleted (or replaced) under an open SQLite connection is the silent way to lose a catalog: the
+ * connection keeps reading and committing to the unlinked inode, and the next process opens
  * whatever is at the path, or creates an empty database there. So the identity ({@link
  * BasicFileAttributes#fileKey()}, device and inode on Unix) of the database file is recorded when a
  * connection opens, and of its {@code -wal} and {@code -shm} files when first seen, and compared on

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * s3.endpoint} when set, otherwise the embedded defaults in {@code data.dir} (the SQLite file
  * {@code catalog.db} and an in-process S3 server storing under {@code s3/}), the same ones {@code
  * tierlog serve} uses. Opening refuses a data dir, temp dir or catalog file inside the directory
- * being offloaded, which is never written. When the catalog or the objects live in {@code data.dir},
- * the data dir is bound to its catalog ({@link io.tierlog.catalog.CatalogBinding}): a missing,
- * empty or foreign catalog is refused at open.
+ * being offloaded, which is never written. When the catalog or the objects live in {@code
+ * data.dir}, the data dir is bound to its catalog ({@link io.tierlog.catalog.CatalogBinding}): a
+ * missing, empty or foreign catalog is refused at open.
  *
  * <p>Thread-safe once open; {@link #close()} closes everything it opened.
  */

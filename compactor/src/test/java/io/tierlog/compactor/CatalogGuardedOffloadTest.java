@@ -56,7 +56,8 @@ class CatalogGuardedOffloadTest {
             @Override
             public List<SegmentInfo> segments(TopicPartition tp) {
                 return tp.equals(TP)
-                        ? List.of(new SegmentInfo(TP, hotStart, hotStart, 0, 0, false, Path.of("x")))
+                        ? List.of(
+                                new SegmentInfo(TP, hotStart, hotStart, 0, 0, false, Path.of("x")))
                         : List.of();
             }
 
@@ -112,7 +113,8 @@ class CatalogGuardedOffloadTest {
                         cold.store,
                         cold.config(Map.of("offload.tmp.dir", tmp.toString())),
                         later)) {
-            CatalogGuard wrongId = new CatalogGuard(cold.catalog, UUID.randomUUID(), later::milliseconds);
+            CatalogGuard wrongId =
+                    new CatalogGuard(cold.catalog, UUID.randomUUID(), later::milliseconds);
             c.setGuard(wrongId);
             PassResult r = c.runOnce();
             assertThat(r.failedPartitions()).isEqualTo(1);

@@ -29,9 +29,9 @@ import org.apache.kafka.common.TopicPartition;
  *       high watermark (0 while nothing was committed): a hot log start above it is a hole, the
  *       offsets in between are in neither tier (partitions with committed objects are checked by
  *       {@link Verifier});
- *   <li>every object in the bucket (listed, footer read) that the catalog does not reference:
- *       a violation if it holds offsets neither the catalog nor the hot tier holds (data only in
- *       the bucket); a note if the hot tier still holds them (uploaded, not yet committed), if it
+ *   <li>every object in the bucket (listed, footer read) that the catalog does not reference: a
+ *       violation if it holds offsets neither the catalog nor the hot tier holds (data only in the
+ *       bucket); a note if the hot tier still holds them (uploaded, not yet committed), if it
  *       duplicates committed offsets (an orphan of a retried upload, swept after the grace period)
  *       or lies below the cold log start (a retention leftover), or if it cannot be read.
  * </ul>
@@ -83,14 +83,16 @@ final class CatalogAudit {
         Map<TopicPartition, Optional<Long>> hotStarts = new HashMap<>();
         for (TopicPartition tp : hot.partitions()) {
             List<SegmentInfo> segs = hot.segments(tp);
-            hotStarts.put(tp, segs.isEmpty() ? Optional.empty() : Optional.of(segs.get(0).baseOffset()));
+            hotStarts.put(
+                    tp, segs.isEmpty() ? Optional.empty() : Optional.of(segs.get(0).baseOffset()));
         }
         Set<String> referenced;
         try {
             referenced = new HashSet<>(catalog.allObjectKeys());
         } catch (CatalogException e) {
             violations.add(
-                    new Violation(null, Violation.Kind.COLD_NOT_CONTIGUOUS, "catalog unreadable: " + e));
+                    new Violation(
+                            null, Violation.Kind.COLD_NOT_CONTIGUOUS, "catalog unreadable: " + e));
             return;
         }
         for (Map.Entry<TopicPartition, Optional<Long>> e : hotStarts.entrySet()) {
@@ -99,7 +101,8 @@ final class CatalogAudit {
         for (BucketSurvey.Unusable u : survey.unusable()) {
             notes.add("unreadable object in the bucket, not in any chain: " + u);
         }
-        for (Map.Entry<TopicPartition, List<BucketSurvey.Found>> e : survey.byPartition().entrySet()) {
+        for (Map.Entry<TopicPartition, List<BucketSurvey.Found>> e :
+                survey.byPartition().entrySet()) {
             TopicPartition tp = e.getKey();
             Optional<PartitionState> state = state(tp);
             Optional<Long> hotStart = hotStarts.getOrDefault(tp, Optional.empty());
@@ -183,7 +186,8 @@ final class CatalogAudit {
         boolean old = nowMs - f.lastModified().toEpochMilli() >= grace.toMillis();
         if (state.isPresent() && !state.get().empty()) {
             PartitionState s = state.get();
-            if (o.firstOffset() >= s.coldLogStartOffset() && o.lastOffset() < s.coldHighWatermark()) {
+            if (o.firstOffset() >= s.coldLogStartOffset()
+                    && o.lastOffset() < s.coldHighWatermark()) {
                 notes.add(
                         tp
                                 + ": object "
@@ -222,7 +226,9 @@ final class CatalogAudit {
             return;
         }
         long missingTo =
-                hotStart.isPresent() ? Math.min(o.lastOffset(), hotStart.get() - 1) : o.lastOffset();
+                hotStart.isPresent()
+                        ? Math.min(o.lastOffset(), hotStart.get() - 1)
+                        : o.lastOffset();
         violations.add(
                 new Violation(
                         tp,

@@ -34,11 +34,11 @@ import org.apache.kafka.common.TopicPartition;
  * catalog that was lost (deleted, replaced by an empty one) or rolled back (restored from an old
  * backup). Every object's footer names its topic, partition and offset range ({@link
  * BucketSurvey}); per partition the objects are chained by offset: exact duplicates of one range
- * (orphans of a retried upload) keep the one with the lowest key and report the others, while a
- * gap or a partial overlap refuses the whole rebuild (nothing is written), since the catalog holds
- * only contiguous chains. Topics come from the objects, the hot log dir's partition folders
- * (partition count = highest index seen + 1) and the topic hints (the server's topic files, with
- * their partition counts and configs).
+ * (orphans of a retried upload) keep the one with the lowest key and report the others, while a gap
+ * or a partial overlap refuses the whole rebuild (nothing is written), since the catalog holds only
+ * contiguous chains. Topics come from the objects, the hot log dir's partition folders (partition
+ * count = highest index seen + 1) and the topic hints (the server's topic files, with their
+ * partition counts and configs).
  *
  * <p>The fresh catalog carries the data dir's {@code catalog.id} (a new id, recorded in the data
  * dir, if it has none), so the server accepts it. A SQLite catalog is written to a temp file and
@@ -102,8 +102,12 @@ public final class CatalogRebuild {
                     partitions.merge(t, Math.max(1, h.partitions()), Math::max);
                     configs.put(t, Map.copyOf(h.configs()));
                 });
-        survey.byPartition().keySet().forEach(tp -> partitions.merge(tp.topic(), tp.partition() + 1, Math::max));
-        hotStarts.keySet().forEach(tp -> partitions.merge(tp.topic(), tp.partition() + 1, Math::max));
+        survey.byPartition()
+                .keySet()
+                .forEach(tp -> partitions.merge(tp.topic(), tp.partition() + 1, Math::max));
+        hotStarts
+                .keySet()
+                .forEach(tp -> partitions.merge(tp.topic(), tp.partition() + 1, Math::max));
         List<String> problems = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         for (BucketSurvey.Unusable u : survey.unusable()) {
@@ -223,16 +227,19 @@ public final class CatalogRebuild {
                             + " is there and carries the data dir's id: refusing to replace it"
                             + " (use --force for a catalog rolled back to an old state)");
         }
-        Map<TopicPartition, Optional<Long>> hotStarts = new TreeMap<>(
-                java.util.Comparator.comparing(TopicPartition::topic)
-                        .thenComparingInt(TopicPartition::partition));
+        Map<TopicPartition, Optional<Long>> hotStarts =
+                new TreeMap<>(
+                        java.util.Comparator.comparing(TopicPartition::topic)
+                                .thenComparingInt(TopicPartition::partition));
         if (Files.isDirectory(logDir)) {
             try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logDir)) {
                 for (TopicPartition tp : hot.partitions()) {
                     List<SegmentInfo> segs = hot.segments(tp);
                     hotStarts.put(
                             tp,
-                            segs.isEmpty() ? Optional.empty() : Optional.of(segs.get(0).baseOffset()));
+                            segs.isEmpty()
+                                    ? Optional.empty()
+                                    : Optional.of(segs.get(0).baseOffset()));
                 }
             }
         }
@@ -282,7 +289,12 @@ public final class CatalogRebuild {
         }
         if (boundId.isEmpty()) {
             CatalogBinding.write(dataDir, id);
-            out.add("data dir " + dataDir + " bound to the new catalog (" + CatalogBinding.FILE + ")");
+            out.add(
+                    "data dir "
+                            + dataDir
+                            + " bound to the new catalog ("
+                            + CatalogBinding.FILE
+                            + ")");
         }
         out.add(
                 "rebuilt: "
@@ -334,7 +346,8 @@ public final class CatalogRebuild {
 
     private static void fill(Catalog c, Plan plan) {
         for (Map.Entry<String, Integer> t : plan.partitions().entrySet()) {
-            c.createTopic(t.getKey(), t.getValue(), plan.configs().getOrDefault(t.getKey(), Map.of()));
+            c.createTopic(
+                    t.getKey(), t.getValue(), plan.configs().getOrDefault(t.getKey(), Map.of()));
         }
         for (PartitionPlan pp : plan.parts()) {
             for (BucketSurvey.Found f : pp.chain()) {
@@ -370,7 +383,8 @@ public final class CatalogRebuild {
         }
         String kept = "";
         if (Files.exists(db)) {
-            Path aside = db.resolveSibling(db.getFileName() + ".replaced-" + System.currentTimeMillis());
+            Path aside =
+                    db.resolveSibling(db.getFileName() + ".replaced-" + System.currentTimeMillis());
             for (String suffix : List.of("-wal", "-shm", "")) {
                 Path f = Path.of(db + suffix);
                 if (Files.exists(f)) {

@@ -65,6 +65,8 @@ public final class MetricNames {
      */
     public static final String CATALOG_HEALTHY = "tierlog.catalog.healthy";
 
-    /** Counter of actions refused because the catalog was not usable (see {@link #CATALOG_HEALTHY}). */
+    /**
+     * Counter of actions refused because the catalog was not usable (see {@link #CATALOG_HEALTHY}).
+     */
     public static final String CATALOG_REFUSALS = "tierlog.catalog.refusals";
 }

@@ -24,9 +24,10 @@ import java.util.Optional;
  * opened {@link Catalog.OpenMode#READ_ONLY} (a SQLite file with read-only flags, never created, no
  * side files; a missing or empty catalog fails with {@link
  * io.tierlog.catalog.CatalogUnavailableException}) and only queried; objects are only read (LIST,
- * HEAD, ranged GET). No file or directory under the data dir is created or changed. With the embedded object store ({@code s3.mode}, as for
- * {@code serve}) a second embedded S3 server is started on {@code <data.dir>/s3} for reading, and
- * only when its bucket exists, so that nothing is created there.
+ * HEAD, ranged GET). No file or directory under the data dir is created or changed. With the
+ * embedded object store ({@code s3.mode}, as for {@code serve}) a second embedded S3 server is
+ * started on {@code <data.dir>/s3} for reading, and only when its bucket exists, so that nothing is
+ * created there.
  *
  * <p>Thread-safe; the caller closes it.
  */
@@ -114,7 +115,8 @@ public final class ReadOnlyTieredLog implements Closeable {
      * Informational findings are in {@link #notes()} afterwards.
      */
     public List<Violation> verify(boolean deep) {
-        List<Violation> out = new java.util.ArrayList<>(new Verifier(catalog, store, hot).verify(deep));
+        List<Violation> out =
+                new java.util.ArrayList<>(new Verifier(catalog, store, hot).verify(deep));
         List<String> found = new java.util.ArrayList<>();
         Optional<java.util.UUID> bound;
         try {

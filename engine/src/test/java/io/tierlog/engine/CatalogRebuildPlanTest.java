@@ -36,7 +36,9 @@ class CatalogRebuildPlanTest {
                         Map.of());
         assertThat(p.problems()).isEmpty();
         assertThat(p.parts()).hasSize(1);
-        assertThat(p.parts().get(0).chain()).extracting(BucketSurvey.Found::key).containsExactly("a", "b", "c");
+        assertThat(p.parts().get(0).chain())
+                .extracting(BucketSurvey.Found::key)
+                .containsExactly("a", "b", "c");
         assertThat(p.parts().get(0).coldHighWatermark()).hasValue(250L);
         assertThat(p.notes()).noneMatch(n -> n.startsWith("GAP"));
     }
@@ -49,7 +51,9 @@ class CatalogRebuildPlanTest {
                         Map.of(),
                         Map.of());
         assertThat(p.problems()).isEmpty();
-        assertThat(p.parts().get(0).chain()).extracting(BucketSurvey.Found::key).containsExactly("a", "b");
+        assertThat(p.parts().get(0).chain())
+                .extracting(BucketSurvey.Found::key)
+                .containsExactly("a", "b");
         assertThat(p.notes()).anyMatch(n -> n.contains("duplicate z-dup") && n.contains("b"));
     }
 
@@ -57,20 +61,26 @@ class CatalogRebuildPlanTest {
     void partialOverlapIsRefused() {
         CatalogRebuild.Plan p =
                 CatalogRebuild.plan(survey(obj("a", 0, 99), obj("b", 50, 149)), Map.of(), Map.of());
-        assertThat(p.problems()).singleElement().asString().contains("partial overlap").contains("b");
+        assertThat(p.problems())
+                .singleElement()
+                .asString()
+                .contains("partial overlap")
+                .contains("b");
     }
 
     @Test
     void gapBetweenObjectsIsRefused() {
         CatalogRebuild.Plan p =
-                CatalogRebuild.plan(survey(obj("a", 0, 99), obj("b", 120, 149)), Map.of(), Map.of());
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99), obj("b", 120, 149)), Map.of(), Map.of());
         assertThat(p.problems()).singleElement().asString().contains("[100, 120)");
     }
 
     @Test
     void hotLogStartAboveTheColdTierIsReportedAsAGap() {
         CatalogRebuild.Plan p =
-                CatalogRebuild.plan(survey(obj("a", 0, 99)), Map.of(TP, Optional.of(180L)), Map.of());
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99)), Map.of(TP, Optional.of(180L)), Map.of());
         assertThat(p.problems()).isEmpty();
         assertThat(p.notes()).anyMatch(n -> n.startsWith("GAP") && n.contains("[100, 180)"));
     }
@@ -83,8 +93,13 @@ class CatalogRebuildPlanTest {
                 CatalogRebuild.plan(
                         survey(obj("a", 0, 99)),
                         Map.of(hot3, Optional.empty(), other, Optional.of(0L)),
-                        Map.of("v", new CatalogRebuild.TopicHint(6, Map.of("retention.ms", "1000"))));
-        assertThat(p.partitions()).containsEntry("t", 4).containsEntry("u", 2).containsEntry("v", 6);
+                        Map.of(
+                                "v",
+                                new CatalogRebuild.TopicHint(6, Map.of("retention.ms", "1000"))));
+        assertThat(p.partitions())
+                .containsEntry("t", 4)
+                .containsEntry("u", 2)
+                .containsEntry("v", 6);
         assertThat(p.configs()).containsEntry("v", Map.of("retention.ms", "1000"));
     }
 }

@@ -131,9 +131,16 @@ class CatalogLossIT {
                 .hasMessageContaining(catalogDb().toString())
                 .hasMessageNotContaining("\n");
         assertThat(catalogDb()).doesNotExist();
-        Cli serve = cli("serve", "--set", "data.dir=" + dataDir(), "--set", "listeners=PLAINTEXT://127.0.0.1:0");
+        Cli serve =
+                cli(
+                        "serve",
+                        "--set",
+                        "data.dir=" + dataDir(),
+                        "--set",
+                        "listeners=PLAINTEXT://127.0.0.1:0");
         assertThat(serve.exit).isEqualTo(2);
-        assertThat(serve.err.lines().filter(l -> l.contains("catalog rebuild")).count()).isEqualTo(1);
+        assertThat(serve.err.lines().filter(l -> l.contains("catalog rebuild")).count())
+                .isEqualTo(1);
         assertThat(serve.err).doesNotContain("\tat ");
 
         // inspect and verify fail clearly and create nothing.
@@ -320,7 +327,11 @@ class CatalogLossIT {
             System.setOut(oldOut);
             System.setErr(oldErr);
         }
-        Cli r = new Cli(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        Cli r =
+                new Cli(
+                        exit,
+                        out.toString(StandardCharsets.UTF_8),
+                        err.toString(StandardCharsets.UTF_8));
         oldOut.println("tierlog " + String.join(" ", args) + " -> " + exit + "\n" + r.out + r.err);
         return r;
     }
@@ -372,7 +383,8 @@ class CatalogLossIT {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = from; i < from + count; i++) {
-                acks.add(producer.send(new ProducerRecord<>(TOPIC, 0, BASE_TS + i, null, value(i))));
+                acks.add(
+                        producer.send(new ProducerRecord<>(TOPIC, 0, BASE_TS + i, null, value(i))));
             }
             producer.flush();
         }

@@ -62,7 +62,8 @@ final class CatalogCommand implements Runnable {
 
         @Option(
                 names = "--force",
-                description = "Replace a catalog that looks healthy (e.g. one restored from an old backup).")
+                description =
+                        "Replace a catalog that looks healthy (e.g. one restored from an old backup).")
         boolean force;
 
         @Option(names = "--dry-run", description = "Report what would be written; write nothing.")
