@@ -335,8 +335,8 @@ public final class CatalogRebuild {
             if (boundId.isPresent() && !boundId.get().equals(id)) {
                 return "present with id " + id + ", not the data dir's " + boundId.get();
             }
-            if (boundId.isEmpty() && c.topics().isEmpty()) {
-                return "present but empty";
+            if (c.topics().isEmpty()) {
+                return "present but empty (id " + id + ")";
             }
             return "healthy (id " + id + ", " + c.topics().size() + " topics)";
         } catch (io.tierlog.catalog.CatalogException e) {

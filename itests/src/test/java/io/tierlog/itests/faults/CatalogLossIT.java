@@ -152,6 +152,20 @@ class CatalogLossIT {
         assertThat(verify.err).contains("does not exist").contains("tierlog catalog rebuild");
         assertThat(snapshot(dataDir())).isEqualTo(before);
 
+        // An empty catalog with the right id (the old release would have created one): verify
+        // names the hole below the hot log start and the offsets only the bucket holds.
+        try (io.tierlog.catalog.Catalog empty =
+                io.tierlog.catalog.Catalog.open("jdbc:sqlite:" + catalogDb())) {
+            CatalogBinding.assignId(empty, CatalogBinding.read(dataDir()).orElseThrow());
+        }
+        Cli verifyEmpty = cli("verify", "--set", "data.dir=" + dataDir());
+        assertThat(verifyEmpty.exit).isEqualTo(1);
+        assertThat(verifyEmpty.out)
+                .contains("GAP_BETWEEN_TIERS: the hot log starts at " + hotStartAtLoss)
+                .contains("offsets [0, " + hotStartAtLoss + ") are in neither tier")
+                .contains("OBJECTS_NOT_IN_CATALOG")
+                .contains("holds offsets 0..");
+
         // The rebuild, then every acknowledged record from offset 0.
         Cli rebuild = cli("catalog", "rebuild", "--set", "data.dir=" + dataDir());
         assertThat(rebuild.exit).as(rebuild.out + rebuild.err).isZero();
@@ -172,6 +186,65 @@ class CatalogLossIT {
             TieredLog tiered = server.broker().tiered().get();
             assertThat(healthy(tiered)).isEqualTo(1.0);
             assertThat(tiered.offsets(TP).hotLogStartOffset()).isGreaterThan(hotStartAtLoss);
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void catalogRolledBackToAnOldBackupIsReportedByVerifyAndRebuiltWithForce() throws Exception {
+        int n = 20_000;
+        TierlogServer server = TierlogServer.start(config(0));
+        int port = server.port();
+        produce(port, 0, n);
+        awaitOffloaded(server);
+        server.close();
+        Path backup = dir.resolve("catalog.backup");
+        Files.copy(catalogDb(), backup);
+        server = TierlogServer.start(config(port));
+        long hotStart;
+        long coldHw;
+        try {
+            produce(port, n, n);
+            awaitOffloaded(server);
+            LogOffsets o = server.broker().tiered().get().offsets(TP);
+            hotStart = o.hotLogStartOffset();
+            coldHw = o.coldHighWatermark();
+        } finally {
+            server.close();
+        }
+        long backupHw;
+        try (io.tierlog.catalog.Catalog b =
+                io.tierlog.catalog.Catalog.open(
+                        "jdbc:sqlite:" + backup,
+                        Map.of(),
+                        io.tierlog.catalog.Catalog.OpenMode.READ_ONLY)) {
+            backupHw = b.partitionState(TOPIC, 0).coldHighWatermark();
+        }
+        assertThat(hotStart)
+                .as("local retention went past the backup's watermark")
+                .isGreaterThan(backupHw);
+        Files.copy(backup, catalogDb(), StandardCopyOption.REPLACE_EXISTING); // the roll-back
+
+        Cli verify = cli("verify", "--set", "data.dir=" + dataDir());
+        assertThat(verify.exit).isEqualTo(1);
+        assertThat(verify.out)
+                .contains("OBJECTS_NOT_IN_CATALOG")
+                .contains("holds offsets " + backupHw + "..")
+                .contains("GAP_BETWEEN_TIERS");
+        Cli refused = cli("catalog", "rebuild", "--set", "data.dir=" + dataDir());
+        assertThat(refused.exit).isEqualTo(2);
+        assertThat(refused.err).contains("--force");
+        Cli rebuild = cli("catalog", "rebuild", "--force", "--set", "data.dir=" + dataDir());
+        assertThat(rebuild.exit).as(rebuild.out + rebuild.err).isZero();
+        assertThat(rebuild.out).contains("cold high watermark " + coldHw).contains("kept as");
+        assertThat(cli("verify", "--set", "data.dir=" + dataDir()).exit).isZero();
+
+        server = TierlogServer.start(config(port));
+        try (KafkaConsumer<byte[], byte[]> c = consumer(port)) {
+            c.assign(List.of(TP));
+            c.seekToBeginning(List.of(TP));
+            assertThat(readUpTo(c, 0, 2L * n)).isEqualTo(2L * n);
         } finally {
             server.close();
         }
