@@ -61,7 +61,10 @@ final class SqliteStorage {
                             "catalog file " + db + " no longer exists (deleted while open)",
                             false));
         }
-        if (dbKey != null && !Objects.equals(dbKey, now.get())) {
+        if (dbKey == null) {
+            dbKey = now.get(); // the file was created lazily, after the connection opened
+        }
+        if (!Objects.equals(dbKey, now.get())) {
             return Optional.of(
                     new Problem(
                             "catalog file " + db + " was replaced by another file while open",

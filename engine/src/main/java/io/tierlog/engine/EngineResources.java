@@ -211,7 +211,8 @@ final class EngineResources implements Closeable {
         b.closeables.push(b.logs);
         b.coldIndex = new ColdIndex(b.catalog);
         ColdIndex index = b.coldIndex;
-        b.logs.setRetentionBound(tp -> retentionBound(guard, index, tp));
+        LogManager logs = b.logs;
+        b.logs.setRetentionBound(tp -> retentionBound(guard, index, logs, tp));
 
         b.coldExecutor =
                 Executors.newFixedThreadPool(
@@ -330,21 +331,31 @@ final class EngineResources implements Closeable {
      * word of the data dir's own catalog while it is durable (invariant 8). If the guard refuses or
      * the catalog cannot be read, nothing is deletable.
      */
-    private static long retentionBound(CatalogGuard guard, ColdIndex index, TopicPartition tp) {
-        if (!guard.allows("deleting hot segments of " + tp)) {
-            return Long.MIN_VALUE;
-        }
+    private static long retentionBound(
+            CatalogGuard guard, ColdIndex index, LogManager logs, TopicPartition tp) {
+        long bound;
         try {
             ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
             if (!s.known()) {
                 register(index.catalog(), tp);
                 index.invalidate(tp);
             }
-            return s.known() ? s.coldHighWatermark() : Long.MIN_VALUE;
+            bound = s.known() ? s.coldHighWatermark() : Long.MIN_VALUE;
         } catch (RuntimeException e) {
             LOG.warn("cannot read the cold high watermark of {}: local retention paused", tp);
             return Long.MIN_VALUE;
         }
+        // Only a bound above the log start lets anything go; then the catalog must prove itself
+        // (checked on every pass that could delete, not cached: one stat and one SELECT).
+        long start =
+                logs.partition(tp)
+                        .map(io.tierlog.hot.PartitionLog::logStartOffset)
+                        .orElse(Long.MAX_VALUE);
+        if (bound > start
+                && !guard.allows("deleting hot segments of " + tp + " below offset " + bound)) {
+            return Long.MIN_VALUE;
+        }
+        return bound;
     }
 
     /**
