@@ -183,12 +183,13 @@ final class SchemaMigrations {
 
     /** Whether the database holds a tierlog schema at all (a {@code schema_version} table). */
     static boolean hasSchema(Connection c) throws SQLException {
-        try (ResultSet rs = c.getMetaData().getTables(null, null, "schema_version", null)) {
+        String schema = c.getSchema(); // PostgreSQL: only the current schema counts
+        try (ResultSet rs = c.getMetaData().getTables(null, schema, "schema_version", null)) {
             if (rs.next()) {
                 return true;
             }
         }
-        try (ResultSet rs = c.getMetaData().getTables(null, null, "SCHEMA_VERSION", null)) {
+        try (ResultSet rs = c.getMetaData().getTables(null, schema, "SCHEMA_VERSION", null)) {
             return rs.next();
         }
     }
