@@ -51,7 +51,7 @@ final class JdbcCatalog implements Catalog {
         this.storage = Dialect.sqliteFile(url).map(SqliteStorage::new).orElse(null);
         this.connectUrl =
                 mode == Catalog.OpenMode.READ_ONLY && storage != null
-                        ? readOnlyUrl(storage.db())
+                        ? CatalogSetup.readOnlyUrl(storage.db())
                         : url;
     }
 
@@ -68,7 +68,9 @@ final class JdbcCatalog implements Catalog {
                 && !java.nio.file.Files.isRegularFile(file.get())) {
             throw new CatalogUnavailableException("catalog file " + file.get() + " does not exist");
         }
-        if (mode != Catalog.OpenMode.CREATE && file.isPresent() && sizeOf(file.get()) == 0) {
+        if (mode != Catalog.OpenMode.CREATE
+                && file.isPresent()
+                && CatalogSetup.sizeOf(file.get()) == 0) {
             // Connecting would write a header into it (journal mode).
             throw new CatalogUnavailableException(
                     "catalog " + file.get() + " is empty (no tierlog schema)");
@@ -88,7 +90,7 @@ final class JdbcCatalog implements Catalog {
         try {
             catalog.call(
                     c -> {
-                        catalog.id = catalog.prepare(c);
+                        catalog.id = CatalogSetup.prepare(c, dialect, mode, catalog.redactedUrl());
                         return null;
                     });
         } catch (RuntimeException e) {
@@ -101,102 +103,6 @@ final class JdbcCatalog implements Catalog {
             props.setProperty("open_mode", SQLITE_OPEN_EXISTING);
         }
         return catalog;
-    }
-
-    private static long sizeOf(java.nio.file.Path f) {
-        try {
-            return java.nio.file.Files.size(f);
-        } catch (java.io.IOException e) {
-            throw new CatalogUnavailableException("catalog file " + f + " is unreadable: " + e, e);
-        }
-    }
-
-    /**
-     * The URL a read-only connection opens: SQLite creates the {@code -wal} and {@code -shm} files
-     * of a WAL database even for a read-only connection unless they exist. They exist while a
-     * writer has the catalog open (and are then read as they are); without a write-ahead log no
-     * writer is active and the file is complete, so it is opened {@code immutable} (no locks, no
-     * side files). A write-ahead log without its shared-memory file (a writer that crashed) would
-     * need the side file created; it is then also read immutable, without the log's last commits.
-     */
-    private static String readOnlyUrl(java.nio.file.Path db) {
-        boolean wal = java.nio.file.Files.exists(java.nio.file.Path.of(db + "-wal"));
-        boolean shm = java.nio.file.Files.exists(java.nio.file.Path.of(db + "-shm"));
-        if (wal && shm) {
-            return "jdbc:sqlite:" + db.toUri() + "?mode=ro";
-        }
-        if (wal) {
-            LOG.warn(
-                    "catalog {} has a write-ahead log but no shared-memory file (a writer"
-                            + " crashed?): reading it without the log's last commits",
-                    db);
-        }
-        return "jdbc:sqlite:" + db.toUri() + "?mode=ro&immutable=1";
-    }
-
-    /** Checks and migrates the schema as {@link #mode} allows; returns the catalog's id. */
-    private UUID prepare(Connection c) throws SQLException {
-        boolean hasSchema = SchemaMigrations.hasSchema(c);
-        if (!hasSchema && mode != Catalog.OpenMode.CREATE) {
-            throw new CatalogUnavailableException(
-                    "catalog " + redactedUrl() + " is empty (no tierlog schema)");
-        }
-        if (mode == Catalog.OpenMode.READ_ONLY) {
-            int v = SchemaMigrations.currentVersion(c);
-            if (v > SchemaMigrations.latestVersion()) {
-                throw new CatalogException(
-                        "catalog schema version "
-                                + v
-                                + " is newer than this tierlog supports ("
-                                + SchemaMigrations.latestVersion()
-                                + "): upgrade tierlog");
-            }
-            return v >= 4 ? readId(c).orElse(null) : null;
-        }
-        int before = SchemaMigrations.migrate(c, dialect, SchemaMigrations.latestVersion());
-        LOG.debug("catalog {} opened at schema version {}", redactedUrl(), before);
-        Optional<UUID> existing = readId(c);
-        if (existing.isPresent()) {
-            return existing.get();
-        }
-        dialect.begin(c);
-        boolean done = false;
-        try {
-            dialect.lockForMigration(c);
-            Optional<UUID> raced = readId(c);
-            UUID fresh = raced.orElseGet(UUID::randomUUID);
-            if (raced.isEmpty()) {
-                try (PreparedStatement ps =
-                        c.prepareStatement(
-                                "INSERT INTO catalog_meta (id, created_at) VALUES (?, ?)")) {
-                    ps.setString(1, fresh.toString());
-                    ps.setLong(2, System.currentTimeMillis());
-                    ps.executeUpdate();
-                }
-                LOG.info("catalog {} has id {}", redactedUrl(), fresh);
-            }
-            dialect.commit(c);
-            done = true;
-            return fresh;
-        } finally {
-            if (!done) {
-                rollbackQuietly(c);
-            }
-        }
-    }
-
-    private static Optional<UUID> readId(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM catalog_meta");
-                ResultSet rs = ps.executeQuery()) {
-            Optional<UUID> id = Optional.empty();
-            while (rs.next()) {
-                if (id.isPresent()) {
-                    throw new CatalogException("catalog_meta holds more than one id");
-                }
-                id = Optional.of(UUID.fromString(rs.getString(1).trim()));
-            }
-            return id;
-        }
     }
 
     @Override
@@ -231,7 +137,7 @@ final class JdbcCatalog implements Catalog {
             Connection c = connection();
             try {
                 UUID now =
-                        readId(c)
+                        CatalogSetup.readId(c)
                                 .orElseThrow(
                                         () ->
                                                 new CatalogUnavailableException(
