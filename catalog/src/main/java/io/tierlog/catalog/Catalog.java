@@ -3,6 +3,7 @@ package io.tierlog.catalog;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The source of truth for what the cold tier holds: topics, per-partition cold state, and the
@@ -36,6 +37,53 @@ public interface Catalog extends AutoCloseable {
             throws CatalogException {
         return JdbcCatalog.open(jdbcUrl, connectionProperties);
     }
+
+    /** How {@link #open(String, Map, OpenMode)} treats the database it is given. */
+    enum OpenMode {
+        /** Creates the database (SQLite file, schema, id) if needed and migrates it. */
+        CREATE,
+        /**
+         * The database must exist and hold a tierlog schema (a missing SQLite file or an empty
+         * database is a {@link CatalogUnavailableException}, and nothing is created); migrates it.
+         */
+        EXISTING,
+        /**
+         * As {@link #EXISTING}, and nothing is ever written: no migration, SQLite opened with
+         * read-only flags. For {@code inspect} and {@code verify}.
+         */
+        READ_ONLY
+    }
+
+    /**
+     * Opens the catalog at {@code jdbcUrl} as {@code mode} says.
+     *
+     * @throws CatalogUnavailableException if {@code mode} is not {@link OpenMode#CREATE} and the
+     *     catalog does not exist or is empty
+     */
+    static Catalog open(String jdbcUrl, Map<String, String> connectionProperties, OpenMode mode)
+            throws CatalogException {
+        return JdbcCatalog.open(jdbcUrl, connectionProperties, mode);
+    }
+
+    /**
+     * The catalog's identity: a UUID stored in the catalog when it was created (or first opened by
+     * a tierlog that knows ids), as read when it was opened.
+     *
+     * @throws CatalogUnavailableException for a read-only catalog too old to have one
+     */
+    UUID id();
+
+    /**
+     * Proves the catalog is still there and durable, and returns its id as stored now: for a SQLite
+     * file, that the files the connection holds open are still the ones at the path (reconnecting
+     * where a fresh connection repairs it), then the id is read from the database.
+     *
+     * @throws CatalogUnavailableException naming the catalog and what is wrong
+     */
+    UUID durableId();
+
+    /** What to call the catalog in a message: the SQLite file, or the URL without parameters. */
+    String describe();
 
     /**
      * Creates a topic with partitions {@code 0..partitions-1}. Idempotent: if a topic of that name

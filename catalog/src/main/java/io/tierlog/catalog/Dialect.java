@@ -160,6 +160,25 @@ enum Dialect {
 
     static final int BUSY_TIMEOUT_MS = 30_000;
 
+    /**
+     * The database file of a {@code jdbc:sqlite:} URL, if it names one (not {@code :memory:} or a
+     * {@code file:} URI).
+     */
+    static java.util.Optional<Path> sqliteFile(String jdbcUrl) {
+        if (!jdbcUrl.startsWith("jdbc:sqlite:")) {
+            return java.util.Optional.empty();
+        }
+        String file = jdbcUrl.substring("jdbc:sqlite:".length());
+        int query = file.indexOf('?');
+        if (query >= 0) {
+            file = file.substring(0, query);
+        }
+        if (file.isEmpty() || file.equals(":memory:") || file.startsWith("file:")) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(Path.of(file).toAbsolutePath().normalize());
+    }
+
     static Dialect forUrl(String jdbcUrl) {
         if (jdbcUrl.startsWith("jdbc:sqlite:")) {
             return SQLITE;

@@ -26,39 +26,158 @@ import org.slf4j.LoggerFactory;
 final class JdbcCatalog implements Catalog {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCatalog.class);
 
+    /** sqlite-jdbc's {@code open_mode} flags: READWRITE | OPEN_URI, without CREATE. */
+    private static final String SQLITE_OPEN_EXISTING = Integer.toString(0x02 | 0x40);
+
+    /** sqlite-jdbc's {@code open_mode} flags: READONLY | OPEN_URI. */
+    private static final String SQLITE_OPEN_READ_ONLY = Integer.toString(0x01 | 0x40);
+
     private final String url;
+    private final String connectUrl;
     private final Dialect dialect;
     private final Properties properties;
+    private final Catalog.OpenMode mode;
+    private final SqliteStorage storage; // null unless a SQLite file; guarded by lock
     private final ReentrantLock lock = new ReentrantLock();
     private Connection connection; // guarded by lock
     private boolean closed; // guarded by lock
+    private volatile UUID id; // null only for a read-only catalog older than schema v4
 
-    private JdbcCatalog(String url, Dialect dialect, Properties properties) {
+    private JdbcCatalog(String url, Dialect dialect, Properties properties, Catalog.OpenMode mode) {
         this.url = url;
         this.dialect = dialect;
         this.properties = properties;
+        this.mode = mode;
+        this.storage = Dialect.sqliteFile(url).map(SqliteStorage::new).orElse(null);
+        this.connectUrl =
+                mode == Catalog.OpenMode.READ_ONLY && storage != null
+                        ? CatalogSetup.readOnlyUrl(storage.db())
+                        : url;
     }
 
     static JdbcCatalog open(String jdbcUrl, Map<String, String> extraProperties) {
+        return open(jdbcUrl, extraProperties, Catalog.OpenMode.CREATE);
+    }
+
+    static JdbcCatalog open(
+            String jdbcUrl, Map<String, String> extraProperties, Catalog.OpenMode mode) {
         Dialect dialect = Dialect.forUrl(jdbcUrl);
-        dialect.prepareUrl(jdbcUrl);
+        Optional<java.nio.file.Path> file = Dialect.sqliteFile(jdbcUrl);
+        if (mode != Catalog.OpenMode.CREATE
+                && file.isPresent()
+                && !java.nio.file.Files.isRegularFile(file.get())) {
+            throw new CatalogUnavailableException("catalog file " + file.get() + " does not exist");
+        }
+        if (mode != Catalog.OpenMode.CREATE
+                && file.isPresent()
+                && CatalogSetup.sizeOf(file.get()) == 0) {
+            // Connecting would write a header into it (journal mode).
+            throw new CatalogUnavailableException(
+                    "catalog " + file.get() + " is empty (no tierlog schema)");
+        }
+        if (mode == Catalog.OpenMode.CREATE) {
+            dialect.prepareUrl(jdbcUrl);
+        }
         Properties props = dialect.connectionProperties();
+        if (mode == Catalog.OpenMode.READ_ONLY && dialect == Dialect.SQLITE) {
+            props.remove("journal_mode"); // setting it is a write
+            props.setProperty("open_mode", SQLITE_OPEN_READ_ONLY);
+        } else if (mode == Catalog.OpenMode.EXISTING && dialect == Dialect.SQLITE) {
+            props.setProperty("open_mode", SQLITE_OPEN_EXISTING);
+        }
         extraProperties.forEach(props::setProperty);
-        JdbcCatalog catalog = new JdbcCatalog(jdbcUrl, dialect, props);
+        JdbcCatalog catalog = new JdbcCatalog(jdbcUrl, dialect, props, mode);
         try {
             catalog.call(
                     c -> {
-                        int before =
-                                SchemaMigrations.migrate(
-                                        c, dialect, SchemaMigrations.latestVersion());
-                        LOG.debug("catalog {} opened at schema version {}", jdbcUrl, before);
+                        catalog.id = CatalogSetup.prepare(c, dialect, mode, catalog.redactedUrl());
                         return null;
                     });
         } catch (RuntimeException e) {
             catalog.close();
             throw e;
         }
+        if (dialect == Dialect.SQLITE && mode == Catalog.OpenMode.CREATE) {
+            // Created (if it had to be) once: a reconnect must never create an empty file in
+            // place of one deleted under us.
+            props.setProperty("open_mode", SQLITE_OPEN_EXISTING);
+        }
         return catalog;
+    }
+
+    @Override
+    public UUID id() {
+        UUID i = id;
+        if (i == null) {
+            throw new CatalogUnavailableException(
+                    "catalog " + redactedUrl() + " has no id (schema older than version 4)");
+        }
+        return i;
+    }
+
+    @Override
+    public UUID durableId() {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new CatalogException("catalog " + redactedUrl() + " is closed");
+            }
+            if (storage != null) {
+                Optional<SqliteStorage.Problem> p = storage.check();
+                if (p.isPresent() && p.get().reconnect()) {
+                    LOG.warn("{}: reopening the catalog", p.get().description());
+                    dropConnection();
+                    connection(); // connects without creating: fails if the file is gone
+                    p = storage.check();
+                }
+                if (p.isPresent()) {
+                    throw new CatalogUnavailableException(p.get().description());
+                }
+            }
+            Connection c = connection();
+            try {
+                UUID now =
+                        CatalogSetup.readId(c)
+                                .orElseThrow(
+                                        () ->
+                                                new CatalogUnavailableException(
+                                                        "catalog " + redactedUrl() + " has no id"));
+                id = now;
+                return now;
+            } catch (SQLException e) {
+                if (dialect.isConnectionLost(e)) {
+                    dropConnection();
+                }
+                throw new CatalogUnavailableException(
+                        "catalog " + redactedUrl() + " is unreadable: " + e.getMessage(), e);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Replaces the id (see {@link CatalogBinding#assignId}). */
+    void assignId(UUID newId) {
+        inTransaction(
+                c -> {
+                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM catalog_meta")) {
+                        ps.executeUpdate();
+                    }
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "INSERT INTO catalog_meta (id, created_at) VALUES (?, ?)")) {
+                        ps.setString(1, newId.toString());
+                        ps.setLong(2, System.currentTimeMillis());
+                        ps.executeUpdate();
+                    }
+                    return null;
+                });
+        id = newId;
+    }
+
+    @Override
+    public String describe() {
+        return storage != null ? storage.db().toString() : redactedUrl();
     }
 
     /** Work done with the connection; may throw SQLException. */
@@ -99,7 +218,13 @@ final class JdbcCatalog implements Catalog {
             if (connection != null && !connection.isClosed()) {
                 return connection;
             }
-            connection = DriverManager.getConnection(url, properties);
+            connection = DriverManager.getConnection(connectUrl, properties);
+            if (mode == Catalog.OpenMode.READ_ONLY && dialect == Dialect.POSTGRESQL) {
+                connection.setReadOnly(true); // SQLite is read-only by its open flags
+            }
+            if (storage != null) {
+                storage.connected();
+            }
             return connection;
         } catch (SQLException e) {
             connection = null;

@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
  *       first offset still in cold.
  *   <li>{@code cold_objects(topic_id, partition_id, first_offset, last_offset, min_ts, max_ts,
  *       record_count, size_bytes, object_key, created_at)}: key unique; timestamps epoch millis.
+ *   <li>{@code catalog_meta(id, created_at)} (since v4): one row, the catalog's identity (a UUID
+ *       string), inserted when the catalog is first opened read-write at v4 (see {@link
+ *       JdbcCatalog}); a data dir records it in {@code catalog.id} (see {@link CatalogBinding}).
  * </ul>
  */
 final class SchemaMigrations {
@@ -88,7 +91,14 @@ final class SchemaMigrations {
                             "index for timestamp lookups",
                             List.of(
                                     "CREATE INDEX cold_objects_max_ts ON cold_objects"
-                                            + " (topic_id, partition_id, max_ts)")));
+                                            + " (topic_id, partition_id, max_ts)")),
+                    new Migration(
+                            4,
+                            "catalog identity",
+                            List.of(
+                                    "CREATE TABLE catalog_meta ("
+                                            + " id VARCHAR(36) PRIMARY KEY,"
+                                            + " created_at BIGINT NOT NULL)")));
 
     private SchemaMigrations() {}
 
@@ -168,6 +178,19 @@ final class SchemaMigrations {
                     }
                 }
             }
+        }
+    }
+
+    /** Whether the database holds a tierlog schema at all (a {@code schema_version} table). */
+    static boolean hasSchema(Connection c) throws SQLException {
+        String schema = c.getSchema(); // PostgreSQL: only the current schema counts
+        try (ResultSet rs = c.getMetaData().getTables(null, schema, "schema_version", null)) {
+            if (rs.next()) {
+                return true;
+            }
+        }
+        try (ResultSet rs = c.getMetaData().getTables(null, schema, "SCHEMA_VERSION", null)) {
+            return rs.next();
         }
     }
 

@@ -252,6 +252,27 @@ abstract class CatalogContract {
     }
 
     @Test
+    void theCatalogHasOneIdThatSurvivesReopeningAndIsProvedDurable() {
+        java.util.UUID id = catalog.id();
+        assertThat(catalog.durableId()).isEqualTo(id);
+        try (Catalog again = openCatalog()) {
+            assertThat(again.id()).isEqualTo(id);
+            assertThat(again.durableId()).isEqualTo(id);
+        }
+    }
+
+    @Test
+    void anEmptyCatalogCanBeGivenAnotherIdForARebuildButANonEmptyOneCannot() {
+        java.util.UUID wanted = java.util.UUID.randomUUID();
+        CatalogBinding.assignId(catalog, wanted);
+        assertThat(catalog.durableId()).isEqualTo(wanted);
+        catalog.createTopic(T, 1, Map.of());
+        assertThatThrownBy(() -> CatalogBinding.assignId(catalog, java.util.UUID.randomUUID()))
+                .isInstanceOf(CatalogException.class);
+        assertThat(catalog.durableId()).isEqualTo(wanted);
+    }
+
+    @Test
     void aClosedCatalogRefusesCalls() {
         catalog.close();
         assertThatThrownBy(() -> catalog.topics()).hasMessageContaining("closed");

@@ -66,6 +66,40 @@ class PostgresCatalogIT extends CatalogContract {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void existingAndReadOnlyModesRefuseAnEmptySchemaAndReadOnlyNeverWrites() throws SQLException {
+        String empty =
+                "tl_" + UUID.randomUUID().toString().replace("-", "").toLowerCase(Locale.ROOT);
+        try (Connection c = DriverManager.getConnection(baseUrl());
+                Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + empty);
+        }
+        try {
+            String base = baseUrl();
+            String u = base + (base.contains("?") ? "&" : "?") + "currentSchema=" + empty;
+            for (Catalog.OpenMode mode :
+                    new Catalog.OpenMode[] {
+                        Catalog.OpenMode.EXISTING, Catalog.OpenMode.READ_ONLY
+                    }) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(
+                                () -> Catalog.open(u, java.util.Map.of(), mode))
+                        .isInstanceOf(CatalogUnavailableException.class)
+                        .hasMessageContaining("empty");
+            }
+            try (Catalog ro = Catalog.open(url(), java.util.Map.of(), Catalog.OpenMode.READ_ONLY)) {
+                org.assertj.core.api.Assertions.assertThat(ro.id()).isEqualTo(catalog.id());
+                org.assertj.core.api.Assertions.assertThatThrownBy(
+                                () -> ro.createTopic("x", 1, java.util.Map.of()))
+                        .isInstanceOf(CatalogException.class);
+            }
+        } finally {
+            try (Connection c = DriverManager.getConnection(baseUrl());
+                    Statement s = c.createStatement()) {
+                s.execute("DROP SCHEMA IF EXISTS " + empty + " CASCADE");
+            }
+        }
+    }
+
     @Override
     Catalog openCatalog() {
         return Catalog.open(url());

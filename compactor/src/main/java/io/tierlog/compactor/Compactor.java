@@ -68,6 +68,7 @@ public final class Compactor implements Closeable {
     private final Object passLock = new Object();
     private final java.util.regex.Pattern excluded;
     private volatile Thread loop;
+    private volatile io.tierlog.catalog.CatalogGuard guard;
 
     private Compactor(
             SegmentSource source, Catalog catalog, ObjectStore store, Config config, Time time) {
@@ -95,10 +96,16 @@ public final class Compactor implements Closeable {
                         limiter,
                         retrier,
                         time,
-                        new Broadcast());
+                        new Broadcast(),
+                        () -> guard);
         this.sweeper =
                 new OrphanSweeper(
-                        catalog, store, coldOptions.prefix(), options.orphanGrace(), time);
+                        catalog,
+                        store,
+                        coldOptions.prefix(),
+                        options.orphanGrace(),
+                        time,
+                        Optional.of(source));
         AtomicInteger n = new AtomicInteger();
         this.workers =
                 Executors.newFixedThreadPool(
@@ -140,6 +147,15 @@ public final class Compactor implements Closeable {
         return new Compactor(source, catalog, store, config, time);
     }
 
+    /**
+     * Makes every pass, commit and orphan sweep ask {@code g} first: while it refuses (the catalog
+     * is missing, replaced or unreadable) nothing is uploaded, committed or swept. Set it before
+     * {@link #start()}.
+     */
+    public void setGuard(io.tierlog.catalog.CatalogGuard g) {
+        this.guard = g;
+    }
+
     public void addListener(OffloadListener listener) {
         listeners.add(listener);
     }
@@ -152,6 +168,12 @@ public final class Compactor implements Closeable {
     }
 
     private PassResult pass() throws InterruptedException {
+        io.tierlog.catalog.CatalogGuard g = guard;
+        if (g != null && !g.allows("offload of " + source.describe())) {
+            PassResult r = new PassResult(0, 0, 0, 0, 1, backlogBytes());
+            listeners.forEach(l -> l.onPassFinished(r));
+            return r;
+        }
         List<TopicPartition> partitions;
         try {
             partitions = new ArrayList<>(source.partitions());
@@ -274,6 +296,10 @@ public final class Compactor implements Closeable {
 
     /** Deletes orphaned objects older than {@code offload.orphan.grace.ms}. */
     public OrphanSweeper.SweepResult sweepOrphans() throws IOException {
+        io.tierlog.catalog.CatalogGuard g = guard;
+        if (g != null && !g.allows("orphan sweep")) {
+            return new OrphanSweeper.SweepResult(0, 0, 0, 0);
+        }
         return sweeper.sweep();
     }
 

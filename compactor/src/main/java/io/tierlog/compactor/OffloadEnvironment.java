@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * s3.endpoint} when set, otherwise the embedded defaults in {@code data.dir} (the SQLite file
  * {@code catalog.db} and an in-process S3 server storing under {@code s3/}), the same ones {@code
  * tierlog serve} uses. Opening refuses a data dir, temp dir or catalog file inside the directory
- * being offloaded, which is never written.
+ * being offloaded, which is never written. When the catalog or the objects live in {@code
+ * data.dir}, the data dir is bound to its catalog ({@link io.tierlog.catalog.CatalogBinding}): a
+ * missing, empty or foreign catalog is refused at open.
  *
  * <p>Thread-safe once open; {@link #close()} closes everything it opened.
  */
@@ -30,12 +32,16 @@ public final class OffloadEnvironment implements Closeable {
     private final Catalog catalog;
     private final ObjectStore store;
     private final Optional<EmbeddedS3Server> embeddedS3;
+    private final io.tierlog.catalog.CatalogGuard guard;
 
     private OffloadEnvironment(
             Config config,
             Catalog catalog,
             ObjectStore store,
             Optional<EmbeddedS3Server> embeddedS3) {
+        this.guard =
+                new io.tierlog.catalog.CatalogGuard(
+                        catalog, catalog.id(), System::currentTimeMillis);
         this.config = config;
         this.catalog = catalog;
         this.store = store;
@@ -74,7 +80,17 @@ public final class OffloadEnvironment implements Closeable {
                 LOG.info("embedded S3 server on {} storing under {}", s3.endpoint(), s3.dir());
             }
             store = S3ObjectStore.create(effective);
-            catalog = Catalog.open(options.catalogUrl());
+            if (embeddedStore || !options.catalogUrlSet()) {
+                // data.dir holds the catalog or the objects: bind it to its catalog, so that a
+                // lost catalog is refused rather than silently replaced by an empty one.
+                catalog =
+                        io.tierlog.catalog.CatalogBinding.openBound(
+                                options.dataDir().toAbsolutePath().normalize(),
+                                options.catalogUrl(),
+                                java.util.Map.of());
+            } else {
+                catalog = Catalog.open(options.catalogUrl());
+            }
             return new OffloadEnvironment(effective, catalog, store, Optional.ofNullable(s3));
         } catch (IOException | RuntimeException e) {
             closeQuietly(catalog, store, s3);
@@ -114,6 +130,14 @@ public final class OffloadEnvironment implements Closeable {
 
     public ObjectStore store() {
         return store;
+    }
+
+    /**
+     * The guard every commit and sweep asks: the catalog must keep the id it had when opened (the
+     * data dir's, when it has one) and stay durable.
+     */
+    public io.tierlog.catalog.CatalogGuard guard() {
+        return guard;
     }
 
     /** The embedded S3 server, when no {@code s3.endpoint} was set. */

@@ -38,9 +38,26 @@ public final class OrphanSweeper {
     private final String prefix;
     private final Duration grace;
     private final Time time;
+    private final Optional<SegmentSource> source;
 
     public OrphanSweeper(
             Catalog catalog, ObjectStore store, String prefix, Duration grace, Time time) {
+        this(catalog, store, prefix, grace, time, Optional.empty());
+    }
+
+    /**
+     * @param source the hot tier the objects were offloaded from, if known: an orphan holding
+     *     offsets at or above its partition's cold high watermark that the source no longer holds
+     *     is the only copy of those records (the catalog was rolled back or lost) and is kept
+     */
+    public OrphanSweeper(
+            Catalog catalog,
+            ObjectStore store,
+            String prefix,
+            Duration grace,
+            Time time,
+            Optional<SegmentSource> source) {
+        this.source = source;
         this.catalog = catalog;
         this.store = store;
         this.prefix = ObjectKeys.normalizePrefix(prefix);
@@ -67,11 +84,54 @@ public final class OrphanSweeper {
             if (now - info.lastModified().toEpochMilli() < grace.toMillis()) {
                 continue;
             }
+            if (onlyCopy(parsed.get())) {
+                LOG.warn(
+                        "orphaned object {} holds offsets {}..{} of {}-{} that neither the catalog"
+                                + " nor the hot tier holds: kept (a lost or rolled-back catalog?"
+                                + " `tierlog catalog rebuild` recovers it)",
+                        info.key(),
+                        parsed.get().firstOffset(),
+                        parsed.get().lastOffset(),
+                        parsed.get().topic(),
+                        parsed.get().partition());
+                continue;
+            }
             store.delete(info.key());
             deleted++;
             bytes += info.size();
             LOG.info("deleted orphaned object {} ({} bytes)", info.key(), info.size());
         }
         return new SweepResult(listed.size(), orphans, deleted, bytes);
+    }
+
+    /**
+     * Whether an orphan holds offsets above the catalog's cold high watermark that the source no
+     * longer holds. Unknown partitions (deleted topics) and failures to tell are not "only copies"
+     * unless the source still has segments of the partition.
+     */
+    private boolean onlyCopy(ObjectKeys.ParsedKey k) {
+        if (source.isEmpty()) {
+            return false;
+        }
+        org.apache.kafka.common.TopicPartition tp =
+                new org.apache.kafka.common.TopicPartition(k.topic(), k.partition());
+        try {
+            long coldHw;
+            try {
+                coldHw = catalog.partitionState(k.topic(), k.partition()).coldHighWatermark();
+            } catch (io.tierlog.catalog.CatalogException unknown) {
+                coldHw = Long.MIN_VALUE; // a deleted topic, unless the hot tier still has it
+            }
+            if (k.lastOffset() < coldHw) {
+                return false; // a duplicate of committed offsets, or below cold retention
+            }
+            List<io.tierlog.hot.SegmentInfo> segs = source.get().segments(tp);
+            if (segs.isEmpty()) {
+                return coldHw != Long.MIN_VALUE;
+            }
+            return segs.get(0).baseOffset() > Math.max(k.firstOffset(), coldHw);
+        } catch (IOException | RuntimeException e) {
+            return true; // when in doubt, keep
+        }
     }
 }

@@ -61,7 +61,8 @@ final class PartitionOffloader {
             Optional<UploadRateLimiter> rateLimiter,
             Retrier retrier,
             Time time,
-            OffloadListener listener) {}
+            OffloadListener listener,
+            java.util.function.Supplier<io.tierlog.catalog.CatalogGuard> guard) {}
 
     /** What one partition pass did. */
     record Outcome(long objects, long records, long sourceBytes, long objectBytes) {}
@@ -356,6 +357,14 @@ final class PartitionOffloader {
                                     + obj.key()
                                     + ": uploaded longer ago than half of"
                                     + " offload.orphan.grace.ms; left for the orphan sweeper");
+                }
+                io.tierlog.catalog.CatalogGuard g = env.guard().get();
+                if (g != null && !g.allows("commit of " + obj.key())) {
+                    if (!outcomeUnknown) {
+                        deleteObject(obj.key());
+                    }
+                    throw new OffloadException(
+                            tp + ": catalog not usable, commit of " + obj.key() + " refused");
                 }
                 RuntimeException failure;
                 try {

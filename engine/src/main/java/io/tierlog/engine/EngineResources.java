@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tierlog.catalog.Catalog;
+import io.tierlog.catalog.CatalogBinding;
+import io.tierlog.catalog.CatalogGuard;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
@@ -53,11 +55,15 @@ final class EngineResources implements Closeable {
     /** How stale a cached cold high watermark may be when bounding local retention. */
     private static final long BOUND_MAX_AGE_MS = 1000;
 
+    /** How often the catalog's health is checked even when nothing asks (for the log and gauge). */
+    private static final long CATALOG_CHECK_INTERVAL_MS = 5000;
+
     private final Config config;
     private final Config storeConfig;
     private final Path dataDir;
     private final ObjectStore store;
     private final Catalog catalog;
+    private final CatalogGuard guard;
     private final LogManager logs;
     private final ColdIndex coldIndex;
     private final ColdReader coldReader;
@@ -77,6 +83,7 @@ final class EngineResources implements Closeable {
         this.dataDir = b.dataDir;
         this.store = b.store;
         this.catalog = b.catalog;
+        this.guard = b.guard;
         this.logs = b.logs;
         this.coldIndex = b.coldIndex;
         this.coldReader = b.coldReader;
@@ -97,6 +104,7 @@ final class EngineResources implements Closeable {
         Path dataDir;
         ObjectStore store;
         Catalog catalog;
+        CatalogGuard guard;
         LogManager logs;
         ColdIndex coldIndex;
         ColdReader coldReader;
@@ -177,8 +185,17 @@ final class EngineResources implements Closeable {
         b.store = new MeteredObjectStore(S3ObjectStore.create(b.storeConfig), b.registry);
         b.closeables.push(b.store);
 
-        b.catalog = Catalog.open(catalogUrl(config, b.dataDir));
+        b.catalog = CatalogBinding.openBound(b.dataDir, catalogUrl(config, b.dataDir), Map.of());
         b.closeables.push(b.catalog);
+        b.guard = new CatalogGuard(b.catalog, b.catalog.id(), time::milliseconds);
+        CatalogGuard guard = b.guard;
+        b.registry.gauge(MetricNames.CATALOG_HEALTHY, guard, g -> g.healthy() ? 1 : 0);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        MetricNames.CATALOG_REFUSALS, guard, CatalogGuard::refusals)
+                .description(
+                        "Actions refused because the catalog was missing, replaced or unreadable"
+                                + " (local segment deletion, offload commits, sweeps, retention)")
+                .register(b.registry);
         b.topicConfigs = new TopicConfigs(config, b.catalog, topicOverrides);
 
         boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
@@ -198,13 +215,14 @@ final class EngineResources implements Closeable {
                         time,
                         background ? b.scheduler : null,
                         config.get(io.tierlog.hot.HotTierOptions.LOG_OPEN_FILES_MAX),
-                        tp -> offsetFloor(index, tp));
+                        tp -> offsetFloor(guard, index, tp));
         b.closeables.push(b.logs);
         b.registry.gauge(
                 MetricNames.HOT_OFFLINE_PARTITIONS,
                 b.logs,
                 m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
-        b.logs.setRetentionBound(tp -> retentionBound(index, tp));
+        LogManager logs = b.logs;
+        b.logs.setRetentionBound(tp -> retentionBound(guard, index, logs, tp));
 
         b.coldExecutor =
                 Executors.newFixedThreadPool(
@@ -253,6 +271,7 @@ final class EngineResources implements Closeable {
                             cc,
                             time);
             b.closeables.push(b.compactor);
+            b.compactor.setGuard(guard);
             Counter coldIn = b.registry.counter(MetricNames.BYTES_IN, "tier", "cold");
             b.compactor.addListener(
                     new OffloadListener() {
@@ -278,7 +297,9 @@ final class EngineResources implements Closeable {
             b.scheduler.scheduleWithFixedDelay(
                     () -> {
                         try {
-                            r.apply();
+                            if (guard.allows("total retention pass")) {
+                                r.apply();
+                            }
                         } catch (RuntimeException | Error e) {
                             // any throwable: a scheduled task that throws is never run again
                             LOG.warn("total retention pass failed", e);
@@ -286,6 +307,17 @@ final class EngineResources implements Closeable {
                     },
                     every,
                     every,
+                    TimeUnit.MILLISECONDS);
+            b.scheduler.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            guard.allows("nothing (periodic check)");
+                        } catch (RuntimeException e) {
+                            LOG.warn("catalog health check failed", e);
+                        }
+                    },
+                    CATALOG_CHECK_INTERVAL_MS,
+                    CATALOG_CHECK_INTERVAL_MS,
                     TimeUnit.MILLISECONDS);
         }
     }
@@ -310,26 +342,51 @@ final class EngineResources implements Closeable {
      * found by recovery drops segments instead of truncating: the cold high watermark, on the same
      * terms as local retention (a catalog that cannot be trusted or read gives no floor).
      */
-    private static long offsetFloor(ColdIndex index, TopicPartition tp) {
-        return Math.max(0, retentionBound(index, tp));
+    private static long offsetFloor(CatalogGuard guard, ColdIndex index, TopicPartition tp) {
+        long bound;
+        try {
+            ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
+            bound = s.known() ? s.coldHighWatermark() : 0;
+        } catch (RuntimeException e) {
+            LOG.warn("cannot read the cold high watermark of {}: recovery has no offset floor", tp);
+            return 0;
+        }
+        if (bound > 0 && !guard.allows("recovering " + tp + " with offset floor " + bound)) {
+            return 0;
+        }
+        return Math.max(0, bound);
     }
 
     /**
-     * Local retention may delete a hot segment only below the cold high watermark. If the catalog
-     * cannot be read, nothing is deletable.
+     * Local retention may delete a hot segment only below the cold high watermark, and only on the
+     * word of the data dir's own catalog while it is durable (invariant 8). If the guard refuses or
+     * the catalog cannot be read, nothing is deletable.
      */
-    private static long retentionBound(ColdIndex index, TopicPartition tp) {
+    private static long retentionBound(
+            CatalogGuard guard, ColdIndex index, LogManager logs, TopicPartition tp) {
+        long bound;
         try {
             ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
             if (!s.known()) {
                 register(index.catalog(), tp);
                 index.invalidate(tp);
             }
-            return s.known() ? s.coldHighWatermark() : Long.MIN_VALUE;
+            bound = s.known() ? s.coldHighWatermark() : Long.MIN_VALUE;
         } catch (RuntimeException e) {
             LOG.warn("cannot read the cold high watermark of {}: local retention paused", tp);
             return Long.MIN_VALUE;
         }
+        // Only a bound above the log start lets anything go; then the catalog must prove itself
+        // (checked on every pass that could delete, not cached: one stat and one SELECT).
+        long start =
+                logs.partition(tp)
+                        .map(io.tierlog.hot.PartitionLog::logStartOffset)
+                        .orElse(Long.MAX_VALUE);
+        if (bound > start
+                && !guard.allows("deleting hot segments of " + tp + " below offset " + bound)) {
+            return Long.MIN_VALUE;
+        }
+        return bound;
     }
 
     /**
@@ -387,6 +444,10 @@ final class EngineResources implements Closeable {
 
     Catalog catalog() {
         return catalog;
+    }
+
+    CatalogGuard guard() {
+        return guard;
     }
 
     LogManager logs() {

@@ -64,4 +64,15 @@ public final class MetricNames {
 
     /** Counter, cold objects deleted by total retention and topic deletion. */
     public static final String COLD_OBJECTS_DELETED = "tierlog.cold.objects.deleted";
+
+    /**
+     * Gauge, 1 while the catalog is the data dir's own and durable, 0 while it is missing, replaced
+     * or unreadable (offload commits and local segment deletion are then stopped).
+     */
+    public static final String CATALOG_HEALTHY = "tierlog.catalog.healthy";
+
+    /**
+     * Counter of actions refused because the catalog was not usable (see {@link #CATALOG_HEALTHY}).
+     */
+    public static final String CATALOG_REFUSALS = "tierlog.catalog.refusals";
 }

@@ -21,10 +21,13 @@ import java.util.Optional;
  * verify}: safe to open while a server runs on the same data dir. Unlike {@link TieredLog} it never
  * writes into the hot log dir (no lock, no recovery, no recovery-point checkpoint, no
  * clean-shutdown marker): the hot tier is read through {@link ReadOnlyLogDir}. The catalog is
- * opened as the server opens it (SQLite in WAL mode takes concurrent readers) and only queried;
- * objects are only read (HEAD, ranged GET). With the embedded object store ({@code s3.mode}, as for
- * {@code serve}) a second embedded S3 server is started on {@code <data.dir>/s3} for reading, and
- * only when its bucket exists, so that nothing is created there.
+ * opened {@link Catalog.OpenMode#READ_ONLY} (a SQLite file with read-only flags, never created, no
+ * side files; a missing or empty catalog fails with {@link
+ * io.tierlog.catalog.CatalogUnavailableException}) and only queried; objects are only read (LIST,
+ * HEAD, ranged GET). No file or directory under the data dir is created or changed. With the
+ * embedded object store ({@code s3.mode}, as for {@code serve}) a second embedded S3 server is
+ * started on {@code <data.dir>/s3} for reading, and only when its bucket exists, so that nothing is
+ * created there.
  *
  * <p>Thread-safe; the caller closes it.
  */
@@ -34,12 +37,19 @@ public final class ReadOnlyTieredLog implements Closeable {
     private final ObjectStore store;
     private final ReadOnlyLogDir hot;
     private final ColdIndex coldIndex;
+    private final Config config;
+    private final Path dataDir;
+    private volatile List<String> notes = List.of();
 
     private ReadOnlyTieredLog(
             Deque<AutoCloseable> closeables,
             Catalog catalog,
             ObjectStore store,
-            ReadOnlyLogDir hot) {
+            ReadOnlyLogDir hot,
+            Config config,
+            Path dataDir) {
+        this.config = config;
+        this.dataDir = dataDir;
         this.closeables = closeables;
         this.catalog = catalog;
         this.store = store;
@@ -64,6 +74,12 @@ public final class ReadOnlyTieredLog implements Closeable {
         }
         Deque<AutoCloseable> closeables = new ArrayDeque<>();
         try {
+            Catalog catalog =
+                    Catalog.open(
+                            EngineResources.catalogUrl(config, dataDir),
+                            java.util.Map.of(),
+                            Catalog.OpenMode.READ_ONLY);
+            closeables.push(catalog);
             Config storeConfig = config;
             if (EngineResources.embeddedS3(config)) {
                 Path s3Dir = dataDir.resolve("s3");
@@ -78,11 +94,9 @@ public final class ReadOnlyTieredLog implements Closeable {
             }
             ObjectStore store = S3ObjectStore.create(storeConfig);
             closeables.push(store);
-            Catalog catalog = Catalog.open(EngineResources.catalogUrl(config, dataDir));
-            closeables.push(catalog);
             ReadOnlyLogDir hot = ReadOnlyLogDir.open(logDir);
             closeables.push(hot);
-            return new ReadOnlyTieredLog(closeables, catalog, store, hot);
+            return new ReadOnlyTieredLog(closeables, catalog, store, hot, config, dataDir);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(closeables, e);
             throw e;
@@ -94,9 +108,39 @@ public final class ReadOnlyTieredLog implements Closeable {
         return new Inspector(catalog, coldIndex, hot).inspect(topic);
     }
 
-    /** The invariant violations of both tiers (see {@link TieredLog#verify}). */
+    /**
+     * The invariant violations of both tiers (see {@link TieredLog#verify}), and what a lost or
+     * rolled-back catalog leaves behind (see {@link CatalogAudit}: objects in the bucket the
+     * catalog lacks, holes below the hot log start, a catalog that is not the data dir's).
+     * Informational findings are in {@link #notes()} afterwards.
+     */
     public List<Violation> verify(boolean deep) {
-        return new Verifier(catalog, store, hot).verify(deep);
+        List<Violation> out =
+                new java.util.ArrayList<>(new Verifier(catalog, store, hot).verify(deep));
+        List<String> found = new java.util.ArrayList<>();
+        Optional<java.util.UUID> bound;
+        try {
+            bound = io.tierlog.catalog.CatalogBinding.read(dataDir);
+        } catch (IOException e) {
+            bound = Optional.empty();
+            out.add(new Violation(null, Violation.Kind.CATALOG_NOT_OWN, e.getMessage()));
+        }
+        new CatalogAudit(
+                        catalog,
+                        store,
+                        hot,
+                        io.tierlog.cold.ColdTierOptions.from(config).prefix(),
+                        io.tierlog.compactor.CompactorOptions.from(config).orphanGrace(),
+                        bound,
+                        System.currentTimeMillis())
+                .audit(out, found);
+        notes = List.copyOf(found);
+        return out;
+    }
+
+    /** The informational findings of the last {@link #verify}, one line each. */
+    public List<String> notes() {
+        return notes;
     }
 
     @Override

@@ -539,7 +539,7 @@ public final class TieredLog implements Closeable {
                 coldIndex.invalidate(l.topicPartition());
             }
         }
-        int deleted = retention.apply();
+        int deleted = res.guard().allows("total retention pass") ? retention.apply() : 0;
         logs.runHousekeeping();
         return new MaintenanceResult(Optional.ofNullable(pass), deleted);
     }

@@ -5,7 +5,7 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * A broken invariant found by {@link Verifier}. Immutable, so thread-safe.
  *
- * @param tp the partition
+ * @param tp the partition (null for a finding about the catalog as a whole)
  * @param kind which invariant
  * @param message what was found, with offsets and object keys
  */
@@ -24,11 +24,18 @@ public record Violation(TopicPartition tp, Kind kind, String message) {
         /** Hot and cold hold different records for the same offsets. */
         TIERS_DISAGREE,
         /** A hot segment holds an invalid batch (length, magic, CRC or offsets). */
-        HOT_CORRUPT
+        HOT_CORRUPT,
+        /**
+         * Objects in the bucket hold offsets that neither the catalog nor the hot tier holds (a
+         * lost or rolled-back catalog): {@code tierlog catalog rebuild} recovers them.
+         */
+        OBJECTS_NOT_IN_CATALOG,
+        /** The catalog is not the one the data dir's {@code catalog.id} names. */
+        CATALOG_NOT_OWN
     }
 
     @Override
     public String toString() {
-        return tp + " " + kind + ": " + message;
+        return (tp == null ? "catalog" : tp.toString()) + " " + kind + ": " + message;
     }
 }

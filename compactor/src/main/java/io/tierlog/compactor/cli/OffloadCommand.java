@@ -120,7 +120,14 @@ public final class OffloadCommand implements Callable<Integer> {
                                     "--progress must be auto, bar or lines, not " + progress);
                 };
         Config config = config();
-        try (OffloadEnvironment env = OffloadEnvironment.open(config, Optional.of(logDir));
+        OffloadEnvironment opened;
+        try {
+            opened = OffloadEnvironment.open(config, Optional.of(logDir));
+        } catch (io.tierlog.catalog.CatalogUnavailableException e) {
+            System.err.println("tierlog offload: " + e.getMessage()); // one line, no stack trace
+            return 2;
+        }
+        try (OffloadEnvironment env = opened;
                 LogDirSource source = LogDirSource.open(logDir, activeSegmentsPolicy());
                 Compactor compactor =
                         Compactor.create(
@@ -130,6 +137,7 @@ public final class OffloadCommand implements Callable<Integer> {
                                 env.store(),
                                 env.config(),
                                 Time.SYSTEM)) {
+            compactor.setGuard(env.guard());
             ProgressReporter reporter = bar ? new BarReporter() : new LineReporter(out);
             compactor.addListener(reporter);
             if (once) {

@@ -73,6 +73,44 @@ class OffloadCommandTest {
     }
 
     @Test
+    void aLostCatalogIsRefusedInOneLineAndNotRecreated() throws Exception {
+        SegmentFiles log = new SegmentFiles(dir.resolve("kafka-logs"), 1);
+        TopicPartition a = new TopicPartition("clicks", 0);
+        log.append(a, 10, 10, 100);
+        log.roll(a);
+        String[] args = {
+            "--log-dir",
+            log.dir().toString(),
+            "--once",
+            "--progress",
+            "lines",
+            "--set",
+            "data.dir=" + dir.resolve("data"),
+            "--set",
+            "offload.tmp.dir=" + dir.resolve("tmp")
+        };
+        assertThat(run(new ByteArrayOutputStream(), args)).isZero();
+        assertThat(dir.resolve("data/catalog.id")).exists();
+        for (String suffix : new String[] {"", "-wal", "-shm"}) {
+            java.nio.file.Files.deleteIfExists(dir.resolve("data/catalog.db" + suffix));
+        }
+        java.io.PrintStream oldErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            code = run(new ByteArrayOutputStream(), args);
+        } finally {
+            System.setErr(oldErr);
+        }
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("does not exist")
+                .contains("tierlog catalog rebuild");
+        assertThat(dir.resolve("data/catalog.db")).doesNotExist();
+    }
+
+    @Test
     void withoutTheCleanShutdownMarkerTheLastSegmentOfEachPartitionWaits() throws Exception {
         SegmentFiles log = new SegmentFiles(dir.resolve("kafka-logs"), 1);
         TopicPartition a = new TopicPartition("clicks", 0);

@@ -40,6 +40,21 @@ public final class FaultyCatalog implements Catalog {
     }
 
     @Override
+    public java.util.UUID id() {
+        return delegate.id();
+    }
+
+    @Override
+    public java.util.UUID durableId() {
+        return delegate.durableId();
+    }
+
+    @Override
+    public String describe() {
+        return delegate.describe();
+    }
+
+    @Override
     public CommitResult commit(ColdObject obj) {
         commitCalls.incrementAndGet();
         if (take(refuse)) {

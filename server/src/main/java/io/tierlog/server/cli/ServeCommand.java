@@ -43,7 +43,14 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Config config = config();
         ConfigDocsCommand.warnUnknownKeys(config);
-        TierlogServer server = TierlogServer.start(config);
+        TierlogServer server;
+        try {
+            server = TierlogServer.start(config);
+        } catch (io.tierlog.catalog.CatalogUnavailableException e) {
+            // One line that says what is wrong and what to run, not a stack trace.
+            System.err.println("tierlog serve: " + e.getMessage());
+            return 2;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(

@@ -41,6 +41,41 @@ final class TieredCommands {
             Config c = configFile == null ? Config.empty() : Config.load(configFile);
             return ReadOnlyTieredLog.open(c.with(sets));
         }
+
+        /** What to run with the opened data dir; returns the exit code. */
+        interface Work {
+            int run(ReadOnlyTieredLog log) throws Exception;
+        }
+
+        /**
+         * Opens, runs, closes. A data dir or catalog that is not there is one line on stderr and
+         * exit code 2, not a stack trace: nothing was (or may be) created to make it work.
+         */
+        int withLog(String command, Work work) throws Exception {
+            ReadOnlyTieredLog log;
+            try {
+                log = open();
+            } catch (io.tierlog.catalog.CatalogUnavailableException
+                    | java.nio.file.NoSuchFileException e) {
+                String m =
+                        e instanceof java.nio.file.NoSuchFileException nsf
+                                ? nsf.getFile() + ": " + nsf.getReason()
+                                : e.getMessage();
+                System.err.println(
+                        "tierlog "
+                                + command
+                                + ": "
+                                + m
+                                + (e instanceof io.tierlog.catalog.CatalogUnavailableException
+                                        ? " (restore the catalog, or rebuild it from the bucket"
+                                                + " with `tierlog catalog rebuild`)"
+                                        : ""));
+                return 2;
+            }
+            try (log) {
+                return work.run(log);
+            }
+        }
     }
 
     /** {@code tierlog inspect [TOPIC]}. */
@@ -57,16 +92,18 @@ final class TieredCommands {
 
         @Override
         public Integer call() throws Exception {
-            try (ReadOnlyTieredLog log = open()) {
-                List<PartitionReport> reports = log.inspect(Optional.ofNullable(topic));
-                for (PartitionReport r : reports) {
-                    System.out.println(r.format());
-                }
-                if (reports.isEmpty()) {
-                    System.out.println(topic == null ? "no topics" : "no topic " + topic);
-                }
-            }
-            return 0;
+            return withLog(
+                    "inspect",
+                    log -> {
+                        List<PartitionReport> reports = log.inspect(Optional.ofNullable(topic));
+                        for (PartitionReport r : reports) {
+                            System.out.println(r.format());
+                        }
+                        if (reports.isEmpty()) {
+                            System.out.println(topic == null ? "no topics" : "no topic " + topic);
+                        }
+                        return 0;
+                    });
         }
     }
 
@@ -87,17 +124,22 @@ final class TieredCommands {
 
         @Override
         public Integer call() throws Exception {
-            try (ReadOnlyTieredLog log = open()) {
-                List<Violation> violations = log.verify(deep);
-                for (Violation v : violations) {
-                    System.out.println("VIOLATION " + v);
-                }
-                System.out.println(
-                        violations.isEmpty()
-                                ? "verify: OK"
-                                : "verify: " + violations.size() + " violation(s)");
-                return violations.isEmpty() ? 0 : 1;
-            }
+            return withLog(
+                    "verify",
+                    log -> {
+                        List<Violation> violations = log.verify(deep);
+                        for (Violation v : violations) {
+                            System.out.println("VIOLATION " + v);
+                        }
+                        for (String note : log.notes()) {
+                            System.out.println("NOTE " + note);
+                        }
+                        System.out.println(
+                                violations.isEmpty()
+                                        ? "verify: OK"
+                                        : "verify: " + violations.size() + " violation(s)");
+                        return violations.isEmpty() ? 0 : 1;
+                    });
         }
     }
 }

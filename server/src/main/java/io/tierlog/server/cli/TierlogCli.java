@@ -22,6 +22,7 @@ public final class TierlogCli implements Runnable {
         new io.tierlog.compactor.cli.OffloadCommand(),
         new TieredCommands.Inspect(),
         new TieredCommands.Verify(),
+        new CatalogCommand(),
     };
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;

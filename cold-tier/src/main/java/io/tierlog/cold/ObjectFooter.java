@@ -1,0 +1,87 @@
+package io.tierlog.cold;
+
+import java.io.IOException;
+import java.util.Map;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+
+/**
+ * What a cold object says about itself in its Parquet file key-value metadata (written by {@link
+ * ParquetLogWriter}, keys in {@link ColdLayout}): topic, partition, offset range, time range,
+ * record count and format version. Read from the footer alone (a ranged GET of the object's tail),
+ * so a whole bucket can be surveyed without reading any data page: what {@code tierlog catalog
+ * rebuild} and {@code tierlog verify} do. Immutable, so thread-safe.
+ *
+ * @param key the object key
+ * @param sizeInBytes the object's size
+ * @param lastOffset inclusive
+ * @param minTimestamp epoch millis
+ * @param maxTimestamp epoch millis
+ */
+public record ObjectFooter(
+        String key,
+        long sizeInBytes,
+        String topic,
+        int partition,
+        long firstOffset,
+        long lastOffset,
+        long minTimestamp,
+        long maxTimestamp,
+        long recordCount,
+        int formatVersion) {
+
+    /**
+     * Reads the footer of object {@code key} of {@code size} bytes.
+     *
+     * @throws ObjectStoreException naming the key if the object cannot be read, is not Parquet, or
+     *     lacks (or has unreadable) tierlog metadata, or has a newer format version
+     */
+    public static ObjectFooter read(ObjectStore store, String key, long size) throws IOException {
+        Map<String, String> kv;
+        try (ParquetFileReader r =
+                ParquetFileReader.open(
+                        new ObjectStoreInputFile(store, key, size),
+                        ParquetReadOptions.builder(new PlainParquetConfiguration()).build())) {
+            kv = r.getFooter().getFileMetaData().getKeyValueMetaData();
+        } catch (ObjectStoreException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new ObjectStoreException(key, "cannot read Parquet footer: " + e, e);
+        }
+        try {
+            int version = Integer.parseInt(kv.get(ColdLayout.META_FORMAT_VERSION));
+            if (version > ColdLayout.FORMAT_VERSION) {
+                throw new ObjectStoreException(
+                        key, "unsupported cold object format version " + version);
+            }
+            ObjectFooter f =
+                    new ObjectFooter(
+                            key,
+                            size,
+                            required(kv, ColdLayout.META_TOPIC),
+                            Integer.parseInt(required(kv, ColdLayout.META_PARTITION)),
+                            Long.parseLong(required(kv, ColdLayout.META_FIRST_OFFSET)),
+                            Long.parseLong(required(kv, ColdLayout.META_LAST_OFFSET)),
+                            Long.parseLong(required(kv, ColdLayout.META_MIN_TIMESTAMP)),
+                            Long.parseLong(required(kv, ColdLayout.META_MAX_TIMESTAMP)),
+                            Long.parseLong(required(kv, ColdLayout.META_RECORD_COUNT)),
+                            version);
+            if (f.firstOffset() < 0 || f.lastOffset() < f.firstOffset()) {
+                throw new ObjectStoreException(
+                        key, "bad offset range " + f.firstOffset() + ".." + f.lastOffset());
+            }
+            return f;
+        } catch (NumberFormatException | NullPointerException e) {
+            throw new ObjectStoreException(key, "missing or bad tierlog metadata: " + e, e);
+        }
+    }
+
+    private static String required(Map<String, String> kv, String k) {
+        String v = kv.get(k);
+        if (v == null) {
+            throw new NullPointerException(k);
+        }
+        return v.trim();
+    }
+}

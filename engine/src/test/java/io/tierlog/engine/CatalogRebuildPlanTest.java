@@ -1,0 +1,105 @@
+package io.tierlog.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierlog.cold.ObjectFooter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** How {@code catalog rebuild} chains the objects it found in the bucket. */
+class CatalogRebuildPlanTest {
+    private static final TopicPartition TP = new TopicPartition("t", 0);
+
+    private static BucketSurvey.Found obj(String key, long first, long last) {
+        return new BucketSurvey.Found(
+                new ObjectFooter(key, 100, "t", 0, first, last, 1, 2, last - first + 1, 1),
+                Instant.EPOCH);
+    }
+
+    private static BucketSurvey survey(BucketSurvey.Found... found) {
+        List<BucketSurvey.Found> l = new ArrayList<>(List.of(found));
+        l.sort(BucketSurvey.BY_RANGE_THEN_KEY);
+        return new BucketSurvey(Map.of(TP, l), List.of(), found.length);
+    }
+
+    @Test
+    void contiguousObjectsMakeOneChainEndingAtTheColdHighWatermark() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(obj("b", 100, 199), obj("a", 0, 99), obj("c", 200, 249)),
+                        Map.of(TP, Optional.of(150L)),
+                        Map.of());
+        assertThat(p.problems()).isEmpty();
+        assertThat(p.parts()).hasSize(1);
+        assertThat(p.parts().get(0).chain())
+                .extracting(BucketSurvey.Found::key)
+                .containsExactly("a", "b", "c");
+        assertThat(p.parts().get(0).coldHighWatermark()).hasValue(250L);
+        assertThat(p.notes()).noneMatch(n -> n.startsWith("GAP"));
+    }
+
+    @Test
+    void exactDuplicatesKeepTheLowestKeyAndAreReported() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99), obj("z-dup", 100, 199), obj("b", 100, 199)),
+                        Map.of(),
+                        Map.of());
+        assertThat(p.problems()).isEmpty();
+        assertThat(p.parts().get(0).chain())
+                .extracting(BucketSurvey.Found::key)
+                .containsExactly("a", "b");
+        assertThat(p.notes()).anyMatch(n -> n.contains("duplicate z-dup") && n.contains("b"));
+    }
+
+    @Test
+    void partialOverlapIsRefused() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(survey(obj("a", 0, 99), obj("b", 50, 149)), Map.of(), Map.of());
+        assertThat(p.problems())
+                .singleElement()
+                .asString()
+                .contains("partial overlap")
+                .contains("b");
+    }
+
+    @Test
+    void gapBetweenObjectsIsRefused() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99), obj("b", 120, 149)), Map.of(), Map.of());
+        assertThat(p.problems()).singleElement().asString().contains("[100, 120)");
+    }
+
+    @Test
+    void hotLogStartAboveTheColdTierIsReportedAsAGap() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99)), Map.of(TP, Optional.of(180L)), Map.of());
+        assertThat(p.problems()).isEmpty();
+        assertThat(p.notes()).anyMatch(n -> n.startsWith("GAP") && n.contains("[100, 180)"));
+    }
+
+    @Test
+    void partitionCountsComeFromObjectsHotFoldersAndTopicFiles() {
+        TopicPartition hot3 = new TopicPartition("t", 3);
+        TopicPartition other = new TopicPartition("u", 1);
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99)),
+                        Map.of(hot3, Optional.empty(), other, Optional.of(0L)),
+                        Map.of(
+                                "v",
+                                new CatalogRebuild.TopicHint(6, Map.of("retention.ms", "1000"))));
+        assertThat(p.partitions())
+                .containsEntry("t", 4)
+                .containsEntry("u", 2)
+                .containsEntry("v", 6);
+        assertThat(p.configs()).containsEntry("v", Map.of("retention.ms", "1000"));
+    }
+}
