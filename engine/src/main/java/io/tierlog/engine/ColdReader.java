@@ -8,7 +8,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.ObjectCorruptException;
 import io.tierlog.cold.ObjectNotFoundException;
+import io.tierlog.cold.ObjectStoreException;
+import io.tierlog.cold.ObjectStoreTimeoutException;
+import io.tierlog.common.Time;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
 import java.io.IOException;
@@ -20,11 +24,18 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves reads below the hot tier from Parquet objects. Everything that can wait on I/O (catalog
@@ -49,11 +60,63 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * throughput.
  *
  * <p>Failures of the store or catalog complete the future with a {@link ColdReadException}
- * (retriable); offsets the cold tier does not hold with {@link OffsetOutOfRangeException}.
+ * (retriable); offsets the cold tier does not hold with {@link OffsetOutOfRangeException}. Every
+ * read has a deadline ({@code cold.read.timeout.ms}): a store that never answers fails the read
+ * with a {@link ColdReadException} then (the load itself goes on, bounded by the store's own
+ * deadlines, and a later read joins it), so a stuck call never pins a Fetch. Each failure counts
+ * in {@link MetricNames#COLD_READ_ERRORS} by {@code cause} (see {@link ErrorCause}) and is logged
+ * at WARN with the object key, its offset range, the offset read and the cause, at most once per
+ * object (or partition, when no object was found) per {@link #LOG_INTERVAL_MS}.
  *
  * <p>Thread-safe.
  */
 final class ColdReader {
+    private static final Logger log = LoggerFactory.getLogger(ColdReader.class);
+
+    /** Least time between two WARN lines about the same object (or partition). */
+    static final long LOG_INTERVAL_MS = 60_000;
+
+    /** The {@code cause} tag of {@link MetricNames#COLD_READ_ERRORS}. */
+    enum ErrorCause {
+        /** The catalog names an object the store does not have. */
+        NOT_FOUND,
+        /** The object was fetched but does not decode (damaged Parquet or metadata). */
+        CORRUPT,
+        /** The store did not answer within a deadline. */
+        TIMEOUT,
+        /** The store answered with an error or could not be reached. */
+        UNAVAILABLE,
+        /** The catalog could not be read. */
+        CATALOG,
+        /** Anything else (a bug: the log line has the stack trace). */
+        OTHER;
+
+        String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        static ErrorCause of(Throwable e) {
+            for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+                if (t instanceof TimeoutException || t instanceof ObjectStoreTimeoutException) {
+                    return TIMEOUT;
+                }
+                if (t instanceof ObjectNotFoundException) {
+                    return NOT_FOUND;
+                }
+                if (t instanceof ObjectCorruptException) {
+                    return CORRUPT;
+                }
+                if (t instanceof ObjectStoreException) {
+                    return UNAVAILABLE;
+                }
+                if (t instanceof CatalogException) {
+                    return CATALOG;
+                }
+            }
+            return OTHER;
+        }
+    }
+
     private record ChunkKey(String objectKey, long startOffset) {}
 
     /**
@@ -122,6 +185,18 @@ final class ColdReader {
 
     private final int readAheadChunks;
 
+    private final ScheduledExecutorService timer;
+    private final long readTimeoutMs;
+    private final Time time;
+    private final Map<ErrorCause, Counter> errors = new java.util.EnumMap<>(ErrorCause.class);
+
+    /** When a WARN about an object key (or "partition:" + tp) was last logged, in ms. */
+    private final Cache<String, Long> lastLogged =
+            Caffeine.newBuilder().maximumSize(10_000).build();
+
+    /** Failures not logged since the last line, per key (rate limiting). */
+    private final Map<String, AtomicLong> suppressed = new ConcurrentHashMap<>();
+
     /** Offsets where a reader that just read a chunk will continue: marks sequential readers. */
     private final Cache<ChunkKey, Boolean> expectedNext;
 
@@ -134,8 +209,17 @@ final class ColdReader {
             int readAheadChunks,
             long cacheBytes,
             int metadataObjects,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            ScheduledExecutorService timer,
+            java.time.Duration readTimeout,
+            Time time) {
         this.store = store;
+        this.timer = timer;
+        this.readTimeoutMs = readTimeout.toMillis();
+        this.time = time;
+        for (ErrorCause c : ErrorCause.values()) {
+            errors.put(c, registry.counter(MetricNames.COLD_READ_ERRORS, "cause", c.tag()));
+        }
         this.index = index;
         this.executor = executor;
         this.chunkBytes = chunkBytes;
@@ -199,20 +283,143 @@ final class ColdReader {
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
-        return attempt(tp, offset, maxBytes, stopBefore, hw, logStart)
+        AtomicReference<ColdObject> located = new AtomicReference<>();
+        CompletableFuture<TierRead.Cold> f =
+                attempt(tp, offset, maxBytes, stopBefore, hw, logStart, located)
+                        .exceptionallyCompose(
+                                e -> {
+                                    Throwable cause = unwrap(e);
+                                    if (!(cause instanceof ObjectNotFoundException)) {
+                                        return CompletableFuture.failedFuture(cause);
+                                    }
+                                    // Retention may have removed the object since our
+                                    // snapshot: look again once.
+                                    index.invalidate(tp);
+                                    return attempt(
+                                            tp, offset, maxBytes, stopBefore, hw, logStart, located);
+                                });
+        return withDeadline(tp, offset, f, located)
                 .exceptionallyCompose(
-                        e -> {
-                            Throwable cause = unwrap(e);
-                            if (!(cause instanceof ObjectNotFoundException)) {
-                                return CompletableFuture.failedFuture(translate(cause));
-                            }
-                            // Retention may have removed the object since our snapshot: look
-                            // again once.
-                            index.invalidate(tp);
-                            return attempt(tp, offset, maxBytes, stopBefore, hw, logStart)
-                                    .exceptionallyCompose(
-                                            e2 -> CompletableFuture.failedFuture(translate(e2)));
-                        });
+                        e -> CompletableFuture.failedFuture(failed(tp, offset, located.get(), e)));
+    }
+
+    /**
+     * {@code f}, or a {@link TimeoutException} after {@code cold.read.timeout.ms}. The timeout
+     * completes only the copy the caller sees: the shared chunk load goes on for other readers.
+     */
+    private CompletableFuture<TierRead.Cold> withDeadline(
+            TopicPartition tp,
+            long offset,
+            CompletableFuture<TierRead.Cold> f,
+            AtomicReference<ColdObject> located) {
+        if (f.isDone()) {
+            return f;
+        }
+        CompletableFuture<TierRead.Cold> out = new CompletableFuture<>();
+        java.util.concurrent.ScheduledFuture<?> t;
+        try {
+            t =
+                    timer.schedule(
+                            () -> {
+                                ColdObject o = located.get();
+                                out.completeExceptionally(
+                                        new TimeoutException(
+                                                "cold read of "
+                                                        + tp
+                                                        + " at offset "
+                                                        + offset
+                                                        + (o == null
+                                                                ? " (locating its object)"
+                                                                : " from " + o.key())
+                                                        + " not done within"
+                                                        + " cold.read.timeout.ms="
+                                                        + readTimeoutMs));
+                            },
+                            readTimeoutMs,
+                            TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return f; // closing: the log fails reads still in flight itself
+        }
+        f.whenComplete(
+                (r, e) -> {
+                    t.cancel(false);
+                    if (e != null) {
+                        out.completeExceptionally(e);
+                    } else {
+                        out.complete(r);
+                    }
+                });
+        return out;
+    }
+
+    /**
+     * Counts and (rate-limited) logs a failed read, and returns what the caller sees: {@link
+     * OffsetOutOfRangeException} as is (not an error of the cold tier), else a {@link
+     * ColdReadException}.
+     */
+    private RuntimeException failed(TopicPartition tp, long offset, ColdObject obj, Throwable e) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof OffsetOutOfRangeException o) {
+            return o;
+        }
+        ErrorCause kind = ErrorCause.of(cause);
+        errors.get(kind).increment();
+        String logKey = obj == null ? "partition:" + tp : obj.key();
+        long now = time.milliseconds();
+        Long last = lastLogged.getIfPresent(logKey);
+        if (last == null || now - last >= LOG_INTERVAL_MS) {
+            lastLogged.put(logKey, now);
+            AtomicLong s = suppressed.remove(logKey);
+            String more =
+                    s == null || s.get() == 0
+                            ? ""
+                            : " (" + s.get() + " more failures of it in the last minute)";
+            String where =
+                    obj == null
+                            ? "(no object located)"
+                            : "object "
+                                    + obj.key()
+                                    + " offsets ["
+                                    + obj.firstOffset()
+                                    + ", "
+                                    + obj.lastOffset()
+                                    + "]";
+            if (kind == ErrorCause.OTHER) {
+                log.warn(
+                        "cold read of {} at offset {} failed ({}), {}{}",
+                        tp,
+                        offset,
+                        kind.tag(),
+                        where,
+                        more,
+                        cause);
+            } else {
+                log.warn(
+                        "cold read of {} at offset {} failed ({}), {}: {}{}",
+                        tp,
+                        offset,
+                        kind.tag(),
+                        where,
+                        cause.toString(),
+                        more);
+            }
+        } else {
+            suppressed.computeIfAbsent(logKey, k -> new AtomicLong()).incrementAndGet();
+        }
+        if (cause instanceof ColdReadException c) {
+            return c;
+        }
+        return new ColdReadException(
+                "cold read of "
+                        + tp
+                        + " at offset "
+                        + offset
+                        + (obj == null ? "" : " from " + obj.key())
+                        + " failed ("
+                        + kind.tag()
+                        + "): "
+                        + cause,
+                cause);
     }
 
     /**
@@ -241,11 +448,17 @@ final class ColdReader {
 
     /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
     private CompletableFuture<TierRead.Cold> attempt(
-            TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
+            TopicPartition tp,
+            long offset,
+            int maxBytes,
+            long stopBefore,
+            long hw,
+            long logStart,
+            AtomicReference<ColdObject> located) {
         return CompletableFuture.supplyAsync(() -> locate(tp, offset), executor)
                 .thenCompose(
                         obj ->
-                                chunkFor(obj, offset, maxBytes)
+                                chunkFor(remember(located, obj), offset, maxBytes)
                                         .thenApply(
                                                 c ->
                                                         serve(
@@ -257,6 +470,11 @@ final class ColdReader {
                                                                 stopBefore,
                                                                 hw,
                                                                 logStart)));
+    }
+
+    private static ColdObject remember(AtomicReference<ColdObject> located, ColdObject obj) {
+        located.set(obj);
+        return obj;
     }
 
     private ColdObject locate(TopicPartition tp, long offset) {
@@ -406,8 +624,8 @@ final class ColdReader {
                 pos += b.sizeInBytes();
             }
             if (first < 0) {
-                throw new ColdReadException(
-                        "object " + obj.key() + " holds no batch at offset " + offset, null);
+                throw new ObjectCorruptException(
+                        obj.key(), "object holds no batch at offset " + offset, null);
             }
             indexBase = java.util.Arrays.copyOf(indexBase, entries);
             indexPos = java.util.Arrays.copyOf(indexPos, entries);

@@ -20,7 +20,10 @@ public final class MetricNames {
     /** Counter, reads answered, per tier. */
     public static final String READS = "tierlog.reads";
 
-    /** Counter, cold reads that failed (the store or catalog was unavailable). */
+    /**
+     * Counter, cold reads that failed, tagged {@code cause}: {@code not_found}, {@code corrupt},
+     * {@code timeout}, {@code unavailable}, {@code catalog} or {@code other}.
+     */
     public static final String COLD_READ_ERRORS = "tierlog.cold.read.errors";
 
     /** Gauge, closed-segment bytes not yet in the cold tier, all partitions. */

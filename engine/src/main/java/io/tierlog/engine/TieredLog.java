@@ -83,7 +83,6 @@ public final class TieredLog implements Closeable {
     private final Counter coldBytesOut;
     private final Counter hotReads;
     private final Counter coldReads;
-    private final Counter coldReadErrors;
     private final int chunkBytes;
     private volatile boolean closed;
 
@@ -107,7 +106,6 @@ public final class TieredLog implements Closeable {
         this.coldBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "cold");
         this.hotReads = registry.counter(MetricNames.READS, "tier", "hot");
         this.coldReads = registry.counter(MetricNames.READS, "tier", "cold");
-        this.coldReadErrors = registry.counter(MetricNames.COLD_READ_ERRORS);
     }
 
     /**
@@ -281,11 +279,8 @@ public final class TieredLog implements Closeable {
                 cold.handle(
                         (r, e) -> {
                             if (e != null) {
-                                RuntimeException t = ColdReader.translate(e);
-                                if (t instanceof ColdReadException) {
-                                    coldReadErrors.increment();
-                                }
-                                throw t;
+                                // Counted and logged by the cold reader.
+                                throw ColdReader.translate(e);
                             }
                             coldReads.increment();
                             coldBytesOut.increment(r.sizeInBytes());
