@@ -211,7 +211,9 @@ public final class TierlogServer implements Closeable {
                                     config.get(ServerOptions.EPOLL_ENABLE),
                                     config.get(ServerOptions.SOCKET_REQUEST_MAX_BYTES).toIntExact(),
                                     config.get(ServerOptions.MAX_CONNECTIONS),
-                                    config.get(ServerOptions.CONNECTIONS_MAX_IDLE_MS)),
+                                    config.get(ServerOptions.CONNECTIONS_MAX_IDLE_MS),
+                                    config.get(ServerOptions.QUEUED_MAX_REQUEST_BYTES).bytes(),
+                                    config.get(ServerOptions.REQUEST_RECEIVE_TIMEOUT_MS)),
                             registry[0],
                             addresses);
             log.info(
@@ -278,6 +280,11 @@ public final class TierlogServer implements Closeable {
 
     public List<InetSocketAddress> boundAddresses() {
         return net.boundAddresses();
+    }
+
+    /** The pool bounding the memory of requests being received (for metrics and tests). */
+    public io.tierlog.server.net.RequestMemoryPool requestMemory() {
+        return net.requestMemory();
     }
 
     public boolean usingEpoll() {
