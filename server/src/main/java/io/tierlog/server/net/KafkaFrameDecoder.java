@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * (waiting for memory included); otherwise the connection is closed with a WARN line. Each byte
  * resets the idle timer, so without this a peer trickling one byte a second would hold its partial
  * frame, and its reservation, for ever. One timer per connection, armed only while a partial frame
- * is buffered (most frames arrive in one read and never arm it).
+ * is buffered (most frames arrive in one read and never arm it); time is the event loop's {@code
+ * ticker()}, so tests drive it.
  *
  * <p>One instance per channel; not thread-safe (Netty calls it from the channel's event loop;
  * {@link #memoryAvailable} hops there).
@@ -112,7 +113,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder
             frameStartNanos = -1;
         } else if (emitted || frameStartNanos < 0) {
             // What remains is the start of a new frame.
-            frameStartNanos = System.nanoTime();
+            frameStartNanos = ctx.executor().ticker().nanoTime();
             armTimer(ctx, receiveTimeoutNanos);
         }
     }
@@ -180,7 +181,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder
         if (removed || frameStartNanos < 0 || !ctx.channel().isActive()) {
             return;
         }
-        long age = System.nanoTime() - frameStartNanos;
+        long age = ctx.executor().ticker().nanoTime() - frameStartNanos;
         if (age < receiveTimeoutNanos) {
             armTimer(ctx, receiveTimeoutNanos - age);
             return;
