@@ -92,7 +92,8 @@ public final class ParquetLogReader {
             } catch (ObjectPages.UnsupportedLayoutException e) {
                 pages = null; // read with parquet-mr
             } catch (IOException | RuntimeException e) {
-                throw ObjectCorruptException.decodeFailure(key, "cannot read Parquet page index", e);
+                throw ObjectCorruptException.decodeFailure(
+                        key, "cannot read Parquet page index", e);
             }
             Map<String, String> kv = meta.getFileMetaData().getKeyValueMetaData();
             try {

@@ -539,8 +539,9 @@ public final class S3ObjectStore implements ObjectStore {
     static boolean isTimeout(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof software.amazon.awssdk.core.exception.ApiCallTimeoutException
-                    || t instanceof software.amazon.awssdk.core.exception
-                                    .ApiCallAttemptTimeoutException
+                    || t
+                            instanceof
+                            software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException
                     || t instanceof java.net.SocketTimeoutException
                     || t instanceof java.util.concurrent.TimeoutException) {
                 return true;
@@ -562,7 +563,9 @@ public final class S3ObjectStore implements ObjectStore {
                     "S3 call for key {} {}{}",
                     key,
                     message,
-                    suppressed == 0 ? "" : " (" + suppressed + " more timeouts since the last line)");
+                    suppressed == 0
+                            ? ""
+                            : " (" + suppressed + " more timeouts since the last line)");
         } else {
             suppressedTimeouts.incrementAndGet();
         }

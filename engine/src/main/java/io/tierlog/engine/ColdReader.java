@@ -10,11 +10,11 @@ import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.cold.ObjectCorruptException;
 import io.tierlog.cold.ObjectNotFoundException;
+import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ObjectStoreException;
 import io.tierlog.cold.ObjectStoreTimeoutException;
-import io.tierlog.common.Time;
-import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
+import io.tierlog.common.Time;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -63,9 +63,9 @@ import org.slf4j.LoggerFactory;
  * (retriable); offsets the cold tier does not hold with {@link OffsetOutOfRangeException}. Every
  * read has a deadline ({@code cold.read.timeout.ms}): a store that never answers fails the read
  * with a {@link ColdReadException} then (the load itself goes on, bounded by the store's own
- * deadlines, and a later read joins it), so a stuck call never pins a Fetch. Each failure counts
- * in {@link MetricNames#COLD_READ_ERRORS} by {@code cause} (see {@link ErrorCause}) and is logged
- * at WARN with the object key, its offset range, the offset read and the cause, at most once per
+ * deadlines, and a later read joins it), so a stuck call never pins a Fetch. Each failure counts in
+ * {@link MetricNames#COLD_READ_ERRORS} by {@code cause} (see {@link ErrorCause}) and is logged at
+ * WARN with the object key, its offset range, the offset read and the cause, at most once per
  * object (or partition, when no object was found) per {@link #LOG_INTERVAL_MS}.
  *
  * <p>Thread-safe.
@@ -296,7 +296,13 @@ final class ColdReader {
                                     // snapshot: look again once.
                                     index.invalidate(tp);
                                     return attempt(
-                                            tp, offset, maxBytes, stopBefore, hw, logStart, located);
+                                            tp,
+                                            offset,
+                                            maxBytes,
+                                            stopBefore,
+                                            hw,
+                                            logStart,
+                                            located);
                                 });
         return withDeadline(tp, offset, f, located)
                 .exceptionallyCompose(

@@ -106,8 +106,7 @@ public final class EngineOptions {
     public static final ConfigOption<java.time.Duration> COLD_READ_TIMEOUT_MS =
             ConfigOption.durationOption("cold.read.timeout.ms")
                     .defaultValue(java.time.Duration.ofSeconds(15))
-                    .validator(
-                            d -> d.isNegative() || d.isZero() ? "must be positive" : null)
+                    .validator(d -> d.isNegative() || d.isZero() ? "must be positive" : null)
                     .doc(
                             "Deadline of one cold read (catalog lookup, object GETs, decoding):"
                                     + " past it the fetch answers the partition with the"

@@ -53,7 +53,8 @@ class S3OutageTest {
                     .isInstanceOf(ColdReadException.class)
                     .isInstanceOf(RetriableException.class);
             assertThat(
-                            log.meterRegistry()
+                            log
+                                    .meterRegistry()
                                     .find(MetricNames.COLD_READ_ERRORS)
                                     .counters()
                                     .stream()

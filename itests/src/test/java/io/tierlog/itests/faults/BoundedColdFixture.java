@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Counter;
 import io.tierlog.cold.EmbeddedS3Server;
+import io.tierlog.common.Config;
 import io.tierlog.engine.MetricNames;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.server.TierlogServer;
-import io.tierlog.common.Config;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,8 +28,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * A tiered server in this JVM over the embedded s3proxy (optionally through a fault-injecting
- * proxy), with small segments so that produced records go cold quickly, and the producer,
- * consumer and metric helpers the bounded-time and cold-read-error tests share. Not thread-safe.
+ * proxy), with small segments so that produced records go cold quickly, and the producer, consumer
+ * and metric helpers the bounded-time and cold-read-error tests share. Not thread-safe.
  */
 final class BoundedColdFixture {
     static final long BASE_TS = 1_700_000_000_000L;
@@ -59,8 +59,7 @@ final class BoundedColdFixture {
         return ("value-" + i + "-" + "z".repeat(40)).getBytes(StandardCharsets.UTF_8);
     }
 
-    static void produce(TierlogServer server, String topic, long from, int count)
-            throws Exception {
+    static void produce(TierlogServer server, String topic, long from, int count) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + server.port());
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -133,7 +132,9 @@ final class BoundedColdFixture {
                 .filter(
                         e ->
                                 e.getKey().name().equals("fetch-total")
-                                        && e.getKey().group().equals("consumer-fetch-manager-metrics"))
+                                        && e.getKey()
+                                                .group()
+                                                .equals("consumer-fetch-manager-metrics"))
                 .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
                 .sum();
     }

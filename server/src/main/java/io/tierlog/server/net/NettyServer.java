@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The Netty side of the server: event loops (epoll when available, else NIO), one server channel
  * per listener, and the per-connection pipeline: idle timeout, connection limit, frame decoder
- * (request memory pool shared by all connections, receive deadline), request handler. Thread-safe; {@link #close()} stops accepting, closes every connection and stops
- * the loops.
+ * (request memory pool shared by all connections, receive deadline), request handler. Thread-safe;
+ * {@link #close()} stops accepting, closes every connection and stops the loops.
  */
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
@@ -148,7 +148,9 @@ public final class NettyServer implements AutoCloseable {
         return usingEpoll;
     }
 
-    /** The pool bounding the memory of requests being received ({@code queued.max.request.bytes}). */
+    /**
+     * The pool bounding the memory of requests being received ({@code queued.max.request.bytes}).
+     */
     public RequestMemoryPool requestMemory() {
         return requestMemory;
     }

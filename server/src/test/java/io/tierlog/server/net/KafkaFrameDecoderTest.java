@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The frame decoder's bounds: the request memory pool (reservation at the size prefix, release
- * with the frame, backpressure instead of failure) and the receive deadline (a trickled partial
- * frame closes the connection). Time is the embedded loop's, advanced by hand.
+ * The frame decoder's bounds: the request memory pool (reservation at the size prefix, release with
+ * the frame, backpressure instead of failure) and the receive deadline (a trickled partial frame
+ * closes the connection). Time is the embedded loop's, advanced by hand.
  */
 class KafkaFrameDecoderTest {
     private static final Duration DEADLINE = Duration.ofSeconds(5);
