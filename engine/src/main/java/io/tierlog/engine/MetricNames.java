@@ -61,4 +61,12 @@ public final class MetricNames {
 
     /** Counter, cold objects deleted by total retention and topic deletion. */
     public static final String COLD_OBJECTS_DELETED = "tierlog.cold.objects.deleted";
+
+    /** Gauge, bytes of requests being received or queued (queued.max.request.bytes pool). */
+    public static final String REQUEST_MEMORY_RESERVED_BYTES =
+            "tierlog.request.memory.reserved.bytes";
+
+    /** Gauge, connections not read because the request memory pool is full. */
+    public static final String REQUEST_MEMORY_WAITING_CONNECTIONS =
+            "tierlog.request.memory.waiting.connections";
 }

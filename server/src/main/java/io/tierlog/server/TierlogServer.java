@@ -221,6 +221,19 @@ public final class TierlogServer implements Closeable {
                     net[0].boundAddresses(),
                     dataDir,
                     broker.advertised());
+            if (tiered != null) {
+                var pool = net[0].requestMemory();
+                tiered.meterRegistry()
+                        .gauge(
+                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_RESERVED_BYTES,
+                                pool,
+                                p -> p.reservedBytes());
+                tiered.meterRegistry()
+                        .gauge(
+                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_WAITING_CONNECTIONS,
+                                pool,
+                                p -> p.waitingConnections());
+            }
             return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);

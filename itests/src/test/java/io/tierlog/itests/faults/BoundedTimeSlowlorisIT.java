@@ -171,7 +171,7 @@ class BoundedTimeSlowlorisIT {
 
     @Test
     void aRequestThatDoesNotFitThePoolWaitsAndSucceedsOnceMemoryIsReleased() throws Exception {
-        start(Map.of("queued.max.request.bytes", "8MiB"));
+        start(Map.of("queued.max.request.bytes", "8MiB", "message.max.bytes", "8MiB"));
         RequestMemoryPool pool = server.requestMemory();
         Socket hog = connect();
         hog.getOutputStream().write(ByteBuffer.allocate(5).putInt(6 * MIB).put((byte) 0).array());
