@@ -11,8 +11,6 @@ import io.tierlog.catalog.ColdObject;
 import io.tierlog.cold.ObjectCorruptException;
 import io.tierlog.cold.ObjectNotFoundException;
 import io.tierlog.cold.ObjectStore;
-import io.tierlog.cold.ObjectStoreException;
-import io.tierlog.cold.ObjectStoreTimeoutException;
 import io.tierlog.cold.ParquetLogReader;
 import io.tierlog.common.Time;
 import java.io.IOException;
@@ -34,8 +32,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Serves reads below the hot tier from Parquet objects. Everything that can wait on I/O (catalog
@@ -64,59 +60,13 @@ import org.slf4j.LoggerFactory;
  * read has a deadline ({@code cold.read.timeout.ms}): a store that never answers fails the read
  * with a {@link ColdReadException} then (the load itself goes on, bounded by the store's own
  * deadlines, and a later read joins it), so a stuck call never pins a Fetch. Each failure counts in
- * {@link MetricNames#COLD_READ_ERRORS} by {@code cause} (see {@link ErrorCause}) and is logged at
- * WARN with the object key, its offset range, the offset read and the cause, at most once per
- * object (or partition, when no object was found) per {@link #LOG_INTERVAL_MS}.
+ * {@link MetricNames#COLD_READ_ERRORS} by {@code cause} (see {@link ColdReadErrors}) and is logged
+ * at WARN with the object key, its offset range, the offset read and the cause, at most once per
+ * object (or partition, when no object was found) per minute.
  *
  * <p>Thread-safe.
  */
 final class ColdReader {
-    private static final Logger log = LoggerFactory.getLogger(ColdReader.class);
-
-    /** Least time between two WARN lines about the same object (or partition). */
-    static final long LOG_INTERVAL_MS = 60_000;
-
-    /** The {@code cause} tag of {@link MetricNames#COLD_READ_ERRORS}. */
-    enum ErrorCause {
-        /** The catalog names an object the store does not have. */
-        NOT_FOUND,
-        /** The object was fetched but does not decode (damaged Parquet or metadata). */
-        CORRUPT,
-        /** The store did not answer within a deadline. */
-        TIMEOUT,
-        /** The store answered with an error or could not be reached. */
-        UNAVAILABLE,
-        /** The catalog could not be read. */
-        CATALOG,
-        /** Anything else (a bug: the log line has the stack trace). */
-        OTHER;
-
-        String tag() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-
-        static ErrorCause of(Throwable e) {
-            for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-                if (t instanceof TimeoutException || t instanceof ObjectStoreTimeoutException) {
-                    return TIMEOUT;
-                }
-                if (t instanceof ObjectNotFoundException) {
-                    return NOT_FOUND;
-                }
-                if (t instanceof ObjectCorruptException) {
-                    return CORRUPT;
-                }
-                if (t instanceof ObjectStoreException) {
-                    return UNAVAILABLE;
-                }
-                if (t instanceof CatalogException) {
-                    return CATALOG;
-                }
-            }
-            return OTHER;
-        }
-    }
-
     private record ChunkKey(String objectKey, long startOffset) {}
 
     /**
@@ -187,15 +137,7 @@ final class ColdReader {
 
     private final ScheduledExecutorService timer;
     private final long readTimeoutMs;
-    private final Time time;
-    private final Map<ErrorCause, Counter> errors = new java.util.EnumMap<>(ErrorCause.class);
-
-    /** When a WARN about an object key (or "partition:" + tp) was last logged, in ms. */
-    private final Cache<String, Long> lastLogged =
-            Caffeine.newBuilder().maximumSize(10_000).build();
-
-    /** Failures not logged since the last line, per key (rate limiting). */
-    private final Map<String, AtomicLong> suppressed = new ConcurrentHashMap<>();
+    private final ColdReadErrors errors;
 
     /** Offsets where a reader that just read a chunk will continue: marks sequential readers. */
     private final Cache<ChunkKey, Boolean> expectedNext;
@@ -216,10 +158,7 @@ final class ColdReader {
         this.store = store;
         this.timer = timer;
         this.readTimeoutMs = readTimeout.toMillis();
-        this.time = time;
-        for (ErrorCause c : ErrorCause.values()) {
-            errors.put(c, registry.counter(MetricNames.COLD_READ_ERRORS, "cause", c.tag()));
-        }
+        this.errors = new ColdReadErrors(registry, time);
         this.index = index;
         this.executor = executor;
         this.chunkBytes = chunkBytes;
@@ -306,7 +245,9 @@ final class ColdReader {
                                 });
         return withDeadline(tp, offset, f, located)
                 .exceptionallyCompose(
-                        e -> CompletableFuture.failedFuture(failed(tp, offset, located.get(), e)));
+                        e ->
+                                CompletableFuture.failedFuture(
+                                        errors.failed(tp, offset, located.get(), e)));
     }
 
     /**
@@ -356,76 +297,6 @@ final class ColdReader {
                     }
                 });
         return out;
-    }
-
-    /**
-     * Counts and (rate-limited) logs a failed read, and returns what the caller sees: {@link
-     * OffsetOutOfRangeException} as is (not an error of the cold tier), else a {@link
-     * ColdReadException}.
-     */
-    private RuntimeException failed(TopicPartition tp, long offset, ColdObject obj, Throwable e) {
-        Throwable cause = unwrap(e);
-        if (cause instanceof OffsetOutOfRangeException o) {
-            return o;
-        }
-        ErrorCause kind = ErrorCause.of(cause);
-        errors.get(kind).increment();
-        String logKey = obj == null ? "partition:" + tp : obj.key();
-        long now = time.milliseconds();
-        Long last = lastLogged.getIfPresent(logKey);
-        if (last == null || now - last >= LOG_INTERVAL_MS) {
-            lastLogged.put(logKey, now);
-            AtomicLong s = suppressed.remove(logKey);
-            String more =
-                    s == null || s.get() == 0
-                            ? ""
-                            : " (" + s.get() + " more failures of it in the last minute)";
-            String where =
-                    obj == null
-                            ? "(no object located)"
-                            : "object "
-                                    + obj.key()
-                                    + " offsets ["
-                                    + obj.firstOffset()
-                                    + ", "
-                                    + obj.lastOffset()
-                                    + "]";
-            if (kind == ErrorCause.OTHER) {
-                log.warn(
-                        "cold read of {} at offset {} failed ({}), {}{}",
-                        tp,
-                        offset,
-                        kind.tag(),
-                        where,
-                        more,
-                        cause);
-            } else {
-                log.warn(
-                        "cold read of {} at offset {} failed ({}), {}: {}{}",
-                        tp,
-                        offset,
-                        kind.tag(),
-                        where,
-                        cause.toString(),
-                        more);
-            }
-        } else {
-            suppressed.computeIfAbsent(logKey, k -> new AtomicLong()).incrementAndGet();
-        }
-        if (cause instanceof ColdReadException c) {
-            return c;
-        }
-        return new ColdReadException(
-                "cold read of "
-                        + tp
-                        + " at offset "
-                        + offset
-                        + (obj == null ? "" : " from " + obj.key())
-                        + " failed ("
-                        + kind.tag()
-                        + "): "
-                        + cause,
-                cause);
     }
 
     /**

@@ -7,7 +7,7 @@ import io.tierlog.cold.ObjectCorruptException;
 import io.tierlog.cold.ObjectNotFoundException;
 import io.tierlog.cold.ObjectStoreException;
 import io.tierlog.cold.ObjectStoreTimeoutException;
-import io.tierlog.engine.ColdReader.ErrorCause;
+import io.tierlog.engine.ColdReadErrors.Cause;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -16,33 +16,32 @@ import org.junit.jupiter.api.Test;
  * The {@code cause} tag of {@link MetricNames#COLD_READ_ERRORS}: each failure a cold read can meet
  * maps to the tag an operator acts on, however deeply it is wrapped.
  */
-class ColdReadErrorCauseTest {
+class ColdReadCauseTest {
     @Test
     void eachFailureMapsToTheCauseAnOperatorActsOn() {
-        assertThat(ErrorCause.of(new ObjectNotFoundException("k"))).isEqualTo(ErrorCause.NOT_FOUND);
-        assertThat(ErrorCause.of(new ObjectCorruptException("k", "no magic", null)))
-                .isEqualTo(ErrorCause.CORRUPT);
-        assertThat(ErrorCause.of(new ObjectStoreTimeoutException("k", "timed out", null)))
-                .isEqualTo(ErrorCause.TIMEOUT);
-        assertThat(ErrorCause.of(new TimeoutException("cold.read.timeout.ms")))
-                .isEqualTo(ErrorCause.TIMEOUT);
-        assertThat(ErrorCause.of(new ObjectStoreException("k", "HTTP 503")))
-                .isEqualTo(ErrorCause.UNAVAILABLE);
-        assertThat(ErrorCause.of(new IllegalStateException("bug"))).isEqualTo(ErrorCause.OTHER);
+        assertThat(Cause.of(new ObjectNotFoundException("k"))).isEqualTo(Cause.NOT_FOUND);
+        assertThat(Cause.of(new ObjectCorruptException("k", "no magic", null)))
+                .isEqualTo(Cause.CORRUPT);
+        assertThat(Cause.of(new ObjectStoreTimeoutException("k", "timed out", null)))
+                .isEqualTo(Cause.TIMEOUT);
+        assertThat(Cause.of(new TimeoutException("cold.read.timeout.ms"))).isEqualTo(Cause.TIMEOUT);
+        assertThat(Cause.of(new ObjectStoreException("k", "HTTP 503")))
+                .isEqualTo(Cause.UNAVAILABLE);
+        assertThat(Cause.of(new IllegalStateException("bug"))).isEqualTo(Cause.OTHER);
     }
 
     @Test
     void wrappersAreLookedThrough() {
         Throwable catalog =
                 new ColdReadException("catalog unavailable", new CatalogException("locked"));
-        assertThat(ErrorCause.of(new CompletionException(catalog))).isEqualTo(ErrorCause.CATALOG);
+        assertThat(Cause.of(new CompletionException(catalog))).isEqualTo(Cause.CATALOG);
         Throwable corrupt =
                 new CompletionException(
                         new ObjectCorruptException(
                                 "k", "bad page", new java.io.IOException("crc")));
-        assertThat(ErrorCause.of(corrupt)).isEqualTo(ErrorCause.CORRUPT);
-        assertThat(ErrorCause.TIMEOUT.tag()).isEqualTo("timeout");
-        assertThat(ErrorCause.NOT_FOUND.tag()).isEqualTo("not_found");
+        assertThat(Cause.of(corrupt)).isEqualTo(Cause.CORRUPT);
+        assertThat(Cause.TIMEOUT.tag()).isEqualTo("timeout");
+        assertThat(Cause.NOT_FOUND.tag()).isEqualTo("not_found");
     }
 
     @Test
@@ -54,7 +53,7 @@ class ColdReadErrorCauseTest {
                         "cannot read footer",
                         new java.io.UncheckedIOException(new java.io.IOException(s3)));
         assertThat(seen).isSameAs(s3);
-        assertThat(ErrorCause.of(seen)).isEqualTo(ErrorCause.TIMEOUT);
+        assertThat(Cause.of(seen)).isEqualTo(Cause.TIMEOUT);
         assertThat(
                         ObjectCorruptException.decodeFailure(
                                 "k", "cannot read footer", new RuntimeException("garbage")))

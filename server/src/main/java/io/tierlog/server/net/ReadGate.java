@@ -31,10 +31,10 @@ public final class ReadGate {
             bits = ch.attr(PAUSED).get();
         }
         int bit = 1 << reason.ordinal();
-        int before = bits[0];
-        bits[0] = paused ? before | bit : before & ~bit;
-        if ((before == 0) != (bits[0] == 0) || (bits[0] == 0) != ch.config().isAutoRead()) {
-            ch.config().setAutoRead(bits[0] == 0);
+        bits[0] = paused ? bits[0] | bit : bits[0] & ~bit;
+        boolean read = bits[0] == 0;
+        if (ch.config().isAutoRead() != read) {
+            ch.config().setAutoRead(read);
         }
     }
 
