@@ -95,9 +95,35 @@ public final class ColdTierOptions {
 
     public static final ConfigOption<Duration> S3_REQUEST_TIMEOUT_MS =
             ConfigOption.durationOption("s3.request.timeout.ms")
-                    .defaultValue(Duration.ofSeconds(30))
+                    .defaultValue(Duration.ofSeconds(5))
                     .validator(ColdTierOptions::positive)
-                    .doc("Timeout of one HTTP attempt; a timed-out attempt is retried.")
+                    .doc(
+                            "Timeout of one HTTP attempt of a read or metadata call, and the"
+                                    + " longest silence of the S3 endpoint on a connection during"
+                                    + " any call (socket timeout); a timed-out attempt is retried"
+                                    + " within s3.api.call.timeout.ms.")
+                    .build();
+
+    public static final ConfigOption<Duration> S3_API_CALL_TIMEOUT_MS =
+            ConfigOption.durationOption("s3.api.call.timeout.ms")
+                    .defaultValue(Duration.ofSeconds(10))
+                    .validator(ColdTierOptions::positive)
+                    .doc(
+                            "Deadline of a whole S3 read or metadata call (GET, HEAD, LIST,"
+                                    + " DELETE, multipart create/complete), every retry"
+                                    + " included: an endpoint that accepts connections and never"
+                                    + " answers fails the call after this long. Keep it well"
+                                    + " below the clients' request.timeout.ms (30s).")
+                    .build();
+
+    public static final ConfigOption<Duration> S3_UPLOAD_TIMEOUT_MS =
+            ConfigOption.durationOption("s3.upload.timeout.ms")
+                    .defaultValue(Duration.ofMinutes(2))
+                    .validator(ColdTierOptions::positive)
+                    .doc(
+                            "Deadline of one upload (a PUT of an object or of one multipart"
+                                    + " part), every retry included; the offload that made it"
+                                    + " retries later with backoff.")
                     .build();
 
     public static final ConfigOption<Integer> S3_RETRY_MAX_ATTEMPTS =
@@ -187,6 +213,8 @@ public final class ColdTierOptions {
                     S3_MULTIPART_THRESHOLD_BYTES,
                     S3_MULTIPART_PART_BYTES,
                     S3_REQUEST_TIMEOUT_MS,
+                    S3_API_CALL_TIMEOUT_MS,
+                    S3_UPLOAD_TIMEOUT_MS,
                     S3_RETRY_MAX_ATTEMPTS,
                     S3_RETRY_BACKOFF_MS,
                     S3_RETRY_BACKOFF_MAX_MS,
@@ -270,6 +298,16 @@ public final class ColdTierOptions {
 
     public Duration requestTimeout() {
         return config.get(S3_REQUEST_TIMEOUT_MS);
+    }
+
+    /** Deadline of a whole read or metadata call, retries included. */
+    public Duration apiCallTimeout() {
+        return config.get(S3_API_CALL_TIMEOUT_MS);
+    }
+
+    /** Deadline of a whole upload call (object PUT or one part), retries included. */
+    public Duration uploadTimeout() {
+        return config.get(S3_UPLOAD_TIMEOUT_MS);
     }
 
     public int retryMaxAttempts() {

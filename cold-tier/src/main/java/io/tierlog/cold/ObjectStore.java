@@ -65,14 +65,15 @@ public interface ObjectStore extends Closeable {
         }
         ByteBuffer all = get(key, position, Math.toIntExact(total));
         if (all.remaining() < total) {
-            throw new ObjectStoreException(
+            throw new ObjectCorruptException(
                     key,
                     "short ranged read at "
                             + position
                             + ": wanted "
                             + total
                             + " bytes, got "
-                            + all.remaining());
+                            + all.remaining(),
+                    null);
         }
         ByteBuffer[] parts = new ByteBuffer[lengths.length];
         int at = all.position();

@@ -78,20 +78,21 @@ final class ObjectStoreInputFile implements InputFile {
                 return tail;
             }
             if (length < MAGIC.length * 2 + 4) {
-                throw new ObjectStoreException(
-                        key, "object of " + length + " bytes is not Parquet");
+                throw new ObjectCorruptException(
+                        key, "object of " + length + " bytes is not Parquet", null);
             }
             int n = (int) Math.min(length, INITIAL_TAIL);
             ByteBuffer b = fetch(length - n, n);
             int footerLength = b.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(n - 8);
             for (int i = 0; i < MAGIC.length; i++) {
                 if (b.get(n - MAGIC.length + i) != MAGIC[i]) {
-                    throw new ObjectStoreException(key, "object does not end with Parquet magic");
+                    throw new ObjectCorruptException(
+                            key, "object does not end with Parquet magic", null);
                 }
             }
             if (footerLength < 0 || footerLength + 8L + MAGIC.length > length) {
-                throw new ObjectStoreException(
-                        key, "corrupt Parquet footer length " + footerLength);
+                throw new ObjectCorruptException(
+                        key, "corrupt Parquet footer length " + footerLength, null);
             }
             if (footerLength + 8 > n) {
                 int m = footerLength + 8;
@@ -228,7 +229,7 @@ final class ObjectStoreInputFile implements InputFile {
         for (int k = from; k < to; k++) {
             ByteBuffer part = parts[slotOf[k - from]];
             if (part == null || part.remaining() != sorted.get(k).getLength()) {
-                throw new ObjectStoreException(key, "short ranged read at " + start);
+                throw new ObjectCorruptException(key, "short ranged read at " + start, null);
             }
             sorted.get(k).setDataReadFuture(CompletableFuture.completedFuture(part));
         }
@@ -241,7 +242,7 @@ final class ObjectStoreInputFile implements InputFile {
     private ByteBuffer fetch(long position, int n) throws IOException {
         ByteBuffer b = store.get(key, position, n);
         if (b.remaining() != n) {
-            throw new ObjectStoreException(
+            throw new ObjectCorruptException(
                     key,
                     "short ranged read at "
                             + position
@@ -251,7 +252,8 @@ final class ObjectStoreInputFile implements InputFile {
                             + b.remaining()
                             + " (object size "
                             + length
-                            + ")");
+                            + ")",
+                    null);
         }
         return b.slice();
     }

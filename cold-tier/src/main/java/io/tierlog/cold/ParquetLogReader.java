@@ -84,7 +84,7 @@ public final class ParquetLogReader {
             } catch (ObjectStoreException e) {
                 throw e;
             } catch (IOException | RuntimeException e) {
-                throw new ObjectStoreException(key, "cannot read Parquet footer: " + e, e);
+                throw ObjectCorruptException.decodeFailure(key, "cannot read Parquet footer", e);
             }
             file.prefetchIndexes(meta);
             try (SeekableInputStream in = file.newStream()) {
@@ -92,14 +92,15 @@ public final class ParquetLogReader {
             } catch (ObjectPages.UnsupportedLayoutException e) {
                 pages = null; // read with parquet-mr
             } catch (IOException | RuntimeException e) {
-                throw new ObjectStoreException(key, "cannot read Parquet page index: " + e, e);
+                throw ObjectCorruptException.decodeFailure(
+                        key, "cannot read Parquet page index", e);
             }
             Map<String, String> kv = meta.getFileMetaData().getKeyValueMetaData();
             try {
                 String version = kv.get(ColdLayout.META_FORMAT_VERSION);
                 if (version == null || Integer.parseInt(version) > ColdLayout.FORMAT_VERSION) {
-                    throw new ObjectStoreException(
-                            key, "unsupported cold object format version " + version);
+                    throw new ObjectCorruptException(
+                            key, "unsupported cold object format version " + version, null);
                 }
                 footer =
                         new Footer(
@@ -110,7 +111,7 @@ public final class ParquetLogReader {
                                 Long.parseLong(kv.get(ColdLayout.META_RECORD_COUNT)),
                                 Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)));
             } catch (NumberFormatException | NullPointerException e) {
-                throw new ObjectStoreException(key, "missing or bad tierlog metadata: " + e, e);
+                throw new ObjectCorruptException(key, "missing or bad tierlog metadata: " + e, e);
             }
             return footer;
         }
@@ -205,8 +206,8 @@ public final class ParquetLogReader {
         } catch (ObjectStoreException | ObjectPages.UnsupportedLayoutException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            throw new ObjectStoreException(
-                    key, "cannot read offsets from " + startOffset + ": " + e, e);
+            throw ObjectCorruptException.decodeFailure(
+                    key, "cannot read offsets from " + startOffset, e);
         } finally {
             arena.reset(); // the rebuilt batches hold copies; no page is referenced any more
         }
@@ -263,8 +264,8 @@ public final class ParquetLogReader {
         } catch (ObjectStoreException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            throw new ObjectStoreException(
-                    key, "cannot read offsets from " + startOffset + ": " + e, e);
+            throw ObjectCorruptException.decodeFailure(
+                    key, "cannot read offsets from " + startOffset, e);
         }
         ByteBuffer buf = out.buffer().duplicate();
         buf.position(0).limit(complete);
@@ -301,8 +302,8 @@ public final class ParquetLogReader {
         } catch (ObjectStoreException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            throw new ObjectStoreException(
-                    key, "cannot look up timestamp " + timestampMs + ": " + e, e);
+            throw ObjectCorruptException.decodeFailure(
+                    key, "cannot look up timestamp " + timestampMs, e);
         }
     }
 

@@ -60,6 +60,12 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  *       backoff and full jitter between {@code s3.retry.backoff.ms} and {@code
  *       s3.retry.backoff.max.ms}. The SDK's retry circuit breaker is disabled: an endpoint that is
  *       down for a while must not make later requests fail fast.
+ *   <li>Every call has a deadline, retries included, so an endpoint that accepts connections and
+ *       never answers cannot hang a caller: {@code s3.api.call.timeout.ms} for reads and metadata
+ *       calls, {@code s3.upload.timeout.ms} for uploads (object PUT, one part); one attempt of a
+ *       read is bounded by {@code s3.request.timeout.ms}, which is also the socket timeout of every
+ *       call. A call past its deadline throws {@link ObjectStoreTimeoutException} and logs a WARN
+ *       (at most one line per 10 s) naming the key and the setting.
  *   <li>Uploads carry a CRC32C checksum (and, over plain HTTP, a signed SHA-256 payload hash) that
  *       the server verifies; an upload corrupted in flight is rejected and never stored. Every
  *       object also records the CRC32C of its whole content in the user metadata {@code
@@ -87,8 +93,22 @@ public final class S3ObjectStore implements ObjectStore {
     private final long multipartThreshold;
     private final int partSize;
 
+    private final java.time.Duration apiCallTimeout;
+    private final java.time.Duration uploadTimeout;
+
+    /** When a timeout WARN was last logged (nanoTime), so an outage logs a line per interval. */
+    private final java.util.concurrent.atomic.AtomicLong lastTimeoutWarn =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+
+    private final java.util.concurrent.atomic.AtomicLong suppressedTimeouts =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    private static final long WARN_INTERVAL_NANOS = 10_000_000_000L;
+
     private S3ObjectStore(S3Client s3, ColdTierOptions options) {
         this.s3 = s3;
+        this.apiCallTimeout = options.apiCallTimeout();
+        this.uploadTimeout = options.uploadTimeout();
         this.bucket = options.bucket();
         this.multipartThreshold = options.multipartThresholdBytes();
         this.partSize = Math.toIntExact(options.multipartPartBytes());
@@ -138,13 +158,25 @@ public final class S3ObjectStore implements ObjectStore {
                                                 min(
                                                         options.requestTimeout(),
                                                         java.time.Duration.ofSeconds(10)))
-                                        .socketTimeout(options.requestTimeout()))
+                                        .socketTimeout(options.requestTimeout())
+                                        .connectionAcquisitionTimeout(options.apiCallTimeout()))
                         .overrideConfiguration(
                                 c ->
                                         c.retryStrategy(retryStrategy)
-                                                .apiCallAttemptTimeout(options.requestTimeout()));
+                                                .apiCallAttemptTimeout(options.requestTimeout())
+                                                .apiCallTimeout(options.apiCallTimeout()));
         options.endpoint().ifPresent(e -> builder.endpointOverride(URI.create(e)));
         return new S3ObjectStore(builder.build(), options);
+    }
+
+    /**
+     * Uploads carry a body that may take a while on a slow link: their deadline (whole call and
+     * each attempt) is {@code s3.upload.timeout.ms}; a silent endpoint still fails an attempt after
+     * the socket timeout ({@code s3.request.timeout.ms}).
+     */
+    private void uploadDeadline(
+            software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration.Builder o) {
+        o.apiCallTimeout(uploadTimeout).apiCallAttemptTimeout(uploadTimeout);
     }
 
     /** A payload the server received damaged (its checksum or hash did not match). */
@@ -187,7 +219,8 @@ public final class S3ObjectStore implements ObjectStore {
                                     .key(key)
                                     .contentLength(size)
                                     .metadata(Map.of(CRC_METADATA, crc))
-                                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
+                                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)
+                                    .overrideConfiguration(this::uploadDeadline),
                     RequestBody.fromFile(file));
         } catch (SdkException | UncheckedIOException e) {
             throw translate(key, "PUT", e);
@@ -204,7 +237,8 @@ public final class S3ObjectStore implements ObjectStore {
                                     .key(key)
                                     .contentLength((long) data.length)
                                     .metadata(Map.of(CRC_METADATA, crc32c(data)))
-                                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
+                                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)
+                                    .overrideConfiguration(this::uploadDeadline),
                     RequestBody.fromBytes(data));
         } catch (SdkException e) {
             throw translate(key, "PUT", e);
@@ -250,7 +284,8 @@ public final class S3ObjectStore implements ObjectStore {
                                                 .uploadId(uploadId)
                                                 .partNumber(pn)
                                                 .contentLength((long) want)
-                                                .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
+                                                .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)
+                                                .overrideConfiguration(this::uploadDeadline),
                                 RequestBody.fromByteBuffer(buf));
                 parts.add(
                         CompletedPart.builder()
@@ -497,11 +532,61 @@ public final class S3ObjectStore implements ObjectStore {
         s3.close();
     }
 
+    /**
+     * A call's deadline or an attempt's passed, or the endpoint stayed silent past the socket
+     * timeout on every attempt.
+     */
+    static boolean isTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof software.amazon.awssdk.core.exception.ApiCallTimeoutException
+                    || t
+                            instanceof
+                            software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException
+                    || t instanceof java.net.SocketTimeoutException
+                    || t instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** One WARN per interval while calls time out, naming the key and the setting. */
+    private void warnTimeout(String key, String message) {
+        long now = System.nanoTime();
+        long last = lastTimeoutWarn.get();
+        if (now - last >= WARN_INTERVAL_NANOS && lastTimeoutWarn.compareAndSet(last, now)) {
+            long suppressed = suppressedTimeouts.getAndSet(0);
+            log.warn(
+                    "S3 call for key {} {}{}",
+                    key,
+                    message,
+                    suppressed == 0
+                            ? ""
+                            : " (" + suppressed + " more timeouts since the last line)");
+        } else {
+            suppressedTimeouts.incrementAndGet();
+        }
+    }
+
     private static Instant orEpoch(Instant i) {
         return i == null ? Instant.EPOCH : i;
     }
 
     private ObjectStoreException translate(String key, String op, Exception e) {
+        if (isTimeout(e)) {
+            boolean upload = op.startsWith("PUT") || op.startsWith("multipart");
+            String setting =
+                    upload
+                            ? "s3.upload.timeout.ms=" + uploadTimeout.toMillis()
+                            : "s3.api.call.timeout.ms=" + apiCallTimeout.toMillis();
+            String message =
+                    op + " s3://" + bucket + " timed out (" + setting + "): " + e.getMessage();
+            warnTimeout(key, message);
+            return new ObjectStoreTimeoutException(key, message, e);
+        }
         if (e instanceof NoSuchKeyException) {
             return new ObjectNotFoundException(key, e);
         }

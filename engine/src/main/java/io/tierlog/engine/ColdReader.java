@@ -8,9 +8,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.ObjectCorruptException;
 import io.tierlog.cold.ObjectNotFoundException;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
+import io.tierlog.common.Time;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -20,7 +22,12 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -49,7 +56,13 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * throughput.
  *
  * <p>Failures of the store or catalog complete the future with a {@link ColdReadException}
- * (retriable); offsets the cold tier does not hold with {@link OffsetOutOfRangeException}.
+ * (retriable); offsets the cold tier does not hold with {@link OffsetOutOfRangeException}. Every
+ * read has a deadline ({@code cold.read.timeout.ms}): a store that never answers fails the read
+ * with a {@link ColdReadException} then (the load itself goes on, bounded by the store's own
+ * deadlines, and a later read joins it), so a stuck call never pins a Fetch. Each failure counts in
+ * {@link MetricNames#COLD_READ_ERRORS} by {@code cause} (see {@link ColdReadErrors}) and is logged
+ * at WARN with the object key, its offset range, the offset read and the cause, at most once per
+ * object (or partition, when no object was found) per minute.
  *
  * <p>Thread-safe.
  */
@@ -122,6 +135,10 @@ final class ColdReader {
 
     private final int readAheadChunks;
 
+    private final ScheduledExecutorService timer;
+    private final long readTimeoutMs;
+    private final ColdReadErrors errors;
+
     /** Offsets where a reader that just read a chunk will continue: marks sequential readers. */
     private final Cache<ChunkKey, Boolean> expectedNext;
 
@@ -134,8 +151,14 @@ final class ColdReader {
             int readAheadChunks,
             long cacheBytes,
             int metadataObjects,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            ScheduledExecutorService timer,
+            java.time.Duration readTimeout,
+            Time time) {
         this.store = store;
+        this.timer = timer;
+        this.readTimeoutMs = readTimeout.toMillis();
+        this.errors = new ColdReadErrors(registry, time);
         this.index = index;
         this.executor = executor;
         this.chunkBytes = chunkBytes;
@@ -199,20 +222,81 @@ final class ColdReader {
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
-        return attempt(tp, offset, maxBytes, stopBefore, hw, logStart)
+        AtomicReference<ColdObject> located = new AtomicReference<>();
+        CompletableFuture<TierRead.Cold> f =
+                attempt(tp, offset, maxBytes, stopBefore, hw, logStart, located)
+                        .exceptionallyCompose(
+                                e -> {
+                                    Throwable cause = unwrap(e);
+                                    if (!(cause instanceof ObjectNotFoundException)) {
+                                        return CompletableFuture.failedFuture(cause);
+                                    }
+                                    // Retention may have removed the object since our
+                                    // snapshot: look again once.
+                                    index.invalidate(tp);
+                                    return attempt(
+                                            tp,
+                                            offset,
+                                            maxBytes,
+                                            stopBefore,
+                                            hw,
+                                            logStart,
+                                            located);
+                                });
+        return withDeadline(tp, offset, f, located)
                 .exceptionallyCompose(
-                        e -> {
-                            Throwable cause = unwrap(e);
-                            if (!(cause instanceof ObjectNotFoundException)) {
-                                return CompletableFuture.failedFuture(translate(cause));
-                            }
-                            // Retention may have removed the object since our snapshot: look
-                            // again once.
-                            index.invalidate(tp);
-                            return attempt(tp, offset, maxBytes, stopBefore, hw, logStart)
-                                    .exceptionallyCompose(
-                                            e2 -> CompletableFuture.failedFuture(translate(e2)));
-                        });
+                        e ->
+                                CompletableFuture.failedFuture(
+                                        errors.failed(tp, offset, located.get(), e)));
+    }
+
+    /**
+     * {@code f}, or a {@link TimeoutException} after {@code cold.read.timeout.ms}. The timeout
+     * completes only the copy the caller sees: the shared chunk load goes on for other readers.
+     */
+    private CompletableFuture<TierRead.Cold> withDeadline(
+            TopicPartition tp,
+            long offset,
+            CompletableFuture<TierRead.Cold> f,
+            AtomicReference<ColdObject> located) {
+        if (f.isDone()) {
+            return f;
+        }
+        CompletableFuture<TierRead.Cold> out = new CompletableFuture<>();
+        java.util.concurrent.ScheduledFuture<?> t;
+        try {
+            t =
+                    timer.schedule(
+                            () -> {
+                                ColdObject o = located.get();
+                                out.completeExceptionally(
+                                        new TimeoutException(
+                                                "cold read of "
+                                                        + tp
+                                                        + " at offset "
+                                                        + offset
+                                                        + (o == null
+                                                                ? " (locating its object)"
+                                                                : " from " + o.key())
+                                                        + " not done within"
+                                                        + " cold.read.timeout.ms="
+                                                        + readTimeoutMs));
+                            },
+                            readTimeoutMs,
+                            TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return f; // closing: the log fails reads still in flight itself
+        }
+        f.whenComplete(
+                (r, e) -> {
+                    t.cancel(false);
+                    if (e != null) {
+                        out.completeExceptionally(e);
+                    } else {
+                        out.complete(r);
+                    }
+                });
+        return out;
     }
 
     /**
@@ -241,11 +325,17 @@ final class ColdReader {
 
     /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
     private CompletableFuture<TierRead.Cold> attempt(
-            TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
+            TopicPartition tp,
+            long offset,
+            int maxBytes,
+            long stopBefore,
+            long hw,
+            long logStart,
+            AtomicReference<ColdObject> located) {
         return CompletableFuture.supplyAsync(() -> locate(tp, offset), executor)
                 .thenCompose(
                         obj ->
-                                chunkFor(obj, offset, maxBytes)
+                                chunkFor(remember(located, obj), offset, maxBytes)
                                         .thenApply(
                                                 c ->
                                                         serve(
@@ -257,6 +347,11 @@ final class ColdReader {
                                                                 stopBefore,
                                                                 hw,
                                                                 logStart)));
+    }
+
+    private static ColdObject remember(AtomicReference<ColdObject> located, ColdObject obj) {
+        located.set(obj);
+        return obj;
     }
 
     private ColdObject locate(TopicPartition tp, long offset) {
@@ -406,8 +501,8 @@ final class ColdReader {
                 pos += b.sizeInBytes();
             }
             if (first < 0) {
-                throw new ColdReadException(
-                        "object " + obj.key() + " holds no batch at offset " + offset, null);
+                throw new ObjectCorruptException(
+                        obj.key(), "object holds no batch at offset " + offset, null);
             }
             indexBase = java.util.Arrays.copyOf(indexBase, entries);
             indexPos = java.util.Arrays.copyOf(indexPos, entries);

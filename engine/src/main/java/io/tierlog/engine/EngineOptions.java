@@ -103,6 +103,17 @@ public final class EngineOptions {
                                     + " two ranged GETs.")
                     .build();
 
+    public static final ConfigOption<java.time.Duration> COLD_READ_TIMEOUT_MS =
+            ConfigOption.durationOption("cold.read.timeout.ms")
+                    .defaultValue(java.time.Duration.ofSeconds(15))
+                    .validator(d -> d.isNegative() || d.isZero() ? "must be positive" : null)
+                    .doc(
+                            "Deadline of one cold read (catalog lookup, object GETs, decoding):"
+                                    + " past it the fetch answers the partition with the"
+                                    + " retriable KAFKA_STORAGE_ERROR. Keep it below the clients'"
+                                    + " request.timeout.ms (30s).")
+                    .build();
+
     public static final ConfigOption<Boolean> COLD_READ_AHEAD =
             ConfigOption.booleanOption("cold.read.ahead")
                     .defaultValue(true)
@@ -152,6 +163,7 @@ public final class EngineOptions {
                     RETENTION_CHECK_INTERVAL_MS,
                     COLD_READ_THREADS,
                     COLD_READ_CHUNK_BYTES,
+                    COLD_READ_TIMEOUT_MS,
                     COLD_READ_AHEAD,
                     COLD_READ_AHEAD_CHUNKS,
                     COLD_METADATA_CACHE_OBJECTS,

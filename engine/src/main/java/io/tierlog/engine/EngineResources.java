@@ -232,6 +232,13 @@ final class EngineResources implements Closeable {
                     b.coldExecutor.shutdownNow();
                     b.coldExecutor.awaitTermination(30, TimeUnit.SECONDS);
                 });
+        // Its own thread: housekeeping's may be busy with an offload pass for minutes, and a
+        // deadline that fires late is no deadline.
+        var coldDeadlines =
+                new java.util.concurrent.ScheduledThreadPoolExecutor(
+                        1, threads("tierlog-cold-read-deadline"));
+        coldDeadlines.setRemoveOnCancelPolicy(true); // most reads finish long before it fires
+        b.closeables.push(coldDeadlines::shutdownNow);
         b.coldReader =
                 new ColdReader(
                         b.store,
@@ -242,7 +249,10 @@ final class EngineResources implements Closeable {
                         config.get(EngineOptions.COLD_READ_AHEAD_CHUNKS),
                         coldOptions.cacheBytes(),
                         config.get(EngineOptions.COLD_METADATA_CACHE_OBJECTS),
-                        b.registry);
+                        b.registry,
+                        coldDeadlines,
+                        config.get(EngineOptions.COLD_READ_TIMEOUT_MS),
+                        time);
         b.retention =
                 new ColdRetention(
                         b.catalog,

@@ -20,7 +20,10 @@ public final class MetricNames {
     /** Counter, reads answered, per tier. */
     public static final String READS = "tierlog.reads";
 
-    /** Counter, cold reads that failed (the store or catalog was unavailable). */
+    /**
+     * Counter, cold reads that failed, tagged {@code cause}: {@code not_found}, {@code corrupt},
+     * {@code timeout}, {@code unavailable}, {@code catalog} or {@code other}.
+     */
     public static final String COLD_READ_ERRORS = "tierlog.cold.read.errors";
 
     /** Gauge, closed-segment bytes not yet in the cold tier, all partitions. */
@@ -75,4 +78,11 @@ public final class MetricNames {
      * Counter of actions refused because the catalog was not usable (see {@link #CATALOG_HEALTHY}).
      */
     public static final String CATALOG_REFUSALS = "tierlog.catalog.refusals";
+    /** Gauge, bytes of requests being received or queued (queued.max.request.bytes pool). */
+    public static final String REQUEST_MEMORY_RESERVED_BYTES =
+            "tierlog.request.memory.reserved.bytes";
+
+    /** Gauge, connections not read because the request memory pool is full. */
+    public static final String REQUEST_MEMORY_WAITING_CONNECTIONS =
+            "tierlog.request.memory.waiting.connections";
 }

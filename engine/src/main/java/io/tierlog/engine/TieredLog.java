@@ -83,7 +83,6 @@ public final class TieredLog implements Closeable {
     private final Counter coldBytesOut;
     private final Counter hotReads;
     private final Counter coldReads;
-    private final Counter coldReadErrors;
     private final int chunkBytes;
     private volatile boolean closed;
 
@@ -107,7 +106,6 @@ public final class TieredLog implements Closeable {
         this.coldBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "cold");
         this.hotReads = registry.counter(MetricNames.READS, "tier", "hot");
         this.coldReads = registry.counter(MetricNames.READS, "tier", "cold");
-        this.coldReadErrors = registry.counter(MetricNames.COLD_READ_ERRORS);
     }
 
     /**
@@ -344,11 +342,7 @@ public final class TieredLog implements Closeable {
     /** The answer of a cold read, counted; a failure rethrown as the caller should see it. */
     private TierRead coldResult(TopicPartition tp, PartitionLog log, TierRead.Cold r, Throwable e) {
         if (e != null) {
-            RuntimeException t = ColdReader.translate(e);
-            if (t instanceof ColdReadException) {
-                coldReadErrors.increment();
-            }
-            throw t;
+            throw ColdReader.translate(e); // counted and logged by the cold reader
         }
         coldReads.increment();
         coldBytesOut.increment(r.sizeInBytes());

@@ -89,6 +89,35 @@ public final class ServerOptions {
                                     + " closes the connection before anything is allocated.")
                     .build();
 
+    public static final ConfigOption<ByteSize> QUEUED_MAX_REQUEST_BYTES =
+            ConfigOption.bytesOption("queued.max.request.bytes")
+                    .defaultValue(ByteSize.ofMiB(256))
+                    .validator(
+                            v ->
+                                    v.bytes() < 1024 || v.bytes() > (1L << 40)
+                                            ? "must be between 1KiB and 1TiB"
+                                            : null)
+                    .doc(
+                            "Memory for requests being received and not yet processed, all"
+                                    + " connections together (Kafka's key, bounded here by"
+                                    + " default). A request reserves its whole size when its size"
+                                    + " prefix arrives; while the pool cannot hold it the"
+                                    + " connection stops being read (backpressure) until memory is"
+                                    + " released. A request larger than the pool is admitted when"
+                                    + " nothing else holds memory.")
+                    .build();
+
+    public static final ConfigOption<Duration> REQUEST_RECEIVE_TIMEOUT_MS =
+            ConfigOption.durationOption("request.receive.timeout.ms")
+                    .defaultValue(Duration.ofSeconds(30))
+                    .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                    .doc(
+                            "A request must arrive whole within this long of its first byte"
+                                    + " (waiting for queued.max.request.bytes included); a"
+                                    + " connection whose partial request is older is closed, so"
+                                    + " a peer trickling bytes cannot hold memory for ever.")
+                    .build();
+
     public static final ConfigOption<Integer> MAX_CONNECTIONS =
             ConfigOption.intOption("max.connections")
                     .defaultValue(10_000)
@@ -153,6 +182,8 @@ public final class ServerOptions {
                 AUTO_CREATE_TOPICS_ENABLE,
                 DELETE_TOPIC_ENABLE,
                 SOCKET_REQUEST_MAX_BYTES,
+                QUEUED_MAX_REQUEST_BYTES,
+                REQUEST_RECEIVE_TIMEOUT_MS,
                 MAX_CONNECTIONS,
                 CONNECTIONS_MAX_IDLE_MS,
                 NUM_NETWORK_THREADS,

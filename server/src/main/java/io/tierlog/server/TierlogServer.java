@@ -218,7 +218,9 @@ public final class TierlogServer implements Closeable {
                                     config.get(ServerOptions.EPOLL_ENABLE),
                                     config.get(ServerOptions.SOCKET_REQUEST_MAX_BYTES).toIntExact(),
                                     config.get(ServerOptions.MAX_CONNECTIONS),
-                                    config.get(ServerOptions.CONNECTIONS_MAX_IDLE_MS)),
+                                    config.get(ServerOptions.CONNECTIONS_MAX_IDLE_MS),
+                                    config.get(ServerOptions.QUEUED_MAX_REQUEST_BYTES).bytes(),
+                                    config.get(ServerOptions.REQUEST_RECEIVE_TIMEOUT_MS)),
                             registry[0],
                             addresses);
             log.info(
@@ -226,6 +228,19 @@ public final class TierlogServer implements Closeable {
                     net[0].boundAddresses(),
                     dataDir,
                     broker.advertised());
+            if (tiered != null) {
+                var pool = net[0].requestMemory();
+                tiered.meterRegistry()
+                        .gauge(
+                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_RESERVED_BYTES,
+                                pool,
+                                p -> p.reservedBytes());
+                tiered.meterRegistry()
+                        .gauge(
+                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_WAITING_CONNECTIONS,
+                                pool,
+                                p -> p.waitingConnections());
+            }
             return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
@@ -285,6 +300,11 @@ public final class TierlogServer implements Closeable {
 
     public List<InetSocketAddress> boundAddresses() {
         return net.boundAddresses();
+    }
+
+    /** The pool bounding the memory of requests being received (for metrics and tests). */
+    public io.tierlog.server.net.RequestMemoryPool requestMemory() {
+        return net.requestMemory();
     }
 
     public boolean usingEpoll() {

@@ -81,13 +81,16 @@ final class FetchReader {
 
     /**
      * Reads every partition, waiting (without blocking) for sources that complete later, such as
-     * the cold tier; continuations run on {@code loop}. With {@code async} false, partitions are
-     * read with the synchronous {@link FetchSource#read} (a woken delayed fetch).
+     * the cold tier; continuations run on {@code loop}. Reads that complete later run at the same
+     * time, each with its partition's budget set aside from the response's, so a fetch waits for
+     * the slowest of them, never for their sum (each is bounded by {@code cold.read.timeout.ms}, so
+     * a fetch of many partitions of a stuck object store is still answered well inside the client's
+     * request timeout). With {@code async} false, partitions are read with the synchronous {@link
+     * FetchSource#read} (a woken delayed fetch).
      */
     CompletionStage<Result> readAsync(Executor loop, boolean async) {
         State st = new State();
-        return step(st, 0, loop, async)
-                .thenApply(v -> new Result(st.response, st.bytes, st.hasError));
+        return step(st, loop, async).thenApply(v -> new Result(st.response, st.bytes, st.hasError));
     }
 
     /** Mutable state of one read; touched by one thread at a time (the chain is sequential). */
@@ -95,19 +98,27 @@ final class FetchReader {
         final FetchResponseData response = new FetchResponseData().setSessionId(0);
         FetchableTopicResponse current;
         long bytes;
+
+        /** Budget set aside for reads still in progress. */
+        long reserved;
+
         boolean hasError;
     }
 
-    private CompletionStage<Void> step(State st, int i, Executor loop, boolean async) {
-        for (; i < targets.size(); i++) {
-            Target t = targets.get(i);
+    /** A partition read that completes later, with the budget set aside for it. */
+    private record Pending(
+            Target target, PartitionData pd, int limit, CompletableFuture<PartitionRead> f) {}
+
+    private CompletionStage<Void> step(State st, Executor loop, boolean async) {
+        List<Pending> pending = new ArrayList<>();
+        for (Target t : targets) {
             PartitionData pd = partitionData(st, t);
             if (t.error() != Errors.NONE) {
                 pd.setErrorCode(t.error().code());
                 st.hasError = true;
                 continue;
             }
-            long remaining = maxBytes - st.bytes;
+            long remaining = maxBytes - st.bytes - st.reserved;
             try {
                 if (remaining <= 0) {
                     setOffsets(pd, source.offsets(t.tp()));
@@ -124,19 +135,30 @@ final class FetchReader {
                     complete(st, t, pd, limit, f);
                     continue;
                 }
-                int next = i + 1;
-                return f.handleAsync(
-                                (r, e) -> {
-                                    complete(st, t, pd, limit, f);
-                                    return null;
-                                },
-                                loop)
-                        .thenCompose(v -> step(st, next, loop, async));
+                pending.add(new Pending(t, pd, limit, f));
+                st.reserved += limit;
             } catch (Exception e) {
                 fail(st, t, pd, e);
             }
         }
-        return CompletableFuture.completedFuture(null);
+        if (pending.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<?>[] all =
+                pending.stream()
+                        .map(p -> p.f().handle((r, e) -> null))
+                        .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(all)
+                .handleAsync(
+                        (v, e) -> {
+                            // In request order; each within the budget set aside for it.
+                            for (Pending p : pending) {
+                                st.reserved -= p.limit();
+                                complete(st, p.target(), p.pd(), p.limit(), p.f());
+                            }
+                            return null;
+                        },
+                        loop);
     }
 
     private PartitionData partitionData(State st, Target t) {

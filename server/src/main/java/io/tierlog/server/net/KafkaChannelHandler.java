@@ -68,7 +68,7 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             queued.add(frame);
             if (queued.size() >= MAX_QUEUED) {
                 // Like Kafka's muted channel: stop reading until the pending request completes.
-                ctx.channel().config().setAutoRead(false);
+                ReadGate.set(ctx.channel(), ReadGate.Reason.BACKLOG, true);
             }
         } else {
             process(ctx, frame);
@@ -85,8 +85,8 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             process(ctx, queued.poll());
         }
         ctx.flush();
-        if (!busy && !closed && ctx.channel().isWritable()) {
-            ctx.channel().config().setAutoRead(true);
+        if (!busy && !closed) {
+            ReadGate.set(ctx.channel(), ReadGate.Reason.BACKLOG, false);
         }
     }
 
@@ -256,7 +256,7 @@ public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // Stop reading requests while the peer does not read responses (slow consumer).
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        ReadGate.set(ctx.channel(), ReadGate.Reason.UNWRITABLE, !ctx.channel().isWritable());
         ctx.fireChannelWritabilityChanged();
     }
 

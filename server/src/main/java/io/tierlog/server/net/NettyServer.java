@@ -30,9 +30,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Netty side of the server: event loops (epoll when available, else NIO), one server channel
- * per listener, and the per-connection pipeline: idle timeout, connection limit, frame decoder,
- * request handler. Thread-safe; {@link #close()} stops accepting, closes every connection and stops
- * the loops.
+ * per listener, and the per-connection pipeline: idle timeout, connection limit, frame decoder
+ * (request memory pool shared by all connections, receive deadline), request handler. Thread-safe;
+ * {@link #close()} stops accepting, closes every connection and stops the loops.
  */
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
@@ -43,13 +43,16 @@ public final class NettyServer implements AutoCloseable {
             boolean epoll,
             int maxFrameBytes,
             int maxConnections,
-            Duration idleTimeout) {}
+            Duration idleTimeout,
+            long queuedMaxRequestBytes,
+            Duration requestReceiveTimeout) {}
 
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final List<Channel> serverChannels = new ArrayList<>();
     private final ConnectionLimiter limiter;
+    private final RequestMemoryPool requestMemory;
     private final boolean usingEpoll;
 
     private NettyServer(Settings s) {
@@ -60,6 +63,7 @@ public final class NettyServer implements AutoCloseable {
         this.boss = new MultiThreadIoEventLoopGroup(1, factory);
         this.workers = new MultiThreadIoEventLoopGroup(threads, factory);
         this.limiter = new ConnectionLimiter(s.maxConnections());
+        this.requestMemory = new RequestMemoryPool(s.queuedMaxRequestBytes());
     }
 
     /** Binds every address; on failure closes what was opened. */
@@ -108,7 +112,10 @@ public final class NettyServer implements AutoCloseable {
                                                 .addLast("limit", limiter)
                                                 .addLast(
                                                         "frames",
-                                                        new KafkaFrameDecoder(s.maxFrameBytes()))
+                                                        new KafkaFrameDecoder(
+                                                                s.maxFrameBytes(),
+                                                                requestMemory,
+                                                                s.requestReceiveTimeout()))
                                                 .addLast(
                                                         "requests",
                                                         new KafkaChannelHandler(registry));
@@ -139,6 +146,13 @@ public final class NettyServer implements AutoCloseable {
 
     public boolean usingEpoll() {
         return usingEpoll;
+    }
+
+    /**
+     * The pool bounding the memory of requests being received ({@code queued.max.request.bytes}).
+     */
+    public RequestMemoryPool requestMemory() {
+        return requestMemory;
     }
 
     public int openConnections() {

@@ -59,7 +59,14 @@ class HandlerErrorsDoNotKillEventLoopsTest {
                                 responseFailing()));
         server =
                 NettyServer.start(
-                        new NettyServer.Settings(2, false, 1 << 20, 1000, Duration.ofMinutes(1)),
+                        new NettyServer.Settings(
+                                2,
+                                false,
+                                1 << 20,
+                                1000,
+                                Duration.ofMinutes(1),
+                                64L << 20,
+                                Duration.ofSeconds(30)),
                         REF[0],
                         List.of(new InetSocketAddress("127.0.0.1", 0)));
         address = server.boundAddresses().get(0);
