@@ -44,7 +44,8 @@ final class CampaignRun {
             CampaignChecker.Counts counts,
             CampaignChecker.Problems problems,
             Path workDir,
-            long millis) {
+            long millis,
+            String phases) {
         boolean ok() {
             return problems.isEmpty();
         }
@@ -63,6 +64,15 @@ final class CampaignRun {
     private CampaignProcess server;
     private CampaignProcess daemon;
     private int port;
+    private final StringBuilder phases = new StringBuilder();
+    private long phaseStart = System.nanoTime();
+
+    /** Notes how long the phase that just ended took (for tuning the campaign's length). */
+    private void phase(String name) {
+        long now = System.nanoTime();
+        phases.append(name).append('=').append((now - phaseStart) / 1_000_000).append("ms ");
+        phaseStart = now;
+    }
 
     CampaignRun(
             CampaignSchedule schedule,
@@ -153,6 +163,7 @@ final class CampaignRun {
         try {
             startServer("initial start");
             createTopic();
+            phase("start");
             if (daemon != null) {
                 daemon.start();
             }
@@ -171,8 +182,10 @@ final class CampaignRun {
                     }
                 }
             }
+            phase("faults");
             producer.stop(Duration.ofSeconds(60));
             producer = null;
+            phase("drain");
             counts = checkAfterCleanRestart();
         } catch (Exception | AssertionError e) {
             problems.add("schedule aborted", e.toString());
@@ -194,7 +207,8 @@ final class CampaignRun {
                 counts,
                 problems,
                 workDir,
-                (System.nanoTime() - started) / 1_000_000);
+                (System.nanoTime() - started) / 1_000_000,
+                phases.toString().strip());
     }
 
     private String bootstrap() {
@@ -378,10 +392,13 @@ final class CampaignRun {
         if (!server.stop(Duration.ofSeconds(30))) {
             problems.add("server did not stop on SIGTERM", "within 30 s (killed)");
         }
+        phase("stop");
         startServer("clean restart for the check");
+        phase("restart");
         CampaignChecker.Counts counts =
                 new CampaignChecker(ledger, TOPIC, schedule.partitions())
                         .check(bootstrap(), Duration.ofSeconds(120), problems);
+        phase("read");
         if (!server.stop(Duration.ofSeconds(30))) {
             problems.add("server did not stop on SIGTERM", "after the check (killed)");
         }
@@ -394,6 +411,7 @@ final class CampaignRun {
                         v,
                         workDir.resolve("verify.log"));
         java.util.OptionalInt exit = verify.runToEnd(Duration.ofSeconds(180));
+        phase("verify");
         if (exit.isEmpty() || exit.getAsInt() != 0) {
             List<String> lines = Files.readAllLines(verify.log());
             List<String> violations =

@@ -52,6 +52,8 @@ class FaultCampaignIT {
     @Test
     void everyAcknowledgedRecordSurvivesSeededFaultSchedulesExactlyOnceAndVerifyPasses()
             throws Exception {
+        // The clients' WARN lines on every disconnect would bury the campaign's own report.
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
         int schedules = Integer.getInteger("campaign.schedules", DEFAULT_SCHEDULES);
         String seedProperty = System.getProperty("campaign.seed", "");
         long seed =
@@ -129,7 +131,7 @@ class FaultCampaignIT {
     private static void report(int i, int n, CampaignRun.Result r) {
         CampaignSchedule s = r.schedule();
         System.out.printf(
-                "campaign %d/%d seed=%d %s%n  applied=%s acked=%d failedSends=%d checked=%d read=%d excused=%d %d ms -> %s%n",
+                "campaign %d/%d seed=%d %s%n  applied=%s acked=%d failedSends=%d checked=%d read=%d excused=%d %d ms (%s) -> %s%n",
                 i,
                 n,
                 s.seed(),
@@ -141,6 +143,7 @@ class FaultCampaignIT {
                 r.counts().recordsRead(),
                 r.counts().excused(),
                 r.millis(),
+                r.phases(),
                 r.ok() ? "OK" : "FAIL" + r.problems());
         if (!r.ok()) {
             System.out.printf(
