@@ -360,13 +360,13 @@ final class CampaignRun {
             return "no folder for partition " + p;
         }
         if (f.param() == 1) {
-            long rp = CampaignStorageFaults.recoveryPoint(dataDir.resolve("log"), TOPIC, p);
             Optional<Long> hw =
                     CampaignStorageFaults.coldHighWatermark(
                             dataDir.resolve("catalog.db"), TOPIC, p);
             if (hw.isPresent()) {
                 Optional<CampaignStorageFaults.Tear> t =
-                        CampaignStorageFaults.tearOffloaded(dir, rp, hw.get(), r);
+                        CampaignStorageFaults.tearOffloaded(
+                                dataDir.resolve("log"), TOPIC, p, hw.get(), r);
                 if (t.isPresent()) {
                     // Not excused: the cold tier holds these offsets and must serve them.
                     return "p" + p + " " + t.get().description();

@@ -163,19 +163,22 @@ final class CampaignStorageFaults {
     }
 
     /**
-     * Tears a closed segment above {@code recoveryPoint} entirely below {@code coldHighWatermark};
-     * empty when the partition has none.
+     * Tears a closed segment of {@code topic}-{@code partition} entirely below {@code
+     * coldHighWatermark}; empty when the partition has none. When the segment is below the
+     * checkpointed recovery point, the checkpoint's entry is first set back to the segment's base
+     * offset: the state of a crash after the segment was offloaded (the compactor reads the page
+     * cache) but before the background fsync after its roll and the next checkpoint write, the
+     * window in which a power loss can tear it.
      */
     static Optional<Tear> tearOffloaded(
-            Path partitionDir, long recoveryPoint, long coldHighWatermark, Random random)
+            Path logDir, String topic, int partition, long coldHighWatermark, Random random)
             throws IOException {
+        Path partitionDir = logDir.resolve(topic + "-" + partition);
         List<Path> segs = segments(partitionDir);
         List<Path> candidates = new ArrayList<>();
         for (int i = 0; i + 1 < segs.size(); i++) {
-            long base = Long.parseLong(segs.get(i).getFileName().toString().replace(".log", ""));
-            long nextBase =
-                    Long.parseLong(segs.get(i + 1).getFileName().toString().replace(".log", ""));
-            if (base >= recoveryPoint && nextBase <= coldHighWatermark) {
+            long nextBase = baseOffset(segs.get(i + 1));
+            if (nextBase <= coldHighWatermark) {
                 candidates.add(segs.get(i));
             }
         }
@@ -186,6 +189,12 @@ final class CampaignStorageFaults {
         List<Batch> batches = batches(seg);
         if (batches.isEmpty()) {
             return Optional.empty();
+        }
+        String rolledBack = "";
+        long rp = recoveryPoint(logDir, topic, partition);
+        if (baseOffset(seg) < rp) {
+            setRecoveryPoint(logDir, topic, partition, baseOffset(seg));
+            rolledBack = ", recovery point " + rp + " -> " + baseOffset(seg);
         }
         Batch victim = batches.get(batches.size() / 2 + random.nextInt((batches.size() + 1) / 2));
         Batch last = batches.get(batches.size() - 1);
@@ -202,6 +211,7 @@ final class CampaignStorageFaults {
                                     + at
                                     + " (cold high watermark "
                                     + coldHighWatermark
+                                    + rolledBack
                                     + ")",
                             victim.baseOffset(),
                             last.lastOffset(),
@@ -216,6 +226,7 @@ final class CampaignStorageFaults {
                                 + at
                                 + " (cold high watermark "
                                 + coldHighWatermark
+                                + rolledBack
                                 + ")",
                         victim.baseOffset(),
                         victim.lastOffset(),
@@ -235,6 +246,29 @@ final class CampaignStorageFaults {
             }
             ch.write(ByteBuffer.wrap(bytes), from);
         }
+    }
+
+    private static long baseOffset(Path segment) {
+        return Long.parseLong(segment.getFileName().toString().replace(".log", ""));
+    }
+
+    /**
+     * Rewrites the recovery-point checkpoint (Kafka's text format: version, count, one {@code topic
+     * partition offset} line each) with this partition's entry set to {@code offset}.
+     */
+    static void setRecoveryPoint(Path logDir, String topic, int partition, long offset)
+            throws IOException {
+        Path f = logDir.resolve("recovery-point-offset-checkpoint");
+        List<String> lines = new ArrayList<>(Files.readAllLines(f));
+        for (int i = 2; i < lines.size(); i++) {
+            String[] parts = lines.get(i).trim().split(" ");
+            if (parts.length == 3
+                    && parts[0].equals(topic)
+                    && parts[1].equals(Integer.toString(partition))) {
+                lines.set(i, topic + " " + partition + " " + offset);
+            }
+        }
+        Files.write(f, lines);
     }
 
     /** The checkpointed recovery point of a partition (0 when the checkpoint lacks it). */

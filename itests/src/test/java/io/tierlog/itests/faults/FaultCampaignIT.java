@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * schedule runs even after a failure; the test fails at the end, naming every failing seed.
  */
 class FaultCampaignIT {
-    static final int DEFAULT_SCHEDULES = 3;
+    static final int DEFAULT_SCHEDULES = 2;
 
     @TempDir Path tmp;
 
