@@ -275,8 +275,12 @@ final class CampaignRun {
                 applied.add(f.toString());
             }
             case TORN_TAIL -> {
+                int p = r.nextInt(schedule.partitions());
+                if (f.param() == 1) {
+                    awaitOffloadedSegment(p);
+                }
                 server.kill();
-                String what = tear(f, r);
+                String what = tear(f, p, r);
                 startServer("unclean restart after " + f);
                 applied.add(f + "[" + what + "]");
             }
@@ -352,9 +356,34 @@ final class CampaignRun {
         return true;
     }
 
+    /**
+     * Polls (deadline 15 s) until partition {@code p} has a closed segment on disk that the catalog
+     * has committed entirely, so that the kill can catch one for an offloaded tear; local retention
+     * deletes such segments soon, so this makes the variant likely, not certain (the tear falls
+     * back to the active segment and says so).
+     */
+    private void awaitOffloadedSegment(int p) throws IOException, InterruptedException {
+        Path dir = dataDir.resolve("log").resolve(TOPIC + "-" + p);
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<Long> hw =
+                    CampaignStorageFaults.coldHighWatermark(
+                            dataDir.resolve("catalog.db"), TOPIC, p);
+            if (hw.isPresent() && Files.isDirectory(dir)) {
+                List<Path> segs = CampaignStorageFaults.segments(dir);
+                for (int i = 0; i + 1 < segs.size(); i++) {
+                    String next = segs.get(i + 1).getFileName().toString().replace(".log", "");
+                    if (Long.parseLong(next) <= hw.get()) {
+                        return;
+                    }
+                }
+            }
+            Thread.sleep(20); // polling the catalog and the log dir, with a deadline
+        }
+    }
+
     /** The tear of a TORN_TAIL fault, on a random partition, while the server is down. */
-    private String tear(Fault f, Random r) throws IOException {
-        int p = r.nextInt(schedule.partitions());
+    private String tear(Fault f, int p, Random r) throws IOException {
         Path dir = dataDir.resolve("log").resolve(TOPIC + "-" + p);
         if (!Files.isDirectory(dir)) {
             return "no folder for partition " + p;
