@@ -91,11 +91,19 @@ final class CampaignChecker {
                 if (begin.get(tp) != 0 && !ledger.ackedSeqs(tp.partition()).isEmpty()) {
                     problems.add("log does not start at 0", tp + " starts at " + begin.get(tp));
                 }
-                long maxAcked = ledger.highestAcked(tp.partition());
-                if (end.get(tp) <= maxAcked) {
+                Map.Entry<Long, Long> maxAcked = ledger.ackedByOffset(tp.partition()).lastEntry();
+                if (maxAcked != null
+                        && end.get(tp) <= maxAcked.getKey()
+                        && !ledger.destroyedBySimulation(
+                                tp.partition(), maxAcked.getKey(), maxAcked.getValue())) {
                     problems.add(
                             "log ends below an acknowledged offset",
-                            tp + " ends at " + end.get(tp) + ", offset " + maxAcked + " was acked");
+                            tp
+                                    + " ends at "
+                                    + end.get(tp)
+                                    + ", offset "
+                                    + maxAcked.getKey()
+                                    + " was acked");
                 }
             }
             c.seekToBeginning(tps);

@@ -116,6 +116,7 @@ final class CampaignRun {
         s.put("local.retention.bytes", Long.toString(schedule.localRetentionBytes()));
         s.put("retention.ms", "-1");
         s.put("log.durability", schedule.fsync() ? "fsync" : "page_cache");
+        s.put("index.interval.bytes", Integer.toString(schedule.indexIntervalBytes()));
         s.put("file.delete.delay.ms", "500");
         s.put("offload.enabled", Boolean.toString(!schedule.daemonOffload()));
         s.put("cold.cache.bytes", Integer.toString(16 << 20));
@@ -339,9 +340,20 @@ final class CampaignRun {
                 }
                 Path ballast = dataDir.getParent().resolve("ballast-" + Long.toHexString(f.seed()));
                 long bytes = CampaignStorageFaults.fillDisk(ballast);
+                // Half of the time the disk is left almost full (a few pages free), so that the
+                // server runs out of space in the middle of an append, a roll or an index page.
+                long free = r.nextBoolean() ? 0 : (4L << 10) * (1 + r.nextInt(16));
+                if (free > 0) {
+                    try (java.nio.channels.FileChannel ch =
+                            java.nio.channels.FileChannel.open(
+                                    ballast, java.nio.file.StandardOpenOption.WRITE)) {
+                        ch.truncate(Math.max(0, bytes - free));
+                    }
+                }
                 Thread.sleep(d.toMillis());
                 Files.deleteIfExists(ballast);
-                applied.add(f + "[" + (bytes >> 10) + " KiB ballast]");
+                applied.add(
+                        f + "[" + (bytes >> 10) + " KiB ballast, " + (free >> 10) + " KiB left]");
             }
         }
         if (!server.isAlive()) {

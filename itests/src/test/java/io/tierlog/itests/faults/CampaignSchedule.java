@@ -22,7 +22,8 @@ record CampaignSchedule(
         boolean fsync,
         int paddingBytes,
         int recordsPerSecond,
-        List<Fault> faults) {
+        List<Fault> faults,
+        int indexIntervalBytes) {
 
     /** The kinds of fault a schedule mixes. */
     enum Kind {
@@ -91,6 +92,9 @@ record CampaignSchedule(
                     };
             faults.add(new Fault(k, duration, param, r.nextLong()));
         }
+        // Drawn last, so that the draws above (and the schedules of seeds already reported)
+        // stay as they were. Small intervals: index pages fill, and need new pages, more often.
+        int indexInterval = r.nextBoolean() ? 4096 : 512;
         return new CampaignSchedule(
                 seed,
                 daemon,
@@ -100,7 +104,8 @@ record CampaignSchedule(
                 fsync,
                 padding,
                 rate,
-                List.copyOf(faults));
+                List.copyOf(faults),
+                indexInterval);
     }
 
     String describe() {
