@@ -118,6 +118,8 @@ record CampaignSchedule(
                 + localRetentionBytes
                 + " log.durability="
                 + (fsync ? "fsync" : "page_cache")
+                + " index.interval.bytes="
+                + indexIntervalBytes
                 + " faults="
                 + faults;
     }
