@@ -113,19 +113,34 @@ class FaultCampaignIT {
             return Optional.of("campaign.tmpfs=false");
         }
         Files.createDirectories(at);
-        new ProcessBuilder("umount", "-l", at.toString()).start().waitFor(30, TimeUnit.SECONDS);
-        Process p =
-                new ProcessBuilder(
-                                "mount", "-t", "tmpfs", "-o", "size=192m", "tmpfs", at.toString())
-                        .redirectErrorStream(true)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            String reason = "mount -t tmpfs failed: " + out.strip();
-            System.out.println("campaign: DISK_FULL faults skipped: " + reason);
-            return Optional.of(reason);
+        String reason;
+        try {
+            // A mount left behind by an interrupted run would hold its files: drop it first.
+            new ProcessBuilder("umount", "-l", at.toString())
+                    .redirectErrorStream(true)
+                    .start()
+                    .waitFor(30, TimeUnit.SECONDS);
+            Process p =
+                    new ProcessBuilder(
+                                    "mount",
+                                    "-t",
+                                    "tmpfs",
+                                    "-o",
+                                    "size=192m",
+                                    "tmpfs",
+                                    at.toString())
+                            .redirectErrorStream(true)
+                            .start();
+            String out = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
+                return Optional.empty();
+            }
+            reason = "mount -t tmpfs failed (not root?): " + out.strip();
+        } catch (IOException e) {
+            reason = "cannot run mount: " + e.getMessage();
         }
-        return Optional.empty();
+        System.out.println("campaign: DISK_FULL faults skipped: " + reason);
+        return Optional.of(reason);
     }
 
     private static void report(int i, int n, CampaignRun.Result r) {
