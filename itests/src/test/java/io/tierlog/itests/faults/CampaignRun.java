@@ -192,7 +192,11 @@ final class CampaignRun {
             problems.add("schedule aborted", e.toString());
         } finally {
             if (producer != null) {
-                producer.stop(Duration.ofSeconds(30));
+                try {
+                    producer.stop(Duration.ofSeconds(30));
+                } catch (AssertionError e) {
+                    problems.add("producer crashed", e.getCause().toString());
+                }
             }
             if (daemon != null) {
                 daemon.kill();
