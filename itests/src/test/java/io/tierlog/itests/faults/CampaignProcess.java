@@ -1,0 +1,162 @@
+package io.tierlog.itests.faults;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One child JVM of the fault campaign running the {@code tierlog} CLI ({@code serve}, {@code
+ * offload} or {@code verify}), so that {@link #kill()} is a real SIGKILL ({@link
+ * Process#destroyForcibly()} on Linux): no shutdown hook, no flush, no clean-shutdown marker. Each
+ * start appends its output to one log file, which a failing schedule names. Not thread-safe (owned
+ * by the schedule's thread).
+ */
+final class CampaignProcess {
+    /** Small heap, quick start: the campaign starts several JVMs per schedule on 2 shared cores. */
+    private static final List<String> JVM_FLAGS =
+            List.of(
+                    "-Xmx320m",
+                    "-Xss512k",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:-UsePerfData",
+                    "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                    "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+
+    private final String name;
+    private final String classpath;
+    private final List<String> args;
+    private final Path log;
+    private Process process;
+    private int starts;
+
+    private CampaignProcess(String name, String classpath, List<String> args, Path log) {
+        this.name = name;
+        this.classpath = classpath;
+        this.args = args;
+        this.log = log;
+    }
+
+    /** {@code tierlog <command> [fixed args] --set k=v ...}; not started yet. */
+    static CampaignProcess of(
+            String name,
+            String classpath,
+            List<String> commandAndArgs,
+            Map<String, String> settings,
+            Path log) {
+        List<String> a = new ArrayList<>(commandAndArgs);
+        settings.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .forEach(
+                        e -> {
+                            a.add("--set");
+                            a.add(e.getKey() + "=" + e.getValue());
+                        });
+        return new CampaignProcess(name, classpath, List.copyOf(a), log);
+    }
+
+    void start() throws IOException {
+        if (isAlive()) {
+            throw new IllegalStateException(name + " already running");
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JVM_FLAGS);
+        cmd.add("-cp");
+        cmd.add(classpath);
+        cmd.add("io.tierlog.server.cli.TierlogCli");
+        cmd.addAll(args);
+        Files.createDirectories(log.getParent());
+        Files.writeString(
+                log,
+                "==== start " + (++starts) + " of " + name + ": " + args + "\n",
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
+        process =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
+    }
+
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** The exit status of a process that ended on its own, or empty while it runs. */
+    java.util.OptionalInt exitStatus() {
+        return process == null || process.isAlive()
+                ? java.util.OptionalInt.empty()
+                : java.util.OptionalInt.of(process.exitValue());
+    }
+
+    /** SIGKILL and wait for the process to be gone. */
+    void kill() throws InterruptedException {
+        if (process != null) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+    }
+
+    /**
+     * SIGTERM (graceful shutdown through the server's hook); true when it ended within {@code
+     * timeout}, false when it had to be killed.
+     */
+    boolean stop(Duration timeout) throws InterruptedException {
+        if (process == null || !process.isAlive()) {
+            return true;
+        }
+        process.destroy();
+        if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return true;
+        }
+        kill();
+        return false;
+    }
+
+    /** Runs to completion (a one-shot command); the exit status, or empty after a timeout kill. */
+    java.util.OptionalInt runToEnd(Duration timeout) throws IOException, InterruptedException {
+        start();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            kill();
+            return java.util.OptionalInt.empty();
+        }
+        return java.util.OptionalInt.of(process.exitValue());
+    }
+
+    /**
+     * Polls (with a deadline) until {@code port} accepts connections; false if the process died or
+     * the deadline passed.
+     */
+    boolean awaitListening(int port, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!isAlive()) {
+                return false;
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return true;
+            } catch (IOException notYet) {
+                Thread.sleep(50); // polling a child's listener, with a deadline
+            }
+        }
+        return false;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
