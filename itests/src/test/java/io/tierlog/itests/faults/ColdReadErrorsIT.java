@@ -94,7 +94,9 @@ class ColdReadErrorsIT {
         PartitionReport r = awaitOffloaded(server, topic, 256 << 10);
         ObjectInfo bad = corruptFirstObject(topic);
         long last = lastOffset(bad.key());
-        assertThat(r.hotLogStartOffset()).as("the hot tier no longer holds it").isGreaterThan(last);
+        // how many segments one object holds depends on how offload passes met the producer:
+        // what matters is that the hot tier no longer holds offset 0, where the consumer starts
+        assertThat(r.hotLogStartOffset()).as("the hot tier no longer holds offset 0").isPositive();
 
         try (LogCapture logs = LogCapture.start();
                 KafkaConsumer<byte[], byte[]> c = consumer(server)) {
