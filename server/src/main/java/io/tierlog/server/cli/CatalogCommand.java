@@ -95,10 +95,14 @@ final class CatalogCommand implements Runnable {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.properties")) {
             for (Path f : files) {
                 String fn = f.getFileName().toString();
-                String topic = fn.substring(0, fn.length() - ".properties".length());
                 Properties p = new Properties();
                 try (InputStream in = Files.newInputStream(f)) {
                     p.load(in);
+                    // long names are stored under a hashed file name, with the name inside
+                    String topic =
+                            p.getProperty(
+                                    "topic.name",
+                                    fn.substring(0, fn.length() - ".properties".length()));
                     int partitions = Integer.parseInt(p.getProperty("partitions", "0").trim());
                     Map<String, String> configs = new TreeMap<>();
                     for (String k : p.stringPropertyNames()) {

@@ -1,8 +1,8 @@
 package io.tierlog.server.meta;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Reader;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +20,10 @@ final class MetaFiles {
     private MetaFiles() {}
 
     static void writeAtomically(Path target, Properties props, String comment) throws IOException {
-        StringWriter w = new StringWriter();
+        // store(OutputStream) writes ISO-8859-1 with \\uXXXX escapes: any character survives
+        ByteArrayOutputStream w = new ByteArrayOutputStream();
         props.store(w, comment);
-        byte[] bytes = w.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] bytes = w.toByteArray();
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         try (FileChannel ch =
                 FileChannel.open(
