@@ -78,6 +78,7 @@ public final class MetricNames {
      * Counter of actions refused because the catalog was not usable (see {@link #CATALOG_HEALTHY}).
      */
     public static final String CATALOG_REFUSALS = "tierlog.catalog.refusals";
+
     /** Gauge, bytes of requests being received or queued (queued.max.request.bytes pool). */
     public static final String REQUEST_MEMORY_RESERVED_BYTES =
             "tierlog.request.memory.reserved.bytes";

@@ -167,10 +167,11 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * As {@link #open(Path, LogConfig, Time, ScheduledExecutorService, long, boolean, OpenFiles)}, never
-     * assigning an offset below {@code offsetFloor} or {@code knownLogEnd} again: the log continues
-     * at or above both, whatever recovery had to drop (see {@code LogLoader}). A corruption whose
-     * offsets are below the floor drops the segments up to it instead of truncating the log.
+     * As {@link #open(Path, LogConfig, Time, ScheduledExecutorService, long, boolean, OpenFiles)},
+     * never assigning an offset below {@code offsetFloor} or {@code knownLogEnd} again: the log
+     * continues at or above both, whatever recovery had to drop (see {@code LogLoader}). A
+     * corruption whose offsets are below the floor drops the segments up to it instead of
+     * truncating the log.
      *
      * @param offsetFloor the first offset not held elsewhere (the cold high watermark); 0 for none
      * @param knownLogEnd the log end offset last checkpointed for this partition; 0 if unknown
@@ -779,7 +780,8 @@ public final class PartitionLog implements Closeable {
             }
             OfflineState.Reloaded r;
             try {
-                r = OfflineState.reload(
+                r =
+                        OfflineState.reload(
                                 dir, config, recoveryPoint, highWatermark, producers, files);
             } catch (IOException | RuntimeException | Error e) {
                 offlineState.attemptFailed(e);
