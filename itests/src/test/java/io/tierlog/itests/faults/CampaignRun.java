@@ -181,13 +181,15 @@ final class CampaignRun {
                             ledger);
             producer.start();
             if (awaitAcks(1000, "warm-up")) {
+                phase("warm-up");
                 for (Fault f : schedule.faults()) {
-                    if (!apply(f) || !awaitAcks(PROGRESS_RECORDS, "after " + f)) {
+                    boolean go = apply(f) && awaitAcks(PROGRESS_RECORDS, "after " + f);
+                    phase(f.kind().name()); // the fault, its heal and the acks after it
+                    if (!go) {
                         break;
                     }
                 }
             }
-            phase("faults");
             producer.stop(Duration.ofSeconds(60));
             producer = null;
             phase("drain");
