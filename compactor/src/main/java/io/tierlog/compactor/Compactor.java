@@ -320,47 +320,102 @@ public final class Compactor implements Closeable {
         wakeUps.release();
     }
 
-    /** Starts the background loop. */
-    public synchronized void start() {
+    /** Starts the background loop; its first orphan sweep is one sweep interval away. */
+    public void start() {
+        start(false);
+    }
+
+    /**
+     * Starts the background loop. Nothing S3 or the catalog does ends it: a failing pass or sweep
+     * is logged (rate-limited, see {@link FailureLog}) and retried with backoff, and the loop
+     * catches up once they answer again.
+     *
+     * @param sweepFirst whether the loop sweeps orphaned objects before its first pass (the daemon
+     *     does, at start); a failed sweep there is retried like any other
+     */
+    public synchronized void start(boolean sweepFirst) {
         if (loop != null) {
             return;
         }
-        Thread t = new Thread(this::runLoop, "tierlog-offload-loop");
+        Thread t = new Thread(() -> runLoop(sweepFirst), "tierlog-offload-loop");
         t.setDaemon(true);
         loop = t;
         t.start();
     }
 
-    private void runLoop() {
-        long lastSweep = time.milliseconds();
-        try {
-            while (stopped.getCount() > 0) {
-                wakeUps.drainPermits();
-                try {
-                    runOnce();
-                } catch (RuntimeException | Error e) {
-                    // A pass that throws must not end the loop (offload would stop for good):
-                    // log and try again after the interval.
-                    LOG.error("offload pass failed; retrying in {}", options.interval(), e);
+    private void runLoop(boolean sweepFirst) {
+        FailureLog passFailures = new FailureLog(LOG, "offload pass", time);
+        FailureLog sweepFailures = new FailureLog(LOG, "orphan sweep", time);
+        Backoff backoff = new Backoff(options.retryBackoff(), options.retryBackoffMax());
+        long sweepEvery = options.sweepInterval().toMillis();
+        long nextSweep = sweepFirst ? time.milliseconds() : time.milliseconds() + sweepEvery;
+        while (stopped.getCount() > 0) {
+            try {
+                if (sweepFirst || time.milliseconds() >= nextSweep) {
+                    sweepFirst = false;
+                    nextSweep = sweepOnce(sweepFailures, backoff, sweepEvery);
                 }
-                if (time.milliseconds() - lastSweep >= options.sweepInterval().toMillis()) {
-                    lastSweep = time.milliseconds();
-                    try {
-                        OrphanSweeper.SweepResult r = sweepOrphans();
-                        LOG.debug("orphan sweep: {}", r);
-                    } catch (IOException | RuntimeException | Error e) {
-                        LOG.warn("orphan sweep failed: {}", e.toString());
+                wakeUps.drainPermits();
+                boolean failed;
+                try {
+                    PassResult r = runOnce();
+                    // A pass where partitions failed and nothing was committed (S3 or the catalog
+                    // down, the guard refusing) backs off; partial progress keeps the interval.
+                    failed = r.failedPartitions() > 0 && r.objects() == 0;
+                    if (failed) {
+                        passFailures.failed(r.failedPartitions() + " partitions failed", null);
+                    } else {
+                        passFailures.succeeded();
                     }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (Throwable e) { // any throwable: the loop must outlive S3 and the catalog
+                    failed = true;
+                    passFailures.failed("the pass threw", e);
                 }
                 if (stopped.getCount() == 0) {
                     break;
                 }
-                wakeUps.tryAcquire(options.interval().toMillis(), TimeUnit.MILLISECONDS);
+                if (failed) {
+                    // Backoff ignores wake-ups: segments rolling during an outage must not make
+                    // the loop hammer a store that is down; close() still ends the wait.
+                    long wait = Math.max(1, backoff.delayMs(passFailures.consecutive()));
+                    stopped.await(wait, TimeUnit.MILLISECONDS);
+                } else {
+                    wakeUps.tryAcquire(options.interval().toMillis(), TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Throwable e) {
+                // Not expected (the steps above catch their own), but the loop never dies.
+                LOG.error("offload loop step failed; continuing", e);
+                try {
+                    stopped.await(options.interval().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.error("offload loop died", e);
+        }
+    }
+
+    /** One orphan sweep of the loop; returns when the next one is due. */
+    private long sweepOnce(FailureLog failures, Backoff backoff, long sweepEvery) {
+        try {
+            OrphanSweeper.SweepResult r = sweepOrphans();
+            failures.succeeded();
+            if (r.deleted() > 0) {
+                LOG.info("orphan sweep: {}", r);
+            } else {
+                LOG.debug("orphan sweep: {}", r);
+            }
+            return time.milliseconds() + sweepEvery;
+        } catch (Throwable e) { // any throwable, as for a pass
+            failures.failed("the sweep threw", e);
+            return time.milliseconds()
+                    + Math.min(sweepEvery, backoff.delayMs(failures.consecutive()));
         }
     }
 

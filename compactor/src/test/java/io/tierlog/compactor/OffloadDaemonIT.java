@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.cold.EmbeddedS3Server;
+import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.compactor.testing.ChildClasspath;
 import io.tierlog.compactor.testing.SegmentFiles;
 import java.nio.file.Files;
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tierlog offload} without {@code --once}, as a daemon in a child JVM: it keeps offloading
- * segments as they close and stops cleanly on SIGTERM.
+ * segments as they close, outlives S3 being down (at start and while running) and stops cleanly on
+ * SIGTERM.
  */
 class OffloadDaemonIT {
     static final TopicPartition TP = new TopicPartition("daemon", 0);
@@ -65,6 +67,98 @@ class OffloadDaemonIT {
             try (var tmp = Files.list(dir.resolve("tmp"))) {
                 assertThat(tmp.toList()).isEmpty();
             }
+        }
+    }
+
+    /**
+     * Issue 16 (campaign seed 5844681916471000884): the daemon's first orphan sweep LISTs the
+     * bucket; with S3 down that threw out of the command and the daemon exited with status 1. It
+     * must instead warn, back off, and offload everything once S3 answers again, also after a
+     * second outage while it runs.
+     */
+    @Test
+    void theDaemonOutlivesS3DownAtStartAndWhileRunningAndCatchesUp() throws Exception {
+        SegmentFiles log = new SegmentFiles(dir.resolve("log"), 11);
+        log.append(TP, 5, 10, 50);
+        log.roll(TP);
+        log.append(TP, 1, 1, 1); // active
+        String catalogUrl = "jdbc:sqlite:" + dir.resolve("catalog.db");
+        try (EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("s3"));
+                FaultInjectingProxy proxy = FaultInjectingProxy.start(s3.endpoint());
+                Catalog catalog = Catalog.open(catalogUrl)) {
+            proxy.goDown(); // connections refused: S3 is unreachable when the daemon starts
+            List<String> cmd = daemonCommand(log, catalogUrl);
+            s3.clientConfig(proxy.endpoint())
+                    .asMap()
+                    .forEach((k, v) -> cmd.add("--set=" + k + "=" + v));
+            cmd.add("--set=s3.request.timeout.ms=1000");
+            cmd.add("--set=s3.retry.max.attempts=2");
+            cmd.add("--set=offload.retry.backoff.ms=50");
+            cmd.add("--set=offload.retry.backoff.max.ms=500");
+            cmd.add("--set=offload.retry.timeout.ms=1000");
+            cmd.add("--set=offload.sweep.interval.ms=1000");
+            Path out = dir.resolve("daemon.out");
+            Process p =
+                    new ProcessBuilder(cmd)
+                            .redirectErrorStream(true)
+                            .redirectOutput(out.toFile())
+                            .start();
+            try {
+                awaitOutput(out, "orphan sweep failed", 1, p);
+                awaitOutput(out, "offload pass failed", 1, p);
+                assertThat(p.isAlive())
+                        .as("alive with S3 down: %s", Files.readString(out))
+                        .isTrue();
+                proxy.comeUp();
+                awaitColdHighWatermark(catalog, 50, p);
+
+                proxy.goDown(); // a second outage while it runs
+                log.append(TP, 5, 10, 50);
+                log.roll(TP);
+                log.append(TP, 1, 1, 1);
+                awaitOutput(out, "offload pass failed", 2, p); // a new outage, a new WARN
+                assertThat(p.isAlive()).as("alive: %s", Files.readString(out)).isTrue();
+                proxy.comeUp();
+                awaitColdHighWatermark(catalog, 101, p);
+            } finally {
+                p.destroy();
+            }
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("stopped on SIGTERM").isTrue();
+            String text = Files.readString(out);
+            assertThat(text).contains("succeeded again after");
+            // Rate-limited: one WARN per outage and activity, not one per retry.
+            assertThat(count(text, "orphan sweep failed")).isLessThanOrEqualTo(2);
+            assertThat(count(text, "offload pass failed")).isEqualTo(2);
+        }
+    }
+
+    private List<String> daemonCommand(SegmentFiles log, String catalogUrl) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx256m");
+        cmd.add("-cp");
+        cmd.add(ChildClasspath.snapshot(dir.resolve("classpath")));
+        cmd.add("io.tierlog.compactor.cli.OffloadCommand");
+        cmd.add("--log-dir=" + log.dir());
+        cmd.add("--progress=lines");
+        cmd.add("--active-segments=exclude");
+        cmd.add("--set=catalog.url=" + catalogUrl);
+        cmd.add("--set=offload.interval.ms=100");
+        cmd.add("--set=offload.tmp.dir=" + dir.resolve("tmp"));
+        cmd.add("--set=data.dir=" + dir.resolve("unused"));
+        return cmd;
+    }
+
+    private static int count(String text, String part) {
+        return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+    }
+
+    private void awaitOutput(Path out, String text, int times, Process p) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (count(Files.readString(out), text) < times) {
+            assertThat(p.isAlive()).as("daemon alive: %s", Files.readString(out)).isTrue();
+            assertThat(System.nanoTime()).as("output %s", text).isLessThan(deadline);
+            Thread.sleep(50); // polling the output with a deadline
         }
     }
 

@@ -322,7 +322,8 @@ final class EngineResources implements Closeable {
                     () -> {
                         try {
                             guard.allows("nothing (periodic check)");
-                        } catch (RuntimeException e) {
+                        } catch (RuntimeException | Error e) {
+                            // any throwable: a scheduled task that throws is never run again
                             LOG.warn("catalog health check failed", e);
                         }
                     },

@@ -5,7 +5,6 @@ import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
 import io.tierlog.compactor.LogDirSource;
 import io.tierlog.compactor.OffloadEnvironment;
-import io.tierlog.compactor.OrphanSweeper;
 import io.tierlog.compactor.PassResult;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -149,7 +148,7 @@ public final class OffloadCommand implements Callable<Integer> {
         }
     }
 
-    private int runUntilStopped(Compactor compactor) throws InterruptedException, IOException {
+    private int runUntilStopped(Compactor compactor) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook =
                 new Thread(
@@ -159,11 +158,9 @@ public final class OffloadCommand implements Callable<Integer> {
                         },
                         "tierlog-offload-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        OrphanSweeper.SweepResult swept = compactor.sweepOrphans();
-        if (swept.deleted() > 0) {
-            out.println("swept " + swept.deleted() + " orphaned objects");
-        }
-        compactor.start();
+        // The first orphan sweep runs in the loop, not here: S3 or the catalog being down at
+        // start must not end the daemon (it retries with backoff and catches up later).
+        compactor.start(true);
         stopped.await();
         return 0;
     }

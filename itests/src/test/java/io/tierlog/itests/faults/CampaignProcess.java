@@ -30,10 +30,14 @@ final class CampaignProcess {
                     "-Dorg.slf4j.simpleLogger.showDateTime=true",
                     "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
 
+    /** The campaign's class data sharing archive, once dumped ({@link #dumpClassArchive}). */
+    private static volatile Path classArchive;
+
     private final String name;
     private final String classpath;
     private final List<String> args;
     private final Path log;
+    private final List<String> extraFlags = new ArrayList<>();
     private Process process;
     private int starts;
 
@@ -69,6 +73,15 @@ final class CampaignProcess {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
+        Path archive = classArchive;
+        if (archive != null) {
+            // Classes mapped from the archive instead of parsed and verified at each start: the
+            // campaign starts a JVM for every kill and restart. -Xshare:auto: a JVM that cannot
+            // map it starts without it.
+            cmd.add("-XX:SharedArchiveFile=" + archive);
+            cmd.add("-Xshare:auto");
+        }
+        cmd.addAll(extraFlags);
         cmd.add("-cp");
         cmd.add(classpath);
         cmd.add("io.tierlog.server.cli.TierlogCli");
@@ -84,6 +97,38 @@ final class CampaignProcess {
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                         .start();
+    }
+
+    /**
+     * Dumps a dynamic class data sharing archive of the classes a server loads to start, create a
+     * topic and stop ({@code serve} with {@code settings} listening on {@code port}), and makes
+     * every later start of any campaign process use it. Empty (and nothing changes) when the JVM
+     * did not write one; the reason is in {@code log}.
+     */
+    static java.util.Optional<Path> dumpClassArchive(
+            String classpath,
+            Map<String, String> settings,
+            int port,
+            Path archive,
+            Path log,
+            Runnable whileListening)
+            throws IOException, InterruptedException {
+        Files.deleteIfExists(archive);
+        CampaignProcess p = of("class archive dump", classpath, List.of("serve"), settings, log);
+        p.extraFlags.add("-XX:ArchiveClassesAtExit=" + archive);
+        p.start();
+        try {
+            if (p.awaitListening(port, Duration.ofSeconds(60))) {
+                whileListening.run();
+            }
+        } finally {
+            p.stop(Duration.ofSeconds(60)); // the archive is written as the JVM exits
+        }
+        if (Files.isRegularFile(archive) && Files.size(archive) > 0) {
+            classArchive = archive;
+            return java.util.Optional.of(archive);
+        }
+        return java.util.Optional.empty();
     }
 
     boolean isAlive() {

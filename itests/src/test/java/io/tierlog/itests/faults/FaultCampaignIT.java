@@ -30,8 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * CampaignChecker}; what a torn tail may destroy: {@link CampaignStorageFaults}).
  *
  * <p>{@code mvn verify} runs a fast subset ({@value #DEFAULT_SCHEDULES} schedules from a random
- * base seed, printed; about 80 s). The full campaign, 200 schedules of 25 to 75 s each on 2 shared
- * cores (JVM starts dominate: 4 to 8 child JVMs per schedule), so 2 to 3 hours:
+ * base seed, printed). Child JVM starts dominate a schedule's time (one per server start, kill and
+ * restart): they share one class data sharing archive, dumped by a warm-up server before the first
+ * schedule, and {@code verify --deep} runs in this JVM. The full campaign of 200 schedules:
  *
  * <pre>
  * mvn -o -B -pl itests -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * System properties: {@code campaign.schedules} (count), {@code campaign.seed} (base seed: the seed
  * of the first schedule; each next one is its SplitMix64 successor, {@link Property#nextSeed}), so
- * one printed seed replays with {@code -Dcampaign.seed=<seed> -Dcampaign.schedules=1}. {@code
+ * one printed seed replays with {@code -Dcampaign.seed=<seed> -Dcampaign.schedules=1}; {@code
+ * campaign.seeds=<seed>,<seed>,...} replays a list of seeds in one run. {@code
  * campaign.tmpfs=false} keeps data dirs off tmpfs (and skips the disk-full fault, as when mounting
  * is not permitted). Logs of failing schedules stay in {@code itests/target/campaign/}. Every
  * schedule runs even after a failure; the test fails at the end, naming every failing seed. A
@@ -60,15 +62,27 @@ class FaultCampaignIT {
             throws Exception {
         // The clients' WARN lines on every disconnect would bury the campaign's own report.
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
-        int schedules = Integer.getInteger("campaign.schedules", DEFAULT_SCHEDULES);
+        // campaign.seeds=a,b,c replays exactly those seeds, in one JVM (one warm-up).
+        List<Long> seedList =
+                Stream.of(System.getProperty("campaign.seeds", "").split(","))
+                        .map(String::strip)
+                        .filter(x -> !x.isEmpty())
+                        .map(Long::parseLong)
+                        .toList();
+        int schedules =
+                seedList.isEmpty()
+                        ? Integer.getInteger("campaign.schedules", DEFAULT_SCHEDULES)
+                        : seedList.size();
         String seedProperty = System.getProperty("campaign.seed", "");
         long seed =
-                seedProperty.isBlank()
-                        ? new SplittableRandom().nextLong()
-                        : Long.parseLong(seedProperty.strip());
+                !seedList.isEmpty()
+                        ? seedList.get(0)
+                        : seedProperty.isBlank()
+                                ? new SplittableRandom().nextLong()
+                                : Long.parseLong(seedProperty.strip());
         Path target = Path.of("target", "campaign").toAbsolutePath();
         Files.createDirectories(target);
-        String classpath = ChildClasspath.snapshot(tmp.resolve("classpath"));
+        String classpath = jarDirectories(ChildClasspath.snapshot(tmp.resolve("classpath")));
         Path dataRoot = target.resolve("tmpfs");
         Optional<String> diskFullSkip = mountTmpfs(dataRoot);
         System.out.printf(
@@ -78,7 +92,16 @@ class FaultCampaignIT {
                 diskFullSkip.isEmpty() ? "tmpfs " + dataRoot : "disk (" + diskFullSkip.get() + ")");
         List<CampaignRun.Result> results = new ArrayList<>();
         try (EmbeddedS3Server s3 = EmbeddedS3Server.start(tmp.resolve("s3"))) {
+            long dumpStart = System.nanoTime();
+            Optional<Path> archive = CampaignRun.dumpClassArchive(classpath, s3, tmp);
+            System.out.printf(
+                    "campaign: class data sharing archive %s (%d ms)%n",
+                    archive.map(Path::toString).orElse("NOT written: see warm-up.log"),
+                    (System.nanoTime() - dumpStart) / 1_000_000);
             for (int i = 0; i < schedules; i++) {
+                if (!seedList.isEmpty()) {
+                    seed = seedList.get(i);
+                }
                 CampaignSchedule schedule = CampaignSchedule.draw(seed);
                 String name = i + "-" + Long.toHexString(seed);
                 Path data = (diskFullSkip.isEmpty() ? dataRoot : tmp).resolve(name).resolve("data");
@@ -112,6 +135,42 @@ class FaultCampaignIT {
                         "failing schedules (replay one with -Dcampaign.seed=<seed> -Dcampaign.schedules=1): %s",
                         failed.stream().map(r -> Long.toString(r.schedule().seed())).toList())
                 .isEmpty();
+    }
+
+    /**
+     * The class path with each non-empty directory replaced by a jar of it: class data sharing
+     * archives only classes from jars (and refuses to dump with a non-empty directory on the path).
+     */
+    private static String jarDirectories(String classpath) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String e : classpath.split(java.io.File.pathSeparator)) {
+            Path dir = Path.of(e);
+            if (!Files.isDirectory(dir)) {
+                out.add(e);
+                continue;
+            }
+            List<Path> files;
+            try (Stream<Path> s = Files.walk(dir)) {
+                files = s.filter(Files::isRegularFile).sorted().toList();
+            }
+            if (files.isEmpty()) {
+                continue;
+            }
+            Path jar = dir.resolveSibling(dir.getFileName() + ".jar");
+            try (var os =
+                    new java.util.jar.JarOutputStream(
+                            new java.io.BufferedOutputStream(Files.newOutputStream(jar)))) {
+                for (Path f : files) {
+                    String name =
+                            dir.relativize(f).toString().replace(java.io.File.separatorChar, '/');
+                    os.putNextEntry(new java.util.jar.JarEntry(name));
+                    Files.copy(f, os);
+                    os.closeEntry();
+                }
+            }
+            out.add(jar.toString());
+        }
+        return String.join(java.io.File.pathSeparator, out);
     }
 
     /** Mounts a tmpfs for the data dirs (the disk-full fault fills it); the reason if not. */
