@@ -1,6 +1,7 @@
 package io.tierlog.server;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.hot.LogManager;
@@ -121,9 +122,17 @@ public final class TierlogServer implements Closeable {
         Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath().normalize();
         Path metaDir = dataDir.resolve("meta");
         Path logDir = dataDir.resolve("log");
-        Files.createDirectories(metaDir);
-        Files.createDirectories(logDir);
         List<Listener> listeners = Listener.parseList(config.get(ServerOptions.LISTENERS));
+        // The data dir's lock before anything starts or is written: a second server on the same
+        // data dir fails here, having started no S3 server, metrics endpoint or catalog.
+        Files.createDirectories(logDir);
+        DirLock lock = LogManager.lock(logDir);
+        try {
+            Files.createDirectories(metaDir);
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
 
         Deque<AutoCloseable> opened = new ArrayDeque<>();
         ScheduledExecutorService scheduler =
@@ -149,11 +158,13 @@ public final class TierlogServer implements Closeable {
                 });
         LogManager logs = null;
         io.tierlog.engine.TieredLog tiered = null;
+        DirLock unowned = lock; // until the engine or the log manager owns it
         try {
             TopicRegistry topics = TopicRegistry.load(metaDir, config);
             if (config.get(ServerOptions.TIERED_ENABLED)) {
                 // The engine owns the hot tier (same <data.dir>/log), the catalog, the object
                 // store and the offload loop; topic overrides come from the registry.
+                unowned = null; // owned by the engine even if open fails
                 tiered =
                         io.tierlog.engine.TieredLog.open(
                                 config.with(ServerOptions.DATA_DIR.key(), dataDir.toString()),
@@ -161,16 +172,19 @@ public final class TierlogServer implements Closeable {
                                 name ->
                                         topics.topic(name)
                                                 .map(io.tierlog.server.meta.TopicMeta::configs)
-                                                .orElse(java.util.Map.of()));
+                                                .orElse(java.util.Map.of()),
+                                lock);
                 logs = tiered.logManager();
             } else {
+                unowned = null; // owned by the manager even if open fails
                 logs =
                         LogManager.open(
-                                logDir,
+                                lock,
                                 topics::logConfig,
                                 b.time,
                                 scheduler,
-                                config.get(HotTierOptions.LOG_OPEN_FILES_MAX));
+                                config.get(HotTierOptions.LOG_OPEN_FILES_MAX),
+                                tp -> 0L);
             }
             FetchWaiters waiters = new FetchWaiters();
             topics.attach(logs, pl -> pl.addListener(waiters));
@@ -244,6 +258,9 @@ public final class TierlogServer implements Closeable {
             return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
+            if (unowned != null) {
+                unowned.close();
+            }
             if (tiered != null) {
                 tiered.close();
             } else if (logs != null) {
