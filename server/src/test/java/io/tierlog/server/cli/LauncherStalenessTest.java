@@ -180,4 +180,28 @@ class LauncherStalenessTest {
         assertThat(retried.built()).isTrue();
         assertThat(retried.exit()).isZero();
     }
+
+    @Test
+    void everyEnvironmentVariableTheLauncherReadsAndEveryExitCodeIsInTheReadme() throws Exception {
+        Path root = Path.of(System.getProperty("user.dir")).getParent();
+        String launcher = Files.readString(root.resolve("bin/tierlog"));
+        String readme = Files.readString(root.resolve("README.md"));
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\\$\\{?(TIERLOG_[A-Z_]+|JAVA_HOME)")
+                        .matcher(launcher);
+        java.util.Set<String> vars = new java.util.TreeSet<>();
+        while (m.find()) {
+            vars.add(m.group(1));
+        }
+        assertThat(vars).contains("TIERLOG_REBUILD", "JAVA_HOME");
+        for (String v : vars) {
+            assertThat(readme).as("README documents %s", v).contains("| `" + v + "` |");
+        }
+        for (int code :
+                new int[] {
+                    CliErrors.OK, CliErrors.FOUND_PROBLEMS, CliErrors.USAGE, CliErrors.FAILED
+                }) {
+            assertThat(readme).as("README documents exit code %d", code).contains("| " + code + " |");
+        }
+    }
 }
