@@ -12,8 +12,8 @@ import java.util.function.Consumer;
  * Checks the keys of settings against every declared {@link ConfigOption}, so that a typo fails at
  * startup instead of silently falling back to a default ({@code --set data.dirr=/x} serving from
  * {@code ./data}): a key no module declares is an error naming the closest declared key; a key of
- * Apache Kafka that tierlog does not implement ({@link KafkaConfigKeys}) is accepted with a
- * warning that it has no effect here.
+ * Apache Kafka that tierlog does not implement ({@link KafkaConfigKeys}) is accepted with a warning
+ * that it has no effect here.
  *
  * <p>{@link Config#validate} checks only the values of one module's options (each module sees the
  * whole config and ignores the others' keys); this check needs the options of all modules, so it
@@ -123,7 +123,9 @@ public final class ConfigKeys {
         for (int i = 1; i <= a.length(); i++) {
             for (int j = 1; j <= b.length(); j++) {
                 int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                int v = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                int v =
+                        Math.min(
+                                Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
                 if (i > 1
                         && j > 1
                         && a.charAt(i - 1) == b.charAt(j - 2)

@@ -10,8 +10,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * An exclusive OS lock on a file in a directory (Kafka's {@code .lock} in each log dir), held from
- * {@link #acquire} until {@link #close()}: no other process, and no second holder in this one,
- * gets it meanwhile. The file itself stays, empty; a process that dies releases the lock.
+ * {@link #acquire} until {@link #close()}: no other process, and no second holder in this one, gets
+ * it meanwhile. The file itself stays, empty; a process that dies releases the lock.
  *
  * <p>Taken before anything else starts (a second {@code serve} on the same data dir must fail
  * before it has started an S3 server, a metrics endpoint or opened a catalog), and then handed to
@@ -61,12 +61,7 @@ public final class DirLock implements Closeable {
         if (lock == null) {
             ch.close();
             throw new InUseException(
-                    what
-                            + " "
-                            + dir
-                            + " is in use by another process (lock held on "
-                            + file
-                            + ")");
+                    what + " " + dir + " is in use by another process (lock held on " + file + ")");
         }
         return new DirLock(dir, lock);
     }
@@ -90,5 +85,4 @@ public final class DirLock implements Closeable {
         closed = true;
         lock.channel().close();
     }
-
 }

@@ -6,8 +6,8 @@ import java.util.TreeMap;
 
 /**
  * A curated list of Apache Kafka broker settings that tierlog does not implement, so that a Kafka
- * {@code server.properties} given to {@code tierlog serve --config} is accepted (each such key
- * only warns that it has no effect) while a typo is still an error ({@link ConfigKeys}).
+ * {@code server.properties} given to {@code tierlog serve --config} is accepted (each such key only
+ * warns that it has no effect) while a typo is still an error ({@link ConfigKeys}).
  *
  * <p>Where it comes from: the keys of Kafka's shipped {@code config/server.properties} and {@code
  * config/kraft/*.properties} (3.x and 4.0), plus the broker settings of the "Broker Configs" table

@@ -144,8 +144,8 @@ public final class TieredLog implements Closeable {
     /**
      * As {@link #open(Config, MeterRegistry, java.util.function.Function)}, with the lock of the
      * hot log dir ({@code <data.dir>/log}, from {@code LogManager.lock}) already taken by the
-     * caller, who took it before starting anything of its own. The log owns the lock from this
-     * call on (released on {@link #close()}, or when this call fails).
+     * caller, who took it before starting anything of its own. The log owns the lock from this call
+     * on (released on {@link #close()}, or when this call fails).
      *
      * @throws IllegalArgumentException if {@code lock} is not on {@code <data.dir>/log}
      */

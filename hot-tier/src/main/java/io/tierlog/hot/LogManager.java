@@ -162,10 +162,10 @@ public final class LogManager implements Closeable {
     }
 
     /**
-     * As {@link #open(Path, Function, Time, ScheduledExecutorService, int, ToLongFunction)}, for the
-     * log dir of {@code lock} ({@link #lock(Path)}), taken by the caller before it started anything
-     * else. The manager owns the lock from this call on: it releases it on {@link #close()}, and
-     * when this call fails.
+     * As {@link #open(Path, Function, Time, ScheduledExecutorService, int, ToLongFunction)}, for
+     * the log dir of {@code lock} ({@link #lock(Path)}), taken by the caller before it started
+     * anything else. The manager owns the lock from this call on: it releases it on {@link
+     * #close()}, and when this call fails.
      */
     public static LogManager open(
             DirLock lock,

@@ -26,10 +26,9 @@ import picocli.CommandLine.Option;
  * folder in DIR (tierlog's own data or an Apache Kafka broker's log dir) into the cold tier,
  * without ever writing into DIR. With {@code --once} it runs one pass and exits (status 0 when
  * every partition succeeded, 1 otherwise; 2 for bad arguments or settings); without it runs until
- * SIGTERM/SIGINT. On a terminal it
- * shows a progress bar of the backlog; otherwise one line per object and a summary. Settings:
- * defaults < {@code --config FILE} < {@code --set key=value}. Not thread-safe (one run per
- * instance).
+ * SIGTERM/SIGINT. On a terminal it shows a progress bar of the backlog; otherwise one line per
+ * object and a summary. Settings: defaults < {@code --config FILE} < {@code --set key=value}. Not
+ * thread-safe (one run per instance).
  */
 @Command(
         name = "offload",

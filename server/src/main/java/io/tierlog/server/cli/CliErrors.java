@@ -136,8 +136,7 @@ final class CliErrors {
             return new Failure(FAILED, oneLine(e.getMessage()));
         }
         if (t instanceof NoSuchFileException e) {
-            return new Failure(
-                    USAGE, e.getFile() + ": " + reason(e, "no such file or directory"));
+            return new Failure(USAGE, e.getFile() + ": " + reason(e, "no such file or directory"));
         }
         if (t instanceof NotDirectoryException e) {
             return new Failure(USAGE, e.getFile() + ": " + reason(e, "not a directory"));
@@ -146,7 +145,8 @@ final class CliErrors {
             return new Failure(FAILED, e.getFile() + ": " + reason(e, "permission denied"));
         }
         if (t instanceof FileSystemException e && e.getFile() != null) {
-            return new Failure(FAILED, e.getFile() + ": " + reason(e, e.getClass().getSimpleName()));
+            return new Failure(
+                    FAILED, e.getFile() + ": " + reason(e, e.getClass().getSimpleName()));
         }
         if (t instanceof java.net.BindException e) {
             return new Failure(FAILED, oneLine(String.valueOf(e.getMessage())));

@@ -11,9 +11,9 @@ import picocli.CommandLine.Option;
 /**
  * The settings options every command that opens a data dir shares ({@code serve}, {@code inspect},
  * {@code verify}, {@code catalog rebuild}), as a picocli mixin: {@code --config FILE} (Java
- * properties, like Kafka's {@code server.properties}) and repeatable {@code --set KEY=VALUE},
- * which wins. Every key is checked ({@link ConfigDocsCommand#checkKeys}): an unknown one fails
- * before anything starts. Not thread-safe (filled by the parser, read once).
+ * properties, like Kafka's {@code server.properties}) and repeatable {@code --set KEY=VALUE}, which
+ * wins. Every key is checked ({@link ConfigDocsCommand#checkKeys}): an unknown one fails before
+ * anything starts. Not thread-safe (filled by the parser, read once).
  */
 final class SettingsOptions {
     @Option(

@@ -35,8 +35,8 @@ final class TieredCommands {
 
         /**
          * Opens, runs, closes. A data dir or catalog that is not there fails as one line with exit
-         * code 2 ({@link CliErrors}), not a stack trace: nothing was (or may be) created to make
-         * it work.
+         * code 2 ({@link CliErrors}), not a stack trace: nothing was (or may be) created to make it
+         * work.
          */
         int withLog(Work work) throws Exception {
             try (ReadOnlyTieredLog log = open()) {

@@ -1,7 +1,7 @@
 package io.tierlog.server.cli;
 
-import picocli.CommandLine;
 import java.util.List;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -46,14 +46,16 @@ public final class TierlogCli implements Runnable {
         } catch (Throwable t) { // an Error picocli lets through (e.g. a class that fails to load)
             code =
                     CliErrors.report(
-                            t, new CommandLine(new TierlogCli()), List.of(args).contains("--verbose"));
+                            t,
+                            new CommandLine(new TierlogCli()),
+                            List.of(args).contains("--verbose"));
         }
         System.exit(code);
     }
 
     /**
-     * The configured command line (tests execute it directly): every subcommand, and errors as
-     * one line with a documented exit code ({@link CliErrors}).
+     * The configured command line (tests execute it directly): every subcommand, and errors as one
+     * line with a documented exit code ({@link CliErrors}).
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TierlogCli());

@@ -135,13 +135,7 @@ class CliErrorsTest {
                 "tierlog catalog rebuild: --set: unknown setting 's3.endpiont': did you mean"
                         + " 's3.endpoint'?");
         assertOneLine(
-                run(
-                        "offload",
-                        "--log-dir",
-                        dir.toString(),
-                        "--once",
-                        "--set",
-                        "offload.treads=2"),
+                run("offload", "--log-dir", dir.toString(), "--once", "--set", "offload.treads=2"),
                 CliErrors.USAGE,
                 "tierlog offload: --set: unknown setting 'offload.treads': did you mean"
                         + " 'offload.threads'?");

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bin/tierlog}'s staleness check, run by bash on a copy of the launcher in a fake checkout
  * whose {@code mvn} and {@code java} are stubs that record their calls: it builds on the first run,
  * after any main source or pom changed (also a deleted file), on {@code TIERLOG_REBUILD=1}, never
- * on {@code TIERLOG_REBUILD=0}; builds quietly without colour; and a failed build is one line,
- * exit 3, and is retried next time.
+ * on {@code TIERLOG_REBUILD=0}; builds quietly without colour; and a failed build is one line, exit
+ * 3, and is retried next time.
  */
 class LauncherStalenessTest {
     @TempDir Path repo;
@@ -73,7 +73,8 @@ class LauncherStalenessTest {
     private Run launch(Map<String, String> env) throws Exception {
         long before = Files.exists(mvnCalls) ? Files.readAllLines(mvnCalls).size() : 0;
         ProcessBuilder pb =
-                new ProcessBuilder("/bin/bash", repo.resolve("bin/tierlog").toString(), "--version");
+                new ProcessBuilder(
+                        "/bin/bash", repo.resolve("bin/tierlog").toString(), "--version");
         pb.environment().remove("TIERLOG_REBUILD");
         pb.environment().remove("MAVEN_OPTS");
         pb.environment().put("PATH", repo.resolve("stubs") + ":/usr/bin:/bin");
@@ -201,7 +202,9 @@ class LauncherStalenessTest {
                 new int[] {
                     CliErrors.OK, CliErrors.FOUND_PROBLEMS, CliErrors.USAGE, CliErrors.FAILED
                 }) {
-            assertThat(readme).as("README documents exit code %d", code).contains("| " + code + " |");
+            assertThat(readme)
+                    .as("README documents exit code %d", code)
+                    .contains("| " + code + " |");
         }
     }
 }
