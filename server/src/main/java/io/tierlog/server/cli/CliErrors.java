@@ -126,11 +126,14 @@ final class CliErrors {
             return new Failure(USAGE, oneLine(e.getMessage()));
         }
         if (t instanceof CatalogUnavailableException e) {
+            String m = oneLine(e.getMessage());
             return new Failure(
                     USAGE,
-                    oneLine(e.getMessage())
-                            + " (restore the catalog, or rebuild it from the bucket with `tierlog"
-                            + " catalog rebuild`)");
+                    m.contains("catalog rebuild")
+                            ? m
+                            : m
+                                    + " (restore the catalog, or rebuild it from the bucket with"
+                                    + " `tierlog catalog rebuild`)");
         }
         if (t instanceof DirLock.InUseException e) {
             return new Failure(FAILED, oneLine(e.getMessage()));

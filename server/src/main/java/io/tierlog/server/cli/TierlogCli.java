@@ -48,7 +48,7 @@ public final class TierlogCli implements Runnable {
                     CliErrors.report(
                             t,
                             new CommandLine(new TierlogCli()),
-                            List.of(args).contains("--verbose"));
+                            List.of(args).contains(CliErrors.VERBOSE));
         }
         System.exit(code);
     }
