@@ -131,14 +131,13 @@ class ServeCommandErrorsIT {
     }
 
     @Test
-    void aListenerPortInUseIsOneLineAndExit3() throws Exception {
+    void aListenerPortInUseIsOneLineAndExit3BeforeStorageIsOpened() throws Exception {
+        Path data = dir.resolve("data");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Exited r =
                     serve(
                             "--set",
-                            "data.dir=" + dir.resolve("data"),
-                            "--set",
-                            "tiered.enabled=false",
+                            "data.dir=" + data,
                             "--set",
                             "listeners=PLAINTEXT://127.0.0.1:" + taken.getLocalPort());
             assertThat(r.exit()).as(r.stderr()).isEqualTo(3);
@@ -147,6 +146,9 @@ class ServeCommandErrorsIT {
                     .startsWith("tierlog serve: cannot bind /127.0.0.1:" + taken.getLocalPort())
                     .contains("Address already in use");
             assertThat(r.stderr()).doesNotContain("\tat ", "Exception");
+            // checked right after the lock: no embedded S3 server, catalog or partitions opened
+            assertThat(r.stderr()).doesNotContain("embedded S3", "catalog", "Opened");
+            assertThat(files(data)).containsExactlyInAnyOrder("", "log", "log/.lock");
         }
     }
 }
