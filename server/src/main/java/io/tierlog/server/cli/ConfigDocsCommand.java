@@ -93,6 +93,6 @@ public final class ConfigDocsCommand implements Callable<Integer> {
                 config,
                 allOptions(),
                 what,
-                w -> LoggerFactory.getLogger(ConfigDocsCommand.class).warn("{}", w));
+                w -> LoggerFactory.getLogger("io.tierlog.config").warn("{}", w));
     }
 }
