@@ -123,6 +123,15 @@ class CliErrorsTest {
     }
 
     @Test
+    void anInvalidValueIsOneLineNamingTheKeyAndExit2() {
+        Path data = dir.resolve("data");
+        Run r = run("serve", "--set", "data.dir=" + data, "--set", "num.partitions=many");
+        assertOneLine(r, CliErrors.USAGE, "tierlog serve: ");
+        assertThat(r.err().get(0)).contains("num.partitions").contains("many");
+        assertThat(data).doesNotExist();
+    }
+
+    @Test
     void theOtherCommandsCheckSettingKeysToo() {
         Path data = dir.resolve("data");
         assertOneLine(
