@@ -13,6 +13,7 @@ import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.Config;
+import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
 import io.tierlog.compactor.CompactorOptions;
@@ -42,10 +43,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything a {@link TieredLog} runs on, opened in dependency order and closed in reverse:
- * embedded S3 server (when {@code s3.mode} says so), metered object store, catalog, hot tier (with
- * local retention bounded by the cold high watermark), cold index and reader, compactor, total
- * retention, metrics endpoint, and the threads that drive them.
+ * Everything a {@link TieredLog} runs on, opened in dependency order and closed in reverse: the
+ * lock of {@code <data.dir>/log} (first, so that a data dir in use fails before anything starts),
+ * metrics endpoint, embedded S3 server (when {@code s3.mode} says so), metered object store,
+ * catalog, hot tier (with local retention bounded by the cold high watermark), cold index and
+ * reader, compactor, total retention, and the threads that drive them.
  *
  * <p>Thread-safe (immutable after {@link #open}; {@link #close()} is idempotent).
  */
@@ -115,6 +117,7 @@ final class EngineResources implements Closeable {
         TopicConfigs topicConfigs;
         MeterRegistry registry;
         MetricsEndpoint metricsEndpoint;
+        DirLock lock;
         final Deque<AutoCloseable> closeables = new ArrayDeque<>();
     }
 
@@ -122,17 +125,35 @@ final class EngineResources implements Closeable {
             Config config,
             MeterRegistry userRegistry,
             Time time,
-            Function<String, Map<String, String>> topicOverrides)
+            Function<String, Map<String, String>> topicOverrides,
+            DirLock heldLock)
             throws IOException {
-        // Validate everything before starting anything.
-        config.validate(EngineOptions.ALL);
-        LogConfig.from(config);
-        ColdTierOptions coldOptions = ColdTierOptions.from(config);
-        CompactorOptions.from(config);
-
         Builder b = new Builder();
         b.config = config;
         try {
+            // Validate everything before starting anything.
+            config.validate(EngineOptions.ALL);
+            LogConfig.from(config);
+            ColdTierOptions coldOptions = ColdTierOptions.from(config);
+            CompactorOptions.from(config);
+            b.dataDir = Path.of(config.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
+            // The data dir's lock before anything starts: a second process on the same data dir
+            // fails here, having started no S3 server or metrics endpoint and opened no catalog.
+            if (heldLock != null) {
+                b.lock = heldLock;
+            } else {
+                Path logDir = b.dataDir.resolve("log");
+                Files.createDirectories(logDir);
+                b.lock = LogManager.lock(logDir);
+            }
+            b.closeables.push(b.lock);
+            if (!b.lock.dir().equals(b.dataDir.resolve("log"))) {
+                throw new IllegalArgumentException(
+                        "the lock held is on "
+                                + b.lock.dir()
+                                + ", not on the log dir of data.dir "
+                                + b.dataDir);
+            }
             openAll(b, config, userRegistry, time, coldOptions, topicOverrides);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(b.closeables, e);
@@ -149,8 +170,6 @@ final class EngineResources implements Closeable {
             ColdTierOptions coldOptions,
             Function<String, Map<String, String>> topicOverrides)
             throws IOException {
-        b.dataDir = Path.of(config.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
-        Files.createDirectories(b.dataDir);
 
         String listen = config.get(EngineOptions.METRICS_LISTEN);
         b.registry = userRegistry;
@@ -210,7 +229,7 @@ final class EngineResources implements Closeable {
         ColdIndex index = b.coldIndex;
         b.logs =
                 LogManager.open(
-                        logDir,
+                        b.lock,
                         b.topicConfigs::logConfig,
                         time,
                         background ? b.scheduler : null,

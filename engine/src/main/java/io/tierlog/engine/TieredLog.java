@@ -137,7 +137,31 @@ public final class TieredLog implements Closeable {
             MeterRegistry registry,
             java.util.function.Function<String, Map<String, String>> topicOverrides)
             throws IOException {
-        return new TieredLog(EngineResources.open(config, registry, Time.SYSTEM, topicOverrides));
+        return new TieredLog(
+                EngineResources.open(config, registry, Time.SYSTEM, topicOverrides, null));
+    }
+
+    /**
+     * As {@link #open(Config, MeterRegistry, java.util.function.Function)}, with the lock of the
+     * hot log dir ({@code <data.dir>/log}, from {@code LogManager.lock}) already taken by the
+     * caller, who took it before starting anything of its own. The log owns the lock from this call
+     * on (released on {@link #close()}, or when this call fails).
+     *
+     * @throws IllegalArgumentException if {@code lock} is not on {@code <data.dir>/log}
+     */
+    public static TieredLog open(
+            Config config,
+            MeterRegistry registry,
+            java.util.function.Function<String, Map<String, String>> topicOverrides,
+            io.tierlog.common.DirLock lock)
+            throws IOException {
+        return new TieredLog(
+                EngineResources.open(
+                        config,
+                        registry,
+                        Time.SYSTEM,
+                        topicOverrides,
+                        java.util.Objects.requireNonNull(lock)));
     }
 
     // ---------------------------------------------------------------- topics

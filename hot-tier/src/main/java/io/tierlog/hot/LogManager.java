@@ -1,19 +1,16 @@
 package io.tierlog.hot;
 
+import io.tierlog.common.DirLock;
 import io.tierlog.common.Tasks;
 import io.tierlog.common.Time;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -66,7 +63,7 @@ public final class LogManager implements Closeable {
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private volatile ToLongFunction<TopicPartition> retentionBound = tp -> Long.MAX_VALUE;
     private final ScheduledFuture<?> housekeeping;
-    private final FileLock lock;
+    private final DirLock lock;
     private final OpenFiles files;
     private volatile boolean closed;
 
@@ -75,7 +72,7 @@ public final class LogManager implements Closeable {
             Function<String, LogConfig> topicConfigs,
             Time time,
             ScheduledExecutorService scheduler,
-            FileLock lock,
+            DirLock lock,
             OpenFiles files,
             ToLongFunction<TopicPartition> offsetFloor) {
         this.logDir = logDir;
@@ -161,10 +158,29 @@ public final class LogManager implements Closeable {
             ToLongFunction<TopicPartition> offsetFloor)
             throws IOException {
         Files.createDirectories(logDir);
-        OpenFiles files = OpenFiles.bounded(maxOpenFiles);
-        FileLock lock = lock(logDir);
+        return open(lock(logDir), topicConfigs, time, scheduler, maxOpenFiles, offsetFloor);
+    }
+
+    /**
+     * As {@link #open(Path, Function, Time, ScheduledExecutorService, int, ToLongFunction)}, for
+     * the log dir of {@code lock} ({@link #lock(Path)}), taken by the caller before it started
+     * anything else. The manager owns the lock from this call on: it releases it on {@link
+     * #close()}, and when this call fails.
+     */
+    public static LogManager open(
+            DirLock lock,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler,
+            int maxOpenFiles,
+            ToLongFunction<TopicPartition> offsetFloor)
+            throws IOException {
         try {
-            return open(logDir, topicConfigs, time, scheduler, lock, files, offsetFloor);
+            if (!lock.held()) {
+                throw new IllegalStateException("the lock of " + lock.dir() + " is not held");
+            }
+            OpenFiles files = OpenFiles.bounded(maxOpenFiles);
+            return open(lock.dir(), topicConfigs, time, scheduler, lock, files, offsetFloor);
         } catch (IOException | RuntimeException | Error e) {
             unlock(lock, e);
             throw e;
@@ -176,7 +192,7 @@ public final class LogManager implements Closeable {
             Function<String, LogConfig> topicConfigs,
             Time time,
             ScheduledExecutorService scheduler,
-            FileLock lock,
+            DirLock lock,
             OpenFiles files,
             ToLongFunction<TopicPartition> offsetFloor)
             throws IOException {
@@ -269,35 +285,19 @@ public final class LogManager implements Closeable {
         return m;
     }
 
-    /** Takes the exclusive lock on {@code logDir/.lock}, or fails if anyone holds it. */
-    private static FileLock lock(Path logDir) throws IOException {
-        Path file = logDir.resolve(LOCK_FILE);
-        FileChannel ch =
-                FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock;
-        try {
-            lock = ch.tryLock();
-        } catch (OverlappingFileLockException e) {
-            lock = null; // held by another channel of this JVM
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
-        }
-        if (lock == null) {
-            ch.close();
-            throw new IOException(
-                    "log dir "
-                            + logDir
-                            + " is in use by another process (lock held on "
-                            + file
-                            + ")");
-        }
-        return lock;
+    /**
+     * Takes the exclusive lock on {@code logDir/.lock} (the directory must exist), for {@link
+     * #open(DirLock, Function, Time, ScheduledExecutorService, int, ToLongFunction)}.
+     *
+     * @throws DirLock.InUseException if another process or manager holds it
+     */
+    public static DirLock lock(Path logDir) throws IOException {
+        return DirLock.acquire(logDir, LOCK_FILE, "log dir");
     }
 
-    private static void unlock(FileLock lock, Throwable failure) {
+    private static void unlock(DirLock lock, Throwable failure) {
         try {
-            lock.channel().close(); // releases the lock
+            lock.close();
         } catch (IOException e) {
             if (failure != null) {
                 failure.addSuppressed(e);

@@ -24,34 +24,52 @@ public final class SegmentDump {
     private SegmentDump() {}
 
     /**
-     * @throws IllegalArgumentException when the file is not a {@code .log}, {@code .index} or
-     *     {@code .timeindex} named by a 20-digit base offset
+     * What a dump found in a {@code .log} file: the valid prefix, and why the scan stopped before
+     * the end (null when the whole file is valid). Index files are always fully "valid".
      */
-    public static void dump(Path file, PrintStream out, boolean deep) throws IOException {
-        String name = file.getFileName().toString();
-        out.println("Dumping " + file);
-        if (name.endsWith(LogSegment.LOG_SUFFIX)) {
-            dumpLog(file, baseOf(name, LogSegment.LOG_SUFFIX), out, deep);
-        } else if (name.endsWith(LogSegment.TIME_INDEX_SUFFIX)) {
-            dumpTimeIndex(file, baseOf(name, LogSegment.TIME_INDEX_SUFFIX), out);
-        } else if (name.endsWith(LogSegment.INDEX_SUFFIX)) {
-            dumpIndex(file, baseOf(name, LogSegment.INDEX_SUFFIX), out);
-        } else {
-            throw new IllegalArgumentException(
-                    "Not a segment file (.log, .index, .timeindex): " + file);
+    public record Summary(long fileBytes, long validBytes, String stopReason) {
+        /** Whether a non-empty file holds not one valid batch (it is not a log segment at all). */
+        public boolean nothingValid() {
+            return fileBytes > 0 && validBytes == 0;
         }
     }
 
-    private static long baseOf(String name, String suffix) {
-        Long b = LogLoader.baseOffsetOf(name, suffix);
+    /**
+     * @throws IllegalArgumentException when the file is not a {@code .log}, {@code .index} or
+     *     {@code .timeindex} named by a 20-digit base offset (nothing is printed then)
+     */
+    public static Summary dump(Path file, PrintStream out, boolean deep) throws IOException {
+        String name = file.getFileName().toString();
+        if (name.endsWith(LogSegment.LOG_SUFFIX)) {
+            long base = baseOf(file, LogSegment.LOG_SUFFIX);
+            out.println("Dumping " + file);
+            return dumpLog(file, base, out, deep);
+        } else if (name.endsWith(LogSegment.TIME_INDEX_SUFFIX)) {
+            long base = baseOf(file, LogSegment.TIME_INDEX_SUFFIX);
+            out.println("Dumping " + file);
+            return dumpTimeIndex(file, base, out);
+        } else if (name.endsWith(LogSegment.INDEX_SUFFIX)) {
+            long base = baseOf(file, LogSegment.INDEX_SUFFIX);
+            out.println("Dumping " + file);
+            return dumpIndex(file, base, out);
+        } else {
+            throw new IllegalArgumentException(
+                    file + ": not a segment file (expected a .log, .index or .timeindex file)");
+        }
+    }
+
+    private static long baseOf(Path file, String suffix) {
+        Long b = LogLoader.baseOffsetOf(file.getFileName().toString(), suffix);
         if (b == null) {
             throw new IllegalArgumentException(
-                    "Segment file names are a 20-digit base offset and a suffix: " + name);
+                    file
+                            + ": not a segment file (segment file names are a 20-digit base"
+                            + " offset and a suffix, e.g. 00000000000000000000.log)");
         }
         return b;
     }
 
-    private static void dumpLog(Path file, long base, PrintStream out, boolean deep)
+    private static Summary dumpLog(Path file, long base, PrintStream out, boolean deep)
             throws IOException {
         out.println("Log starting offset: " + base);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -131,6 +149,7 @@ public final class SegmentDump {
                                 + "): "
                                 + sc.stopReason());
             }
+            return new Summary(size, sc.validEnd(), sc.stopReason());
         }
     }
 
@@ -142,7 +161,7 @@ public final class SegmentDump {
         return keys;
     }
 
-    private static void dumpIndex(Path file, long base, PrintStream out) throws IOException {
+    private static Summary dumpIndex(Path file, long base, PrintStream out) throws IOException {
         ByteBuffer buf = readAll(file);
         for (int i = 0; i + OffsetIndex.ENTRY_SIZE <= buf.limit(); i += OffsetIndex.ENTRY_SIZE) {
             int rel = buf.getInt(i + OffsetIndex.RELATIVE_OFFSET_OFFSET);
@@ -152,9 +171,10 @@ public final class SegmentDump {
             }
             out.println("offset: " + (base + rel) + " position: " + pos);
         }
+        return new Summary(buf.limit(), buf.limit(), null);
     }
 
-    private static void dumpTimeIndex(Path file, long base, PrintStream out) throws IOException {
+    private static Summary dumpTimeIndex(Path file, long base, PrintStream out) throws IOException {
         ByteBuffer buf = readAll(file);
         for (int i = 0; i + TimeIndex.ENTRY_SIZE <= buf.limit(); i += TimeIndex.ENTRY_SIZE) {
             long ts = buf.getLong(i + TimeIndex.TIMESTAMP_OFFSET);
@@ -164,6 +184,7 @@ public final class SegmentDump {
             }
             out.println("timestamp: " + ts + " offset: " + (base + rel));
         }
+        return new Summary(buf.limit(), buf.limit(), null);
     }
 
     private static ByteBuffer readAll(Path file) throws IOException {

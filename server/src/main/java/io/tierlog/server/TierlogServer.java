@@ -1,6 +1,7 @@
 package io.tierlog.server;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.hot.LogManager;
@@ -35,11 +36,13 @@ import org.slf4j.LoggerFactory;
  * A running tierlog server: storage, metadata and the Kafka listeners, started in dependency order
  * and stopped in reverse.
  *
- * <p>Startup: validate every option; open {@code <data.dir>/meta} (topics, producer ids); open the
- * hot tier in {@code <data.dir>/log} (recovering after an unclean stop); start extra services (the
- * seam for the embedded object store, catalog and offloader of later issues: {@link
- * Builder#service}); build the fetch source (hot only, or wrapped by a tiered source via {@link
- * Builder#fetchSource}); bind the listeners last, so no client is served before storage is ready.
+ * <p>Startup: validate every option; take the data dir's lock ({@code <data.dir>/log/.lock}) before
+ * anything else, then check that the listener ports are free; open {@code <data.dir>/meta} (topics,
+ * producer ids); open the hot tier in {@code <data.dir>/log} (recovering after an unclean stop);
+ * start extra services (the seam for the embedded object store, catalog and offloader of later
+ * issues: {@link Builder#service}); build the fetch source (hot only, or wrapped by a tiered source
+ * via {@link Builder#fetchSource}); bind the listeners last, so no client is served before storage
+ * is ready.
  *
  * <p>Shutdown ({@link #close()}, also on SIGTERM through the CLI): stop accepting, close
  * connections and event loops, stop services, then close the hot tier (flush, recovery-point
@@ -121,9 +124,25 @@ public final class TierlogServer implements Closeable {
         Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath().normalize();
         Path metaDir = dataDir.resolve("meta");
         Path logDir = dataDir.resolve("log");
-        Files.createDirectories(metaDir);
-        Files.createDirectories(logDir);
         List<Listener> listeners = Listener.parseList(config.get(ServerOptions.LISTENERS));
+        // The data dir's lock before anything starts or is written: a second server on the same
+        // data dir fails here, having started no S3 server, metrics endpoint or catalog.
+        Files.createDirectories(logDir);
+        DirLock lock = LogManager.lock(logDir);
+        List<InetSocketAddress> addresses = new ArrayList<>();
+        try {
+            for (Listener l : listeners) {
+                addresses.add(
+                        l.wildcard()
+                                ? new InetSocketAddress(l.port())
+                                : new InetSocketAddress(l.host(), l.port()));
+            }
+            probeListeners(addresses);
+            Files.createDirectories(metaDir);
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
 
         Deque<AutoCloseable> opened = new ArrayDeque<>();
         ScheduledExecutorService scheduler =
@@ -149,11 +168,13 @@ public final class TierlogServer implements Closeable {
                 });
         LogManager logs = null;
         io.tierlog.engine.TieredLog tiered = null;
+        DirLock unowned = lock; // until the engine or the log manager owns it
         try {
             TopicRegistry topics = TopicRegistry.load(metaDir, config);
             if (config.get(ServerOptions.TIERED_ENABLED)) {
                 // The engine owns the hot tier (same <data.dir>/log), the catalog, the object
                 // store and the offload loop; topic overrides come from the registry.
+                unowned = null; // owned by the engine even if open fails
                 tiered =
                         io.tierlog.engine.TieredLog.open(
                                 config.with(ServerOptions.DATA_DIR.key(), dataDir.toString()),
@@ -161,16 +182,19 @@ public final class TierlogServer implements Closeable {
                                 name ->
                                         topics.topic(name)
                                                 .map(io.tierlog.server.meta.TopicMeta::configs)
-                                                .orElse(java.util.Map.of()));
+                                                .orElse(java.util.Map.of()),
+                                lock);
                 logs = tiered.logManager();
             } else {
+                unowned = null; // owned by the manager even if open fails
                 logs =
                         LogManager.open(
-                                logDir,
+                                lock,
                                 topics::logConfig,
                                 b.time,
                                 scheduler,
-                                config.get(HotTierOptions.LOG_OPEN_FILES_MAX));
+                                config.get(HotTierOptions.LOG_OPEN_FILES_MAX),
+                                tp -> 0L);
             }
             FetchWaiters waiters = new FetchWaiters();
             topics.attach(logs, pl -> pl.addListener(waiters));
@@ -204,13 +228,6 @@ public final class TierlogServer implements Closeable {
                             java.util.Optional.ofNullable(tiered));
             ApiRegistry[] registry = new ApiRegistry[1];
             registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
-            List<InetSocketAddress> addresses = new ArrayList<>();
-            for (Listener l : listeners) {
-                addresses.add(
-                        l.wildcard()
-                                ? new InetSocketAddress(l.port())
-                                : new InetSocketAddress(l.host(), l.port()));
-            }
             net[0] =
                     NettyServer.start(
                             new NettyServer.Settings(
@@ -244,6 +261,9 @@ public final class TierlogServer implements Closeable {
             return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
+            if (unowned != null) {
+                unowned.close();
+            }
             if (tiered != null) {
                 tiered.close();
             } else if (logs != null) {
@@ -251,6 +271,29 @@ public final class TierlogServer implements Closeable {
             }
             scheduler.shutdownNow();
             throw e;
+        }
+    }
+
+    /**
+     * Fails with a {@link java.net.BindException} if a listener's fixed port is taken, before
+     * storage is opened (recovery, the embedded S3 server and the catalog can take a while, and a
+     * port that is in use is the commonest reason a first start fails). A probe, not a reservation:
+     * the port is bound again, for real, last of all, and a port taken in between fails there.
+     */
+    private static void probeListeners(List<InetSocketAddress> addresses) throws IOException {
+        for (InetSocketAddress a : addresses) {
+            if (a.getPort() == 0) {
+                continue;
+            }
+            try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+                probe.setReuseAddress(true); // as the real listener; no TIME_WAIT is left behind
+                probe.bind(a, 1);
+            } catch (IOException e) { // in use, or an address that is not this host's
+                java.net.BindException be =
+                        new java.net.BindException("cannot bind " + a + ": " + e.getMessage());
+                be.initCause(e);
+                throw be;
+            }
         }
     }
 

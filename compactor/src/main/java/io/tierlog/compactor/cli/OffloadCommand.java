@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BiConsumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -23,10 +24,10 @@ import picocli.CommandLine.Option;
  * {@code tierlog offload --log-dir DIR [--once]}: offloads the closed segments of every partition
  * folder in DIR (tierlog's own data or an Apache Kafka broker's log dir) into the cold tier,
  * without ever writing into DIR. With {@code --once} it runs one pass and exits (status 0 when
- * every partition succeeded, 1 otherwise); without it runs until SIGTERM/SIGINT. On a terminal it
- * shows a progress bar of the backlog; otherwise one line per object and a summary. Settings:
- * defaults < {@code --config FILE} < {@code --set key=value}. Not thread-safe (one run per
- * instance).
+ * every partition succeeded, 1 otherwise; 2 for bad arguments or settings); without it runs until
+ * SIGTERM/SIGINT. On a terminal it shows a progress bar of the backlog; otherwise one line per
+ * object and a summary. Settings: defaults < {@code --config FILE} < {@code --set key=value}. Not
+ * thread-safe (one run per instance).
  */
 @Command(
         name = "offload",
@@ -72,14 +73,32 @@ public final class OffloadCommand implements Callable<Integer> {
             description = "Progress display: bar, lines, or auto (bar on a terminal).")
     String progress = "auto";
 
-    private final PrintStream out;
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    private final PrintStream out;
+    private final BiConsumer<Config, String> settingsCheck;
+
+    /** A command that takes any setting (the unknown-key check is its embedder's). */
     public OffloadCommand() {
-        this(System.out);
+        this(System.out, (c, what) -> {});
+    }
+
+    /**
+     * A command that passes the settings of {@code --config} and of {@code --set} to {@code
+     * settingsCheck} (with {@code "--config FILE"} or {@code "--set"}) before using them: {@code
+     * tierlog} checks them against the options of every module, which this module cannot see.
+     */
+    public OffloadCommand(BiConsumer<Config, String> settingsCheck) {
+        this(System.out, settingsCheck);
     }
 
     OffloadCommand(PrintStream out) {
+        this(out, (c, what) -> {});
+    }
+
+    private OffloadCommand(PrintStream out, BiConsumer<Config, String> settingsCheck) {
         this.out = out;
+        this.settingsCheck = settingsCheck;
     }
 
     /** Runs the command on its own (outside {@code tierlog}), e.g. in a child JVM. */
@@ -93,7 +112,8 @@ public final class OffloadCommand implements Callable<Integer> {
             case "include" -> LogDirSource.ActiveSegments.INCLUDE;
             case "exclude" -> LogDirSource.ActiveSegments.EXCLUDE;
             default ->
-                    throw new IllegalArgumentException(
+                    throw new CommandLine.ParameterException(
+                            spec.commandLine(),
                             "--active-segments must be auto, include or exclude, not "
                                     + activeSegments);
         };
@@ -101,21 +121,28 @@ public final class OffloadCommand implements Callable<Integer> {
 
     Config config() throws IOException {
         Config c = configFile == null ? Config.empty() : Config.load(configFile);
+        if (configFile != null) {
+            settingsCheck.accept(c, "--config " + configFile);
+        }
+        settingsCheck.accept(Config.of(sets), "--set");
         return c.with(sets);
     }
 
     @Override
     public Integer call() throws Exception {
         if (!Files.isDirectory(logDir)) {
-            throw new IllegalArgumentException("--log-dir " + logDir + " is not a directory");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--log-dir " + logDir + " is not a directory");
         }
+        LogDirSource.ActiveSegments active = activeSegmentsPolicy();
         boolean bar =
                 switch (progress) {
                     case "bar" -> true;
                     case "lines" -> false;
                     case "auto" -> System.console() != null;
                     default ->
-                            throw new IllegalArgumentException(
+                            throw new CommandLine.ParameterException(
+                                    spec.commandLine(),
                                     "--progress must be auto, bar or lines, not " + progress);
                 };
         Config config = config();
@@ -127,7 +154,7 @@ public final class OffloadCommand implements Callable<Integer> {
             return 2;
         }
         try (OffloadEnvironment env = opened;
-                LogDirSource source = LogDirSource.open(logDir, activeSegmentsPolicy());
+                LogDirSource source = LogDirSource.open(logDir, active);
                 Compactor compactor =
                         Compactor.create(
                                 source,

@@ -8,13 +8,13 @@ import java.io.InputStream;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -48,17 +48,7 @@ final class CatalogCommand implements Runnable {
                         + " gap between the cold and the hot tier. Stop the server first."
             })
     static final class Rebuild implements Callable<Integer> {
-        @Option(
-                names = "--config",
-                paramLabel = "FILE",
-                description = "Properties file of settings (as for serve).")
-        Path configFile;
-
-        @Option(
-                names = "--set",
-                paramLabel = "KEY=VALUE",
-                description = "A setting; overrides the config file. Repeatable.")
-        Map<String, String> sets = new LinkedHashMap<>();
+        @Mixin SettingsOptions settings = new SettingsOptions();
 
         @Option(
                 names = "--force",
@@ -71,17 +61,16 @@ final class CatalogCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            Config c = (configFile == null ? Config.empty() : Config.load(configFile)).with(sets);
+            Config c = settings.load();
             Path dataDir = Path.of(c.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
             List<String> lines;
             try {
                 lines = CatalogRebuild.run(c, topicHints(dataDir), force, dryRun);
             } catch (CatalogRebuild.RefusedException | java.nio.file.NoSuchFileException e) {
-                System.err.println("tierlog catalog rebuild: refused: " + e.getMessage());
-                return 2;
+                throw new CliException(CliErrors.USAGE, "refused: " + e.getMessage(), e);
             }
             lines.forEach(System.out::println);
-            return 0;
+            return CliErrors.OK;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.tierlog.server.cli;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.ConfigKeys;
 import io.tierlog.common.ConfigOption;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.server.ServerOptions;
@@ -16,8 +17,8 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code tierlog config-docs}: prints the Markdown reference table of every option of every module
- * (the README's table is generated from it). {@link #MODULES} is the one list of option sets.
- * Stateless.
+ * (the README's table is generated from it). {@link #modules()} is the one list of option sets,
+ * also the one the CLI checks setting keys against ({@link #checkKeys}). Stateless.
  */
 @Command(
         name = "config-docs",
@@ -73,19 +74,25 @@ public final class ConfigDocsCommand implements Callable<Integer> {
         out.flush();
     }
 
-    /** Warns about keys no module declares (likely typos); they are otherwise ignored. */
-    static void warnUnknownKeys(Config config) {
-        Set<String> known = new HashSet<>();
-        for (List<ConfigOption<?>> opts : modules().values()) {
-            for (ConfigOption<?> o : opts) {
-                known.add(o.key());
-            }
-        }
-        for (String k : config.asMap().keySet()) {
-            if (!known.contains(k)) {
-                LoggerFactory.getLogger(ConfigDocsCommand.class)
-                        .warn("unknown setting '{}' is ignored (see tierlog config-docs)", k);
-            }
-        }
+    /** Every option of every module (a key shared by modules appears more than once). */
+    static List<ConfigOption<?>> allOptions() {
+        List<ConfigOption<?>> all = new java.util.ArrayList<>();
+        modules().values().forEach(all::addAll);
+        return all;
+    }
+
+    /**
+     * Fails on a key no module declares, naming the closest declared key; warns about each key of
+     * Apache Kafka's that has no effect here ({@link ConfigKeys}).
+     *
+     * @param what where the settings come from ({@code --set}, {@code --config FILE})
+     * @throws io.tierlog.common.ConfigException for an unknown key
+     */
+    static void checkKeys(Config config, String what) {
+        ConfigKeys.requireKnown(
+                config,
+                allOptions(),
+                what,
+                w -> LoggerFactory.getLogger("io.tierlog.config").warn("{}", w));
     }
 }

@@ -8,7 +8,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code tierlog dump-segment FILE [--deep]}: kafka-dump-log-like listing. Stateless. */
+/**
+ * {@code tierlog dump-segment FILE [--deep]}: kafka-dump-log-like listing. A torn or corrupt tail
+ * is listed (exit 0); a file that is no segment (wrong name, or not one valid batch) is a usage
+ * error (exit 2, one line). Stateless.
+ */
 @Command(
         name = "dump-segment",
         mixinStandardHelpOptions = true,
@@ -24,12 +28,27 @@ public final class DumpSegmentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(file)) {
-            System.err.println("tierlog: no such file: " + file);
-            return 2;
+        if (Files.isDirectory(file)) {
+            throw CliException.usage(file + ": is a directory, not a segment file");
         }
-        SegmentDump.dump(file, System.out, deep);
-        System.out.flush();
-        return 0;
+        if (!Files.isRegularFile(file)) {
+            throw CliException.usage(file + ": no such file");
+        }
+        SegmentDump.Summary summary;
+        try {
+            summary = SegmentDump.dump(file, System.out, deep);
+        } catch (IllegalArgumentException e) { // a file name that is no segment's
+            throw new CliException(CliErrors.USAGE, e.getMessage(), e);
+        } finally {
+            System.out.flush();
+        }
+        if (summary.nothingValid()) {
+            throw CliException.usage(
+                    file
+                            + ": not a Kafka log segment (not one valid record batch: "
+                            + summary.stopReason()
+                            + ")");
+        }
+        return CliErrors.OK;
     }
 }

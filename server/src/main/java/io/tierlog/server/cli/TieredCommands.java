@@ -1,16 +1,13 @@
 package io.tierlog.server.cli;
 
-import io.tierlog.common.Config;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.ReadOnlyTieredLog;
 import io.tierlog.engine.Violation;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -25,21 +22,10 @@ final class TieredCommands {
 
     /** Settings shared by both commands. */
     abstract static class Base {
-        @Option(
-                names = "--config",
-                paramLabel = "FILE",
-                description = "Properties file of settings.")
-        Path configFile;
-
-        @Option(
-                names = "--set",
-                paramLabel = "KEY=VALUE",
-                description = "A setting; overrides the config file. Repeatable.")
-        Map<String, String> sets = new LinkedHashMap<>();
+        @Mixin SettingsOptions settings = new SettingsOptions();
 
         ReadOnlyTieredLog open() throws java.io.IOException {
-            Config c = configFile == null ? Config.empty() : Config.load(configFile);
-            return ReadOnlyTieredLog.open(c.with(sets));
+            return ReadOnlyTieredLog.open(settings.load());
         }
 
         /** What to run with the opened data dir; returns the exit code. */
@@ -48,31 +34,12 @@ final class TieredCommands {
         }
 
         /**
-         * Opens, runs, closes. A data dir or catalog that is not there is one line on stderr and
-         * exit code 2, not a stack trace: nothing was (or may be) created to make it work.
+         * Opens, runs, closes. A data dir or catalog that is not there fails as one line with exit
+         * code 2 ({@link CliErrors}), not a stack trace: nothing was (or may be) created to make it
+         * work.
          */
-        int withLog(String command, Work work) throws Exception {
-            ReadOnlyTieredLog log;
-            try {
-                log = open();
-            } catch (io.tierlog.catalog.CatalogUnavailableException
-                    | java.nio.file.NoSuchFileException e) {
-                String m =
-                        e instanceof java.nio.file.NoSuchFileException nsf
-                                ? nsf.getFile() + ": " + nsf.getReason()
-                                : e.getMessage();
-                System.err.println(
-                        "tierlog "
-                                + command
-                                + ": "
-                                + m
-                                + (e instanceof io.tierlog.catalog.CatalogUnavailableException
-                                        ? " (restore the catalog, or rebuild it from the bucket"
-                                                + " with `tierlog catalog rebuild`)"
-                                        : ""));
-                return 2;
-            }
-            try (log) {
+        int withLog(Work work) throws Exception {
+            try (ReadOnlyTieredLog log = open()) {
                 return work.run(log);
             }
         }
@@ -93,7 +60,6 @@ final class TieredCommands {
         @Override
         public Integer call() throws Exception {
             return withLog(
-                    "inspect",
                     log -> {
                         List<PartitionReport> reports = log.inspect(Optional.ofNullable(topic));
                         for (PartitionReport r : reports) {
@@ -125,7 +91,6 @@ final class TieredCommands {
         @Override
         public Integer call() throws Exception {
             return withLog(
-                    "verify",
                     log -> {
                         List<Violation> violations = log.verify(deep);
                         for (Violation v : violations) {
@@ -138,7 +103,7 @@ final class TieredCommands {
                                 violations.isEmpty()
                                         ? "verify: OK"
                                         : "verify: " + violations.size() + " violation(s)");
-                        return violations.isEmpty() ? 0 : 1;
+                        return violations.isEmpty() ? CliErrors.OK : CliErrors.FOUND_PROBLEMS;
                     });
         }
     }

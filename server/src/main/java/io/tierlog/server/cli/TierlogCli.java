@@ -1,11 +1,15 @@
 package io.tierlog.server.cli;
 
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * Entry point of {@code bin/tierlog}. Subcommands are registered in {@link #SUBCOMMANDS}, the one
- * list to extend. Stateless.
+ * Entry point of {@code bin/tierlog}. Subcommands are registered in {@link #subcommands()}, the one
+ * list to extend. Every error is one line on stderr and an exit code of {@link CliErrors}; {@code
+ * --verbose} (accepted by every subcommand) adds the stack trace. Not thread-safe (one run per
+ * instance).
  */
 @Command(
         name = "tierlog",
@@ -15,28 +19,50 @@ import picocli.CommandLine.Command;
 public final class TierlogCli implements Runnable {
 
     /** Every subcommand of {@code tierlog}; add new ones here. */
-    static final Object[] SUBCOMMANDS = {
-        new ServeCommand(),
-        new DumpSegmentCommand(),
-        new ConfigDocsCommand(),
-        new io.tierlog.compactor.cli.OffloadCommand(),
-        new TieredCommands.Inspect(),
-        new TieredCommands.Verify(),
-        new CatalogCommand(),
-    };
+    static Object[] subcommands() {
+        return new Object[] {
+            new ServeCommand(),
+            new DumpSegmentCommand(),
+            new ConfigDocsCommand(),
+            new io.tierlog.compactor.cli.OffloadCommand(ConfigDocsCommand::checkKeys),
+            new TieredCommands.Inspect(),
+            new TieredCommands.Verify(),
+            new CatalogCommand(),
+        };
+    }
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    @Option(
+            names = CliErrors.VERBOSE,
+            scope = CommandLine.ScopeType.INHERIT,
+            description = "On an error, print the stack trace after the one-line message.")
+    boolean verbose;
+
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        int code;
+        try {
+            code = commandLine().execute(args);
+        } catch (Throwable t) { // an Error picocli lets through (e.g. a class that fails to load)
+            code =
+                    CliErrors.report(
+                            t,
+                            new CommandLine(new TierlogCli()),
+                            List.of(args).contains(CliErrors.VERBOSE));
+        }
+        System.exit(code);
     }
 
-    /** The configured command line (tests execute it directly). */
+    /**
+     * The configured command line (tests execute it directly): every subcommand, and errors as one
+     * line with a documented exit code ({@link CliErrors}).
+     */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TierlogCli());
-        for (Object sub : SUBCOMMANDS) {
+        for (Object sub : subcommands()) {
             cl.addSubcommand(sub);
         }
+        CliErrors.install(cl);
         return cl;
     }
 

@@ -130,7 +130,12 @@ public final class NettyServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while binding " + a, e);
             } catch (Exception e) {
-                throw new IOException("cannot bind " + a + ": " + e.getMessage(), e);
+                // A BindException (an IOException), so that the CLI can say "port in use" in one
+                // line whatever the transport (NIO or epoll) threw.
+                java.net.BindException be =
+                        new java.net.BindException("cannot bind " + a + ": " + e.getMessage());
+                be.initCause(e);
+                throw be;
             }
         }
     }
