@@ -30,7 +30,11 @@ class BackgroundTieringTest {
                                 Map.of(
                                         "engine.background.enabled", "true",
                                         "offload.interval.ms", "100",
-                                        "local.retention.bytes", "20000"))) {
+                                        "local.retention.bytes", "20000",
+                                        // as in production: a slice handed to a reader stays
+                                        // readable while local retention deletes its segment (the
+                                        // fixture's 0 deletes under a reader between read and use)
+                                        "file.delete.delay.ms", "30s"))) {
             log.createTopic(TP.topic(), 1, Map.of());
             int batches = 300;
             AtomicReference<Throwable> failure = new AtomicReference<>();
