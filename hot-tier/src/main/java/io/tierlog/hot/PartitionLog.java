@@ -100,10 +100,18 @@ public final class PartitionLog implements Closeable {
      * partition; {@link LogManager} passes its recovery point and shutdown state instead.
      */
     public static PartitionLog open(Path dir, LogConfig config, Time time) throws IOException {
-        return open(dir, config, time, null, 0, false, OpenFiles.bounded(0));
+        return open(dir, config, time, null, 0, false);
     }
 
-    /** As below, with a bound of open files of its own (tools and tests). */
+    /**
+     * Opens (or creates) the log in {@code dir} with a bound of open files of its own and no offset
+     * floor (tools and tests).
+     *
+     * @param scheduler runs delayed file deletions; null to delete on the next retention pass
+     * @param recoveryPoint offset below which data is known to be fsynced (with its indexes)
+     * @param hadCleanShutdown true when the log dir's clean-shutdown marker was present: no segment
+     *     is recovered unless its indexes are missing or corrupt
+     */
     public static PartitionLog open(
             Path dir,
             LogConfig config,
@@ -112,35 +120,7 @@ public final class PartitionLog implements Closeable {
             long recoveryPoint,
             boolean hadCleanShutdown)
             throws IOException {
-        return open(
-                dir,
-                config,
-                time,
-                scheduler,
-                recoveryPoint,
-                hadCleanShutdown,
-                OpenFiles.bounded(0));
-    }
-
-    /**
-     * Opens (or creates) the log in {@code dir}.
-     *
-     * @param scheduler runs delayed file deletions; null to delete on the next retention pass
-     * @param recoveryPoint offset below which data is known to be fsynced (with its indexes)
-     * @param hadCleanShutdown true when the log dir's clean-shutdown marker was present: no segment
-     *     is recovered unless its indexes are missing or corrupt
-     * @param files the bound on open segment files, shared by the log dir's partitions
-     */
-    public static PartitionLog open(
-            Path dir,
-            LogConfig config,
-            Time time,
-            ScheduledExecutorService scheduler,
-            long recoveryPoint,
-            boolean hadCleanShutdown,
-            OpenFiles files)
-            throws IOException {
-        return open(dir, config, time, scheduler, recoveryPoint, hadCleanShutdown, 0, 0, files);
+        return open(dir, config, time, scheduler, recoveryPoint, hadCleanShutdown, 0, 0);
     }
 
     /** As below, with a bound of open files of its own (tools and tests). */
@@ -167,11 +147,10 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * As {@link #open(Path, LogConfig, Time, ScheduledExecutorService, long, boolean, OpenFiles)},
-     * never assigning an offset below {@code offsetFloor} or {@code knownLogEnd} again: the log
-     * continues at or above both, whatever recovery had to drop (see {@code LogLoader}). A
-     * corruption whose offsets are below the floor drops the segments up to it instead of
-     * truncating the log.
+     * As {@link #open(Path, LogConfig, Time, ScheduledExecutorService, long, boolean)}, never
+     * assigning an offset below {@code offsetFloor} or {@code knownLogEnd} again: the log continues
+     * at or above both, whatever recovery had to drop (see {@code LogLoader}). A corruption whose
+     * offsets are below the floor drops the segments up to it instead of truncating the log.
      *
      * @param offsetFloor the first offset not held elsewhere (the cold high watermark); 0 for none
      * @param knownLogEnd the log end offset last checkpointed for this partition; 0 if unknown
