@@ -275,7 +275,7 @@ public final class TieredLog implements Closeable {
                 long reportedHw = Math.max(hw, slice.isEmpty() ? offset : slice.nextOffset());
                 return CompletableFuture.completedFuture(
                         new TierRead.Hot(slice, offset, reportedHw, earliestCached(tp, log)));
-            } catch (io.tierlog.hot.OffsetOutOfRangeException e) {
+            } catch (io.tierlog.hot.LogOffsetOutOfRangeException e) {
                 if (offset >= log.logStartOffset()) {
                     return CompletableFuture.failedFuture(
                             new OffsetOutOfRangeException(e.getMessage()));

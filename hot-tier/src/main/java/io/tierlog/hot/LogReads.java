@@ -38,7 +38,7 @@ final class LogReads {
             long maxOffset)
             throws IOException {
         if (startOffset < logStartOffset || startOffset > hw) {
-            throw new OffsetOutOfRangeException(
+            throw new LogOffsetOutOfRangeException(
                     "Offset "
                             + startOffset
                             + " of "

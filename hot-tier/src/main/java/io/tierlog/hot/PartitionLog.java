@@ -478,7 +478,7 @@ public final class PartitionLog implements Closeable {
      * the high watermark, at most {@code maxBytes} unless the first batch alone is larger (then
      * exactly that batch). {@code startOffset == highWatermark} gives an empty slice.
      *
-     * @throws OffsetOutOfRangeException outside [logStartOffset, highWatermark]
+     * @throws LogOffsetOutOfRangeException outside [logStartOffset, highWatermark]
      */
     public FileSlice read(long startOffset, int maxBytes) throws IOException {
         ensureOnline();

@@ -114,7 +114,7 @@ class PartitionLogTest {
             assertThat(log.read(0, 100).isEmpty()).isTrue();
             log.append(new RandomBatches(1).batch());
             assertThatThrownBy(() -> log.read(log.highWatermark() + 1, 100))
-                    .isInstanceOf(OffsetOutOfRangeException.class);
+                    .isInstanceOf(LogOffsetOutOfRangeException.class);
             assertThat(log.read(log.highWatermark(), 100).isEmpty()).isTrue();
         }
     }

@@ -33,7 +33,7 @@ public final class HotFetchSource implements FetchSource {
         FileSlice slice;
         try {
             slice = log.read(offset, maxBytes);
-        } catch (io.tierlog.hot.OffsetOutOfRangeException e) {
+        } catch (io.tierlog.hot.LogOffsetOutOfRangeException e) {
             throw new OffsetOutOfRangeException(e.getMessage());
         }
         long hw = Math.max(log.highWatermark(), slice.isEmpty() ? offset : slice.nextOffset());
