@@ -89,7 +89,7 @@ public interface Catalog extends AutoCloseable {
      * Creates a topic with partitions {@code 0..partitions-1}. Idempotent: if a topic of that name
      * exists with the same partition count and configs, returns it.
      *
-     * @throws TopicExistsException if it exists with a different partition count or configs
+     * @throws TopicConflictException if it exists with a different partition count or configs
      */
     TopicRecord createTopic(String name, int partitions, Map<String, String> configs);
 

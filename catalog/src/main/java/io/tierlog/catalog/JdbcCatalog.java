@@ -280,7 +280,7 @@ final class JdbcCatalog implements Catalog {
                         if (t.partitions() == partitions && t.configs().equals(wanted)) {
                             return t;
                         }
-                        throw new TopicExistsException(
+                        throw new TopicConflictException(
                                 "topic '"
                                         + name
                                         + "' already exists with "

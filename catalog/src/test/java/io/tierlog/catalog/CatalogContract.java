@@ -72,7 +72,7 @@ abstract class CatalogContract {
         TopicRecord t = catalog.createTopic(T, 3, Map.of("cleanup.policy", "delete"));
         assertThat(catalog.createTopic(T, 3, Map.of("cleanup.policy", "delete"))).isEqualTo(t);
         assertThatThrownBy(() -> catalog.createTopic(T, 4, Map.of("cleanup.policy", "delete")))
-                .isInstanceOf(TopicExistsException.class)
+                .isInstanceOf(TopicConflictException.class)
                 .hasMessageContaining("3 partitions");
         assertThat(catalog.topic(T)).contains(t);
         assertThat(catalog.topic("absent")).isEmpty();

@@ -1,7 +1,7 @@
 package io.tierlog.compactor;
 
 import io.tierlog.catalog.Catalog;
-import io.tierlog.catalog.TopicExistsException;
+import io.tierlog.catalog.TopicConflictException;
 import io.tierlog.catalog.TopicRecord;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.ObjectStore;
@@ -285,7 +285,7 @@ public final class Compactor implements Closeable {
             if (t.isEmpty()) {
                 try {
                     catalog.createTopic(tp.topic(), tp.partition() + 1, Map.of());
-                } catch (TopicExistsException e) {
+                } catch (TopicConflictException e) {
                     LOG.debug("topic {} created concurrently", tp.topic());
                 }
             }

@@ -427,7 +427,7 @@ final class EngineResources implements Closeable {
     private static void register(Catalog catalog, TopicPartition tp) {
         try {
             catalog.createTopic(tp.topic(), tp.partition() + 1, Map.of());
-        } catch (io.tierlog.catalog.TopicExistsException e) {
+        } catch (io.tierlog.catalog.TopicConflictException e) {
             catalog.ensurePartitions(tp.topic(), tp.partition() + 1);
         }
     }

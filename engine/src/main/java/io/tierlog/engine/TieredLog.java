@@ -172,7 +172,7 @@ public final class TieredLog implements Closeable {
      *
      * @throws org.apache.kafka.common.errors.InvalidTopicException for a bad name
      * @throws io.tierlog.common.ConfigException for an invalid config value
-     * @throws io.tierlog.catalog.TopicExistsException if it exists with other settings
+     * @throws io.tierlog.catalog.TopicConflictException if it exists with other settings
      */
     public void createTopic(String name, int partitions, Map<String, String> configs)
             throws IOException {

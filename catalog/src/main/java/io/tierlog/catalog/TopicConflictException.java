@@ -2,14 +2,15 @@ package io.tierlog.catalog;
 
 /**
  * {@link Catalog#createTopic} found a topic of that name with a different partition count or
- * different configs. Immutable, so thread-safe.
+ * different configs (creating it again with the same settings is not an error). Immutable, so
+ * thread-safe.
  */
-public class TopicExistsException extends CatalogException {
+public class TopicConflictException extends CatalogException {
     private static final long serialVersionUID = 1L;
 
     private final TopicRecord existing;
 
-    public TopicExistsException(String message, TopicRecord existing) {
+    public TopicConflictException(String message, TopicRecord existing) {
         super(message);
         this.existing = existing;
     }
