@@ -10,9 +10,10 @@ import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
 
 /**
  * Writes Kafka record batches (magic v2) into one growing heap buffer, record by record, from byte
- * ranges (no per-record objects): the fast counterpart of {@link BatchFormat}, with the same header
- * fields taken from the stored batch columns. Uncompressed batches are written in place; compressed
- * ones are written to a scratch buffer and compressed with the batch's codec when the batch ends.
+ * ranges (no per-record objects): the fast counterpart of {@link RowBatchBuilder}, with the same
+ * header fields taken from the stored batch columns. Uncompressed batches are written in place;
+ * compressed ones are written to a scratch buffer and compressed with the batch's codec when the
+ * batch ends.
  *
  * <p>Record layout (Kafka {@code DefaultRecord}): length varint, attributes int8 (0), timestamp
  * delta varlong, offset delta varint, key length varint (-1 = null) and bytes, value length and
@@ -72,9 +73,9 @@ final class BatchEncoder {
         this.header = header;
         this.logAppendTime = header.logAppendTime();
         this.count = 0;
-        ensure(BatchFormat.RECORDS_OFFSET);
+        ensure(RowBatchBuilder.RECORDS_OFFSET);
         batchStart = out.position();
-        out.position(batchStart + BatchFormat.RECORDS_OFFSET);
+        out.position(batchStart + RowBatchBuilder.RECORDS_OFFSET);
         if (header.codecId() == 0) {
             target = out;
         } else {

@@ -46,14 +46,14 @@ final class ColdRow {
     }
 
     int compressionId() {
-        return attributes & BatchFormat.COMPRESSION_CODEC_MASK;
+        return attributes & RowBatchBuilder.COMPRESSION_CODEC_MASK;
     }
 
     boolean isTransactional() {
-        return (attributes & BatchFormat.TRANSACTIONAL_FLAG_MASK) != 0;
+        return (attributes & RowBatchBuilder.TRANSACTIONAL_FLAG_MASK) != 0;
     }
 
     boolean isControl() {
-        return (attributes & BatchFormat.CONTROL_FLAG_MASK) != 0;
+        return (attributes & RowBatchBuilder.CONTROL_FLAG_MASK) != 0;
     }
 }

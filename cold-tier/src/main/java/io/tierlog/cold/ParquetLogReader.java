@@ -30,7 +30,7 @@ import org.apache.parquet.io.SeekableInputStream;
  * fetches the object's tail (footer) with one ranged GET and the page indexes with a second one;
  * each {@link #read} then fetches only the pages, of the row groups whose statistics match, that
  * hold the batches asked for (ranged GETs through {@link ObjectStoreInputFile}). Batches are
- * rebuilt by {@link BatchFormat} with their original boundaries, offsets, timestamps, producer
+ * rebuilt by {@link RowBatchBuilder} with their original boundaries, offsets, timestamps, producer
  * fields, headers and codec; Parquet page checksums are verified.
  *
  * <p>Thread-safe: concurrent reads share the cached footer and indexes.
@@ -236,7 +236,7 @@ public final class ParquetLogReader {
                         .useBloomFilter(false)
                         .usePageChecksumVerification(true)
                         .build()) {
-            BatchFormat current = null;
+            RowBatchBuilder current = null;
             ColdRow row;
             while ((row = reader.read()) != null) {
                 if (current != null && row.batchBaseOffset != current.baseOffset()) {
@@ -251,7 +251,7 @@ public final class ParquetLogReader {
                     }
                 }
                 if (current == null) {
-                    current = new BatchFormat(out, row);
+                    current = new RowBatchBuilder(out, row);
                 }
                 current.append(row);
             }

@@ -201,7 +201,7 @@ public final class ParquetLogWriter implements Closeable {
             openWriter(b);
         }
         boolean logAppendTime = b.timestampType() == TimestampType.LOG_APPEND_TIME;
-        row.setBatch(b, BatchFormat.attributesOf(b), b.baseTimestamp());
+        row.setBatch(b, RowBatchBuilder.attributesOf(b), b.baseTimestamp());
         try (CloseableIterator<Record> it = b.streamingIterator(buffers)) {
             while (it.hasNext()) {
                 Record r = it.next();

@@ -1,6 +1,6 @@
 package io.tierlog.hot;
 
-import static io.tierlog.hot.BatchFormat.*;
+import static io.tierlog.hot.RecordBatchLayout.*;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

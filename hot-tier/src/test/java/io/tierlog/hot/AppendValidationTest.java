@@ -62,7 +62,7 @@ class AppendValidationTest {
     @Test
     void magicOtherThanTwoIsUnsupported() throws Exception {
         ByteBuffer b = gen.batch();
-        b.put(BatchFormat.MAGIC_OFFSET, (byte) 1);
+        b.put(RecordBatchLayout.MAGIC_OFFSET, (byte) 1);
         assertRejected(b, Kind.UNSUPPORTED_MAGIC);
     }
 
@@ -80,19 +80,19 @@ class AppendValidationTest {
                         List.of(
                                 new SimpleRecord(time.milliseconds(), null, new byte[] {1}),
                                 new SimpleRecord(time.milliseconds(), null, new byte[] {2})));
-        b.putInt(BatchFormat.RECORDS_COUNT_OFFSET, 3);
-        b.putInt(BatchFormat.LAST_OFFSET_DELTA_OFFSET, 2);
-        BatchFormat.writeCrc(b, 0, b.limit());
+        b.putInt(RecordBatchLayout.RECORDS_COUNT_OFFSET, 3);
+        b.putInt(RecordBatchLayout.LAST_OFFSET_DELTA_OFFSET, 2);
+        RecordBatchLayout.writeCrc(b, 0, b.limit());
         assertRejected(b, Kind.INVALID_RECORD);
     }
 
     @Test
     void compressedRecordCountIsCheckedByDecompressing() throws Exception {
         ByteBuffer b = RandomBatches.batch(CompressionType.ZSTD, gen.records(5, 50));
-        int count = b.getInt(BatchFormat.RECORDS_COUNT_OFFSET);
-        b.putInt(BatchFormat.RECORDS_COUNT_OFFSET, count + 1);
-        b.putInt(BatchFormat.LAST_OFFSET_DELTA_OFFSET, count);
-        BatchFormat.writeCrc(b, 0, b.limit());
+        int count = b.getInt(RecordBatchLayout.RECORDS_COUNT_OFFSET);
+        b.putInt(RecordBatchLayout.RECORDS_COUNT_OFFSET, count + 1);
+        b.putInt(RecordBatchLayout.LAST_OFFSET_DELTA_OFFSET, count);
+        RecordBatchLayout.writeCrc(b, 0, b.limit());
         assertRejected(b, Kind.INVALID_RECORD);
     }
 
@@ -100,9 +100,9 @@ class AppendValidationTest {
     void lastOffsetDeltaInconsistentWithCountIsInvalidRecord() throws Exception {
         ByteBuffer b = gen.batch();
         b.putInt(
-                BatchFormat.LAST_OFFSET_DELTA_OFFSET,
-                b.getInt(BatchFormat.LAST_OFFSET_DELTA_OFFSET) + 1);
-        BatchFormat.writeCrc(b, 0, b.limit());
+                RecordBatchLayout.LAST_OFFSET_DELTA_OFFSET,
+                b.getInt(RecordBatchLayout.LAST_OFFSET_DELTA_OFFSET) + 1);
+        RecordBatchLayout.writeCrc(b, 0, b.limit());
         assertRejected(b, Kind.INVALID_RECORD);
     }
 
@@ -114,8 +114,8 @@ class AppendValidationTest {
     @Test
     void wrongMaxTimestampIsInvalidTimestamp() throws Exception {
         ByteBuffer b = gen.batch();
-        b.putLong(BatchFormat.MAX_TIMESTAMP_OFFSET, 12345L);
-        BatchFormat.writeCrc(b, 0, b.limit());
+        b.putLong(RecordBatchLayout.MAX_TIMESTAMP_OFFSET, 12345L);
+        RecordBatchLayout.writeCrc(b, 0, b.limit());
         assertRejected(b, Kind.INVALID_TIMESTAMP);
     }
 
@@ -152,7 +152,7 @@ class AppendValidationTest {
     void emptyRequestAndTruncatedHeaderAreCorrupt() throws Exception {
         assertRejected(ByteBuffer.allocate(0), Kind.CORRUPT_MESSAGE);
         assertRejected(
-                ByteBuffer.allocate(30).put(BatchFormat.MAGIC_OFFSET, (byte) 2),
+                ByteBuffer.allocate(30).put(RecordBatchLayout.MAGIC_OFFSET, (byte) 2),
                 Kind.CORRUPT_MESSAGE);
     }
 
@@ -162,8 +162,8 @@ class AppendValidationTest {
         ByteBuffer a = gen.batch();
         ByteBuffer b = gen.batch();
         int n =
-                a.getInt(BatchFormat.RECORDS_COUNT_OFFSET)
-                        + b.getInt(BatchFormat.RECORDS_COUNT_OFFSET);
+                a.getInt(RecordBatchLayout.RECORDS_COUNT_OFFSET)
+                        + b.getInt(RecordBatchLayout.RECORDS_COUNT_OFFSET);
         AppendResult r = log.append(RandomBatches.concat(List.of(a, b)));
         assertThat(r.firstOffset()).isEqualTo(leo);
         assertThat(r.lastOffset()).isEqualTo(leo + n - 1);

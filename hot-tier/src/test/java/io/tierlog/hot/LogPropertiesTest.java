@@ -143,11 +143,11 @@ class LogPropertiesTest {
                 if (flip) {
                     long batchStart = batchStartContaining(ch, damageAt);
                     long inBatch = damageAt - batchStart;
-                    if (inBatch >= BatchFormat.PARTITION_LEADER_EPOCH_OFFSET
-                            && inBatch < BatchFormat.MAGIC_OFFSET) {
+                    if (inBatch >= RecordBatchLayout.PARTITION_LEADER_EPOCH_OFFSET
+                            && inBatch < RecordBatchLayout.MAGIC_OFFSET) {
                         damageAt =
                                 batchStart
-                                        + BatchFormat
+                                        + RecordBatchLayout
                                                 .MAGIC_OFFSET; // leader epoch is outside the CRC
                     }
                     ByteBuffer one = ByteBuffer.allocate(1);

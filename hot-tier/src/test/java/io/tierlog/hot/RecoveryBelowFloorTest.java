@@ -54,7 +54,7 @@ class RecoveryBelowFloorTest {
             ByteBuffer h = ByteBuffer.allocate(12);
             ch.read(h, 0);
             long second = 12 + h.getInt(8);
-            return second + BatchFormat.RECORDS_OFFSET + 5;
+            return second + RecordBatchLayout.RECORDS_OFFSET + 5;
         }
     }
 

@@ -148,8 +148,12 @@ class RecoveryFloorPropertiesTest {
                 batchStart = next;
             }
             long in = at - batchStart;
-            if (in >= BatchFormat.PARTITION_LEADER_EPOCH_OFFSET && in < BatchFormat.MAGIC_OFFSET) {
-                at = batchStart + BatchFormat.MAGIC_OFFSET; // the leader epoch is outside the CRC
+            if (in >= RecordBatchLayout.PARTITION_LEADER_EPOCH_OFFSET
+                    && in < RecordBatchLayout.MAGIC_OFFSET) {
+                at =
+                        batchStart
+                                + RecordBatchLayout
+                                        .MAGIC_OFFSET; // the leader epoch is outside the CRC
             }
             ByteBuffer one = ByteBuffer.allocate(1);
             ch.read(one, at);

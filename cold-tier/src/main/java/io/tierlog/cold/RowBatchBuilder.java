@@ -37,7 +37,7 @@ import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
  *
  * <p>Not thread-safe: one builder per batch.
  */
-final class BatchFormat {
+final class RowBatchBuilder {
     static final int BASE_OFFSET_OFFSET = 0;
     static final int LENGTH_OFFSET = BASE_OFFSET_OFFSET + 8;
     static final int PARTITION_LEADER_EPOCH_OFFSET = LENGTH_OFFSET + 4;
@@ -67,7 +67,7 @@ final class BatchFormat {
     private int count;
 
     /** Starts a batch with the batch fields of {@code first}, appending to {@code out}. */
-    BatchFormat(ByteBufferOutputStream out, ColdRow first) {
+    RowBatchBuilder(ByteBufferOutputStream out, ColdRow first) {
         this.out = out;
         this.header =
                 new BatchHeader(

@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  *
  * <p>Stateless; thread-safe.
  */
-final class BatchFormat {
+final class RecordBatchLayout {
     static final int BASE_OFFSET_OFFSET = 0;
     static final int LENGTH_OFFSET = BASE_OFFSET_OFFSET + 8;
     static final int LOG_OVERHEAD = LENGTH_OFFSET + 4;
@@ -53,7 +53,7 @@ final class BatchFormat {
 
     private static final ThreadLocal<CRC32C> CRCS = ThreadLocal.withInitial(CRC32C::new);
 
-    private BatchFormat() {}
+    private RecordBatchLayout() {}
 
     /** CRC-32C of {@code buf[from, to)} (absolute indexes), not touching the buffer's position. */
     static long crc32c(ByteBuffer buf, int from, int to) {
