@@ -197,7 +197,11 @@ public final class ColdTierOptions {
     public static final ConfigOption<ByteSize> COLD_CACHE_BYTES =
             ConfigOption.bytesOption("cold.cache.bytes")
                     .defaultValue(ByteSize.ofMiB(256))
-                    .doc("Memory for caching object footers and fetched ranges of cold objects.")
+                    .doc(
+                            "Memory for decoded cold batches: the cold reader's cache of read"
+                                    + " chunks (cold.read.chunk.bytes each at most), weighed by"
+                                    + " their bytes. Footers and page indexes are cached apart,"
+                                    + " per object (cold.metadata.cache.objects).")
                     .build();
 
     /** Every option of this module, for validation and the generated reference table. */
