@@ -129,8 +129,11 @@ public final class CompactorOptions {
                     .defaultValue("./data")
                     .validator(v -> v.isBlank() ? "must not be empty" : null)
                     .doc(
-                            "Data directory of the embedded defaults (catalog.db, s3/); used when"
-                                    + " catalog.url or s3.endpoint are not set.")
+                            "Root of everything stored locally: hot-tier logs in <data.dir>/log,"
+                                    + " server metadata in <data.dir>/meta, the id of its catalog"
+                                    + " in <data.dir>/catalog.id; with the embedded defaults also"
+                                    + " the SQLite catalog <data.dir>/catalog.db and the S3"
+                                    + " server's files <data.dir>/s3.")
                     .build();
 
     /** Every option of this module, for validation and the generated reference table. */

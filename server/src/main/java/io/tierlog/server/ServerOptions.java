@@ -2,6 +2,7 @@ package io.tierlog.server;
 
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.ConfigOption;
+import io.tierlog.engine.EngineOptions;
 import java.time.Duration;
 import java.util.List;
 
@@ -46,16 +47,10 @@ public final class ServerOptions {
                                     + " canonical host name).")
                     .build();
 
-    public static final ConfigOption<String> DATA_DIR =
-            ConfigOption.stringOption("data.dir")
-                    .defaultValue("./data")
-                    .validator(v -> v.isBlank() ? "must not be empty" : null)
-                    .doc(
-                            "Root of everything stored locally: hot-tier logs in <data.dir>/log,"
-                                    + " server metadata in <data.dir>/meta; with the embedded"
-                                    + " defaults also the SQLite catalog <data.dir>/catalog.db and"
-                                    + " the S3 server's files <data.dir>/s3.")
-                    .build();
+    /**
+     * The engine's {@code data.dir} (declared once, by the compactor, the lowest module using it).
+     */
+    public static final ConfigOption<String> DATA_DIR = EngineOptions.DATA_DIR;
 
     public static final ConfigOption<Integer> NUM_PARTITIONS =
             ConfigOption.intOption("num.partitions")
