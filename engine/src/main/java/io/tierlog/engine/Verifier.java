@@ -28,8 +28,8 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
- * Checks the invariants of DESIGN.md across both tiers and reports every violation found (it never
- * stops at the first and never repairs anything):
+ * Checks the invariants of docs/invariants.md across both tiers and reports every violation found
+ * (it never stops at the first and never repairs anything):
  *
  * <ul>
  *   <li>cold objects of each partition are contiguous (no gap, no overlap) and agree with the

@@ -11,7 +11,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 public record Violation(TopicPartition tp, Kind kind, String message) {
 
-    /** The invariants of DESIGN.md that {@code tierlog verify} checks. */
+    /** The invariants of docs/invariants.md that {@code tierlog verify} checks. */
     public enum Kind {
         /** Cold objects overlap, leave a gap, or disagree with the partition's cold offsets. */
         COLD_NOT_CONTIGUOUS,

@@ -38,11 +38,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Startup: validate every option; take the data dir's lock ({@code <data.dir>/log/.lock}) before
  * anything else, then check that the listener ports are free; open {@code <data.dir>/meta} (topics,
- * producer ids); open the hot tier in {@code <data.dir>/log} (recovering after an unclean stop);
- * start extra services (the seam for the embedded object store, catalog and offloader of later
- * issues: {@link Builder#service}); build the fetch source (hot only, or wrapped by a tiered source
- * via {@link Builder#fetchSource}); bind the listeners last, so no client is served before storage
- * is ready.
+ * producer ids); open the engine ({@code TieredLog}: the hot tier in {@code <data.dir>/log},
+ * recovering after an unclean stop, the catalog, the object store and the offload loop), or with
+ * {@code tiered.enabled=false} the hot tier alone; start extra services ({@link Builder#service});
+ * build the fetch source (tiered or hot only, which tests may wrap via {@link
+ * Builder#fetchSource}); bind the listeners last, so no client is served before storage is ready.
  *
  * <p>Shutdown ({@link #close()}, also on SIGTERM through the CLI): stop accepting, close
  * connections and event loops, stop services, then close the hot tier (flush, recovery-point

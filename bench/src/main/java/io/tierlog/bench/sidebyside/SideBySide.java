@@ -20,11 +20,11 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * The side-by-side benchmark of issue 3 (see {@code shared/BENCHMARKS.md}): starts Apache Kafka
- * 4.4.0 and tierlog on loopback, runs the same {@code ProducerPerformance} workloads and the same
- * {@link TailConsumer} against both, samples each server's CPU seconds before and after every
- * phase, and prints client MB/s, server CPU-s per GiB of record payload, and the ratios tierlog /
- * Kafka. With {@code --runs N} it prints the median of each figure over the runs.
+ * The side-by-side benchmark (method and numbers in bench/README.md): starts Apache Kafka 4.4.0 and
+ * tierlog on loopback, runs the same {@code ProducerPerformance} workloads and the same {@link
+ * TailConsumer} against both, samples each server's CPU seconds before and after every phase, and
+ * prints client MB/s, server CPU-s per GiB of record payload, and the ratios tierlog / Kafka. With
+ * {@code --runs N} it prints the median of each figure over the runs.
  *
  * <p>Options: {@code --runs N} (default 1); {@code --peer tierlog|kafka} (second server; {@code
  * kafka} runs Kafka against Kafka as a sanity check of the harness); {@code --tierlog PATH}
