@@ -2,6 +2,7 @@ package io.tierlog.cold;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
