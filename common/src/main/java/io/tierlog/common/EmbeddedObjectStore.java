@@ -59,10 +59,9 @@ public interface EmbeddedObjectStore extends AutoCloseable {
                         .iterator();
         if (!providers.hasNext()) {
             throw new ConfigException(
-                    "s3.endpoint is empty and the embedded S3 server is not on the class path: set"
-                            + " s3.endpoint to your S3 service, or add "
-                            + ARTIFACT
-                            + " to use the embedded default");
+                    "the embedded S3 server (the default without s3.endpoint) is not on the class"
+                            + " path: set s3.endpoint to your S3 service, or add "
+                            + ARTIFACT);
         }
         return providers.next().start(dir);
     }

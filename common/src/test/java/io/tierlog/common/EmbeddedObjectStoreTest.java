@@ -19,9 +19,9 @@ class EmbeddedObjectStoreTest {
         assertThatThrownBy(() -> EmbeddedObjectStore.start(s3))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(
-                        "s3.endpoint is empty and the embedded S3 server is not on the class path:"
-                                + " set s3.endpoint to your S3 service, or add"
-                                + " io.tierlog:tierlog-embedded-s3 to use the embedded default")
+                        "the embedded S3 server (the default without s3.endpoint) is not on the"
+                                + " class path: set s3.endpoint to your S3 service, or add"
+                                + " io.tierlog:tierlog-embedded-s3")
                 .hasNoCause();
         org.assertj.core.api.Assertions.assertThat(s3).doesNotExist();
     }
