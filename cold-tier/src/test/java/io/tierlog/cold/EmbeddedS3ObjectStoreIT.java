@@ -1,5 +1,6 @@
 package io.tierlog.cold;
 
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

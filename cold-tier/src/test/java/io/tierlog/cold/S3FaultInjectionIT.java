@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.common.Config;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package io.tierlog.compactor;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.cold.ColdTierOptions;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigException;
+import io.tierlog.common.EmbeddedObjectStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -31,14 +31,14 @@ public final class OffloadEnvironment implements Closeable {
     private final Config config;
     private final Catalog catalog;
     private final ObjectStore store;
-    private final Optional<EmbeddedS3Server> embeddedS3;
+    private final Optional<EmbeddedObjectStore> embeddedS3;
     private final io.tierlog.catalog.CatalogGuard guard;
 
     private OffloadEnvironment(
             Config config,
             Catalog catalog,
             ObjectStore store,
-            Optional<EmbeddedS3Server> embeddedS3) {
+            Optional<EmbeddedObjectStore> embeddedS3) {
         this.guard =
                 new io.tierlog.catalog.CatalogGuard(
                         catalog, catalog.id(), System::currentTimeMillis);
@@ -69,13 +69,13 @@ public final class OffloadEnvironment implements Closeable {
                 refuseInside(ro, Path.of(url.substring("jdbc:sqlite:".length())), "catalog.url");
             }
         }
-        EmbeddedS3Server s3 = null;
+        EmbeddedObjectStore s3 = null;
         ObjectStore store = null;
         Catalog catalog = null;
         try {
             Config effective = config;
             if (embeddedStore) {
-                s3 = EmbeddedS3Server.start(options.dataDir().resolve("s3"));
+                s3 = EmbeddedObjectStore.start(options.dataDir().resolve("s3"));
                 effective = config.with(s3.clientConfig().asMap());
                 LOG.info("embedded S3 server on {} storing under {}", s3.endpoint(), s3.dir());
             }
@@ -141,7 +141,7 @@ public final class OffloadEnvironment implements Closeable {
     }
 
     /** The embedded S3 server, when no {@code s3.endpoint} was set. */
-    public Optional<EmbeddedS3Server> embeddedS3() {
+    public Optional<EmbeddedObjectStore> embeddedS3() {
         return embeddedS3;
     }
 

@@ -3,7 +3,6 @@ package io.tierlog.compactor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
@@ -13,6 +12,7 @@ import io.tierlog.common.MockTime;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -4,11 +4,11 @@ import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.CatalogBinding;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.cold.ColdTierOptions;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectFooter;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.Config;
+import io.tierlog.common.EmbeddedObjectStore;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.SegmentInfo;
@@ -438,11 +438,11 @@ public final class CatalogRebuild {
         Config storeConfig = config;
         if (EngineResources.embeddedS3(config)) {
             Path s3Dir = dataDir.resolve("s3");
-            if (!Files.isDirectory(s3Dir.resolve(EmbeddedS3Server.DEFAULT_BUCKET))) {
+            if (!Files.isDirectory(s3Dir.resolve(EmbeddedObjectStore.DEFAULT_BUCKET))) {
                 throw new NoSuchFileException(
                         s3Dir.toString(), null, "the embedded object store has no bucket");
             }
-            EmbeddedS3Server s3 = EmbeddedS3Server.start(s3Dir);
+            EmbeddedObjectStore s3 = EmbeddedObjectStore.start(s3Dir);
             opened.add(0, s3);
             storeConfig = config.with(s3.clientConfig().asMap());
         }

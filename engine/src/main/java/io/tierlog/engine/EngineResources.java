@@ -9,11 +9,11 @@ import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.CatalogBinding;
 import io.tierlog.catalog.CatalogGuard;
 import io.tierlog.cold.ColdTierOptions;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.Config;
 import io.tierlog.common.DirLock;
+import io.tierlog.common.EmbeddedObjectStore;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
 import io.tierlog.compactor.CompactorOptions;
@@ -194,7 +194,7 @@ final class EngineResources implements Closeable {
         }
 
         if (embeddedS3(config)) {
-            EmbeddedS3Server s3 = EmbeddedS3Server.start(b.dataDir.resolve("s3"));
+            EmbeddedObjectStore s3 = EmbeddedObjectStore.start(b.dataDir.resolve("s3"));
             b.closeables.push(s3);
             b.storeConfig = config.with(s3.clientConfig().asMap());
             LOG.info("embedded S3 server on {} storing under {}", s3.endpoint(), s3.dir());

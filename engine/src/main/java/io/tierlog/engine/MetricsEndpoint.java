@@ -17,7 +17,7 @@ import java.util.concurrent.Executors;
  *
  * <p>Thread-safe; {@link #close()} stops the server.
  */
-public final class MetricsEndpoint implements Closeable {
+final class MetricsEndpoint implements Closeable {
     private final HttpServer server;
     private final ExecutorService executor;
 
@@ -31,7 +31,7 @@ public final class MetricsEndpoint implements Closeable {
      *
      * @throws IllegalArgumentException for a malformed address
      */
-    public static MetricsEndpoint start(String listen, PrometheusMeterRegistry registry)
+    static MetricsEndpoint start(String listen, PrometheusMeterRegistry registry)
             throws IOException {
         int colon = listen.lastIndexOf(':');
         if (colon <= 0) {

@@ -1,10 +1,10 @@
 package io.tierlog.engine;
 
 import io.tierlog.catalog.Catalog;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.Config;
+import io.tierlog.common.EmbeddedObjectStore;
 import io.tierlog.hot.ReadOnlyLogDir;
 import java.io.Closeable;
 import java.io.IOException;
@@ -83,12 +83,12 @@ public final class ReadOnlyTieredLog implements Closeable {
             Config storeConfig = config;
             if (EngineResources.embeddedS3(config)) {
                 Path s3Dir = dataDir.resolve("s3");
-                Path bucket = s3Dir.resolve(EmbeddedS3Server.DEFAULT_BUCKET);
+                Path bucket = s3Dir.resolve(EmbeddedObjectStore.DEFAULT_BUCKET);
                 if (!Files.isDirectory(bucket)) {
                     throw new NoSuchFileException(
                             bucket.toString(), null, "the embedded object store has no bucket");
                 }
-                EmbeddedS3Server s3 = EmbeddedS3Server.start(s3Dir);
+                EmbeddedObjectStore s3 = EmbeddedObjectStore.start(s3Dir);
                 closeables.push(s3);
                 storeConfig = config.with(s3.clientConfig().asMap());
             }

@@ -1,7 +1,7 @@
 package io.tierlog.engine;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package io.tierlog.bench.tiered;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.TierlogServer;
 import java.io.File;
 import java.io.IOException;

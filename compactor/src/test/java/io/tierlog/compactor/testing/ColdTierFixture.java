@@ -2,11 +2,11 @@ package io.tierlog.compactor.testing;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.Config;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,11 +3,11 @@ package io.tierlog.itests.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Counter;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
 import io.tierlog.engine.MetricNames;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.TierlogServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -12,9 +12,9 @@ import static io.tierlog.itests.faults.BoundedColdFixture.since;
 import static io.tierlog.itests.faults.BoundedColdFixture.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.engine.PartitionReport;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.TierlogServer;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,11 +1,11 @@
 package io.tierlog.itests.faults;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.common.Config;
 import io.tierlog.engine.ReadOnlyTieredLog;
 import io.tierlog.engine.Violation;
 import io.tierlog.itests.faults.CampaignSchedule.Fault;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

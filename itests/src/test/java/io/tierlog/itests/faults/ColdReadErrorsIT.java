@@ -10,10 +10,10 @@ import static io.tierlog.itests.faults.BoundedColdFixture.settings;
 import static io.tierlog.itests.faults.BoundedColdFixture.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.engine.PartitionReport;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.TierlogServer;
 import java.nio.file.Path;
 import java.time.Duration;

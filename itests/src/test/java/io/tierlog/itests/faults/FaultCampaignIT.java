@@ -2,9 +2,9 @@ package io.tierlog.itests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.testing.Property;
 import io.tierlog.compactor.testing.ChildClasspath;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,6 @@ package io.tierlog.itests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.MaintenanceResult;
@@ -11,6 +10,7 @@ import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.Violation;
 import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.SegmentInfo;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;

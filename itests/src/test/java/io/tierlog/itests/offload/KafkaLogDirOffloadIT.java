@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
 import io.tierlog.cold.S3ObjectStore;
@@ -12,6 +11,7 @@ import io.tierlog.hot.FileSlice;
 import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.SegmentInfo;
 import io.tierlog.itests.kafka.KafkaBroker;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -2,11 +2,11 @@ package io.tierlog.itests.tiered;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.nio.charset.StandardCharsets;

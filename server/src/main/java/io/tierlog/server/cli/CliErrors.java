@@ -1,8 +1,8 @@
 package io.tierlog.server.cli;
 
-import io.tierlog.catalog.CatalogUnavailableException;
 import io.tierlog.common.ConfigException;
 import io.tierlog.common.DirLock;
+import io.tierlog.engine.Tools;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.AccessDeniedException;
@@ -125,8 +125,9 @@ final class CliErrors {
         if (t instanceof ConfigException e) {
             return new Failure(USAGE, oneLine(e.getMessage()));
         }
-        if (t instanceof CatalogUnavailableException e) {
-            String m = oneLine(e.getMessage());
+        java.util.Optional<String> catalogProblem = Tools.catalogUnavailable(t);
+        if (catalogProblem.isPresent()) {
+            String m = oneLine(catalogProblem.get());
             return new Failure(
                     USAGE,
                     m.contains("catalog rebuild")

@@ -3,7 +3,7 @@ package io.tierlog.server.cli;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigKeys;
 import io.tierlog.common.ConfigOption;
-import io.tierlog.hot.HotTierOptions;
+import io.tierlog.engine.Tools;
 import io.tierlog.server.ServerOptions;
 import java.io.PrintStream;
 import java.util.HashSet;
@@ -30,13 +30,7 @@ public final class ConfigDocsCommand implements Callable<Integer> {
     static Map<String, List<ConfigOption<?>>> modules() {
         Map<String, List<ConfigOption<?>>> m = new LinkedHashMap<>();
         m.put("server", ServerOptions.all());
-        m.put(
-                "hot tier (topic defaults; per topic via CreateTopics configs)",
-                HotTierOptions.all());
-        m.put("hot tier (log dir, server-wide)", HotTierOptions.logDirOptions());
-        m.put("tiering (engine)", io.tierlog.engine.EngineOptions.ALL);
-        m.put("cold tier (object store, Parquet)", io.tierlog.cold.ColdTierOptions.ALL);
-        m.put("offload (compactor)", io.tierlog.compactor.CompactorOptions.ALL);
+        m.putAll(Tools.optionsByModule());
         return m;
     }
 

@@ -1,6 +1,6 @@
 package io.tierlog.server.cli;
 
-import io.tierlog.hot.SegmentDump;
+import io.tierlog.engine.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -34,9 +34,9 @@ public final class DumpSegmentCommand implements Callable<Integer> {
         if (!Files.isRegularFile(file)) {
             throw CliException.usage(file + ": no such file");
         }
-        SegmentDump.Summary summary;
+        Tools.DumpSummary summary;
         try {
-            summary = SegmentDump.dump(file, System.out, deep);
+            summary = Tools.dumpSegment(file, System.out, deep);
         } catch (IllegalArgumentException e) { // a file name that is no segment's
             throw new CliException(CliErrors.USAGE, e.getMessage(), e);
         } finally {

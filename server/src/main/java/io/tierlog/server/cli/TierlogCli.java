@@ -24,7 +24,7 @@ public final class TierlogCli implements Runnable {
             new ServeCommand(),
             new DumpSegmentCommand(),
             new ConfigDocsCommand(),
-            new io.tierlog.compactor.cli.OffloadCommand(ConfigDocsCommand::checkKeys),
+            new OffloadCommand(ConfigDocsCommand::checkKeys),
             new TieredCommands.Inspect(),
             new TieredCommands.Verify(),
             new CatalogCommand(),

@@ -1,9 +1,6 @@
-package io.tierlog.compactor.cli;
+package io.tierlog.server.cli;
 
-import io.tierlog.compactor.ObjectReport;
-import io.tierlog.compactor.PartitionLag;
-import io.tierlog.compactor.PassResult;
-import java.util.Map;
+import io.tierlog.engine.OffloadDaemon;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
@@ -35,7 +32,7 @@ final class BarReporter extends ProgressReporter {
     }
 
     @Override
-    public synchronized void onObjectCommitted(ObjectReport r) {
+    public synchronized void onObjectCommitted(OffloadDaemon.Committed r) {
         if (bar != null) {
             bar.stepBy(r.sourceBytes());
             bar.setExtraMessage(r.tp() + " @" + r.lastOffset());
@@ -48,7 +45,7 @@ final class BarReporter extends ProgressReporter {
     }
 
     @Override
-    public synchronized void onPassFinished(PassResult result) {
+    public synchronized void onPassFinished(OffloadDaemon.Pass result) {
         closeBar();
     }
 
@@ -60,7 +57,7 @@ final class BarReporter extends ProgressReporter {
     }
 
     @Override
-    synchronized void summary(PassResult result, Map<TopicPartition, PartitionLag> lag) {
+    synchronized void summary(OffloadDaemon.Pass result) {
         closeBar();
         System.out.println(summaryLine(result));
     }

@@ -1,10 +1,7 @@
-package io.tierlog.compactor.cli;
+package io.tierlog.server.cli;
 
-import io.tierlog.compactor.ObjectReport;
-import io.tierlog.compactor.PartitionLag;
-import io.tierlog.compactor.PassResult;
+import io.tierlog.engine.OffloadDaemon;
 import java.io.PrintStream;
-import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /** One line per committed object and a summary: for logs and pipes. Thread-safe. */
@@ -23,7 +20,7 @@ final class LineReporter extends ProgressReporter {
     }
 
     @Override
-    public void onObjectCommitted(ObjectReport r) {
+    public void onObjectCommitted(OffloadDaemon.Committed r) {
         synchronized (out) {
             out.println(
                     "committed "
@@ -49,7 +46,7 @@ final class LineReporter extends ProgressReporter {
     }
 
     @Override
-    void summary(PassResult result, Map<TopicPartition, PartitionLag> lag) {
+    void summary(OffloadDaemon.Pass result) {
         out.println(summaryLine(result));
     }
 }

@@ -1,11 +1,8 @@
-package io.tierlog.compactor.cli;
+package io.tierlog.server.cli;
 
 import io.tierlog.common.Config;
-import io.tierlog.common.Time;
-import io.tierlog.compactor.Compactor;
-import io.tierlog.compactor.LogDirSource;
-import io.tierlog.compactor.OffloadEnvironment;
-import io.tierlog.compactor.PassResult;
+import io.tierlog.engine.OffloadDaemon;
+import io.tierlog.engine.Tools;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -86,7 +83,8 @@ public final class OffloadCommand implements Callable<Integer> {
     /**
      * A command that passes the settings of {@code --config} and of {@code --set} to {@code
      * settingsCheck} (with {@code "--config FILE"} or {@code "--set"}) before using them: {@code
-     * tierlog} checks them against the options of every module, which this module cannot see.
+     * tierlog} checks them against the options of every module ({@link
+     * ConfigDocsCommand#checkKeys}).
      */
     public OffloadCommand(BiConsumer<Config, String> settingsCheck) {
         this(System.out, settingsCheck);
@@ -106,11 +104,11 @@ public final class OffloadCommand implements Callable<Integer> {
         System.exit(new CommandLine(new OffloadCommand()).execute(args));
     }
 
-    private LogDirSource.ActiveSegments activeSegmentsPolicy() {
+    private OffloadDaemon.ActiveSegments activeSegmentsPolicy() {
         return switch (activeSegments) {
-            case "auto" -> LogDirSource.ActiveSegments.AUTO;
-            case "include" -> LogDirSource.ActiveSegments.INCLUDE;
-            case "exclude" -> LogDirSource.ActiveSegments.EXCLUDE;
+            case "auto" -> OffloadDaemon.ActiveSegments.AUTO;
+            case "include" -> OffloadDaemon.ActiveSegments.INCLUDE;
+            case "exclude" -> OffloadDaemon.ActiveSegments.EXCLUDE;
             default ->
                     throw new CommandLine.ParameterException(
                             spec.commandLine(),
@@ -134,7 +132,7 @@ public final class OffloadCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--log-dir " + logDir + " is not a directory");
         }
-        LogDirSource.ActiveSegments active = activeSegmentsPolicy();
+        OffloadDaemon.ActiveSegments active = activeSegmentsPolicy();
         boolean bar =
                 switch (progress) {
                     case "bar" -> true;
@@ -146,48 +144,46 @@ public final class OffloadCommand implements Callable<Integer> {
                                     "--progress must be auto, bar or lines, not " + progress);
                 };
         Config config = config();
-        OffloadEnvironment opened;
+        OffloadDaemon opened;
         try {
-            opened = OffloadEnvironment.open(config, Optional.of(logDir));
-        } catch (io.tierlog.catalog.CatalogUnavailableException e) {
-            System.err.println("tierlog offload: " + e.getMessage()); // one line, no stack trace
+            opened = OffloadDaemon.open(config, logDir, active);
+        } catch (IOException | RuntimeException e) {
+            Optional<String> catalogProblem = Tools.catalogUnavailable(e);
+            if (catalogProblem.isEmpty()) {
+                throw e;
+            }
+            System.err.println("tierlog offload: " + catalogProblem.get()); // one line, no trace
             return 2;
         }
-        try (OffloadEnvironment env = opened;
-                LogDirSource source = LogDirSource.open(logDir, active);
-                Compactor compactor =
-                        Compactor.create(
-                                source,
-                                Optional.of(logDir),
-                                env.catalog(),
-                                env.store(),
-                                env.config(),
-                                Time.SYSTEM)) {
-            compactor.setGuard(env.guard());
+        try (OffloadDaemon daemon = opened) {
             ProgressReporter reporter = bar ? new BarReporter() : new LineReporter(out);
-            compactor.addListener(reporter);
+            daemon.addListener(reporter);
             if (once) {
-                PassResult result = compactor.runOnce();
-                reporter.summary(result, compactor.lag());
+                OffloadDaemon.Pass result = daemon.runOnce();
+                reporter.summary(result);
                 return result.failedPartitions() == 0 ? 0 : 1;
             }
-            return runUntilStopped(compactor);
+            return runUntilStopped(daemon);
         }
     }
 
-    private int runUntilStopped(Compactor compactor) throws InterruptedException {
+    private int runUntilStopped(OffloadDaemon daemon) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook =
                 new Thread(
                         () -> {
-                            compactor.close();
+                            try {
+                                daemon.close();
+                            } catch (IOException e) {
+                                System.err.println("tierlog offload: close failed: " + e);
+                            }
                             stopped.countDown();
                         },
                         "tierlog-offload-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         // The first orphan sweep runs in the loop, not here: S3 or the catalog being down at
         // start must not end the daemon (it retries with backoff and catches up later).
-        compactor.start(true);
+        daemon.start();
         stopped.await();
         return 0;
     }

@@ -1,23 +1,19 @@
-package io.tierlog.compactor.cli;
+package io.tierlog.server.cli;
 
-import io.tierlog.compactor.OffloadListener;
-import io.tierlog.compactor.PartitionLag;
-import io.tierlog.compactor.PassResult;
+import io.tierlog.engine.OffloadDaemon;
 import java.util.Locale;
-import java.util.Map;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * What {@code tierlog offload} shows while it works; implementations are thread-safe (offload
  * threads report concurrently).
  */
-abstract class ProgressReporter implements OffloadListener {
+abstract class ProgressReporter implements OffloadDaemon.Listener {
     private final long startNanos = System.nanoTime();
 
     /** Prints the totals of a {@code --once} run and each failed partition's error. */
-    abstract void summary(PassResult result, Map<TopicPartition, PartitionLag> lag);
+    abstract void summary(OffloadDaemon.Pass result);
 
-    String summaryLine(PassResult r) {
+    String summaryLine(OffloadDaemon.Pass r) {
         double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
         return String.format(
                 Locale.ROOT,

@@ -1,12 +1,12 @@
-package io.tierlog.compactor;
+package io.tierlog.itests.offload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.compactor.testing.ChildClasspath;
 import io.tierlog.compactor.testing.SegmentFiles;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ class OffloadDaemonIT {
             cmd.add("-Xmx256m");
             cmd.add("-cp");
             cmd.add(ChildClasspath.snapshot(dir.resolve("classpath")));
-            cmd.add("io.tierlog.compactor.cli.OffloadCommand");
+            cmd.add("io.tierlog.server.cli.OffloadCommand");
             cmd.add("--log-dir=" + log.dir());
             cmd.add("--progress=lines");
             cmd.add("--active-segments=exclude");
@@ -138,7 +138,7 @@ class OffloadDaemonIT {
         cmd.add("-Xmx256m");
         cmd.add("-cp");
         cmd.add(ChildClasspath.snapshot(dir.resolve("classpath")));
-        cmd.add("io.tierlog.compactor.cli.OffloadCommand");
+        cmd.add("io.tierlog.server.cli.OffloadCommand");
         cmd.add("--log-dir=" + log.dir());
         cmd.add("--progress=lines");
         cmd.add("--active-segments=exclude");

@@ -1,17 +1,18 @@
-package io.tierlog.compactor;
+package io.tierlog.itests.offload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.MockTime;
+import io.tierlog.compactor.OrphanSweeper;
 import io.tierlog.compactor.testing.ChildClasspath;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -216,7 +217,7 @@ class OffloadCrashIT {
             cmd.add("-XX:+UseSerialGC");
             cmd.add("-cp");
             cmd.add(classpath(dir));
-            cmd.add("io.tierlog.compactor.cli.OffloadCommand");
+            cmd.add("io.tierlog.server.cli.OffloadCommand");
             cmd.add("--log-dir=" + logDir);
             cmd.add("--once");
             cmd.add("--active-segments=" + activeSegments);

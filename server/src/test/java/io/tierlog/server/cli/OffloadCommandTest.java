@@ -1,14 +1,14 @@
-package io.tierlog.compactor.cli;
+package io.tierlog.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
+import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

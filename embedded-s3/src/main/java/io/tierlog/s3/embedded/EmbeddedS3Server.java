@@ -1,6 +1,7 @@
-package io.tierlog.cold;
+package io.tierlog.s3.embedded;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.EmbeddedObjectStore;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -22,11 +23,13 @@ import org.gaul.s3proxy.blobstore.BlobStore;
  * AWS Signature V4 and the credentials of {@link #accessKey()}/{@link #secretKey()}. The bucket is
  * created on start if missing.
  *
+ * <p>The storage modules find it through {@link EmbeddedObjectStore#start} ({@link
+ * S3ProxyProvider}, registered in {@code META-INF/services}), never by name: it is on the class
+ * path only when the embedded default is wanted.
+ *
  * <p>Thread-safe; {@link #close()} stops the server (objects stay on disk).
  */
-public final class EmbeddedS3Server implements AutoCloseable {
-    /** Bucket used when none is given. */
-    public static final String DEFAULT_BUCKET = "tierlog";
+public final class EmbeddedS3Server implements EmbeddedObjectStore {
 
     private static final String ACCESS_KEY = "tierlog";
     private static final String SECRET_KEY = "tierlog-embedded-secret";
@@ -107,7 +110,7 @@ public final class EmbeddedS3Server implements AutoCloseable {
         }
     }
 
-    /** The base URL, for example {@code http://127.0.0.1:40123}. */
+    @Override
     public URI endpoint() {
         return endpoint;
     }
@@ -132,29 +135,36 @@ public final class EmbeddedS3Server implements AutoCloseable {
         return REGION;
     }
 
-    /** The directory holding the buckets. */
+    @Override
     public Path dir() {
         return dir;
     }
 
-    /**
-     * The {@code s3.*} settings that point an {@link S3ObjectStore} at this server (endpoint,
-     * bucket, region, path-style, credentials).
-     */
+    @Override
     public Config clientConfig() {
         return clientConfig(endpoint);
     }
 
     /** As {@link #clientConfig()}, but through another endpoint (e.g. a fault-injecting proxy). */
     public Config clientConfig(URI through) {
+        // The keys of cold-tier's ColdTierOptions, spelt out: this module depends on common only
+        // (the cold tier's tests run this server). Every S3 test connects through these.
         return Config.of(
                 Map.of(
-                        ColdTierOptions.S3_ENDPOINT.key(), through.toString(),
-                        ColdTierOptions.S3_BUCKET.key(), bucket,
-                        ColdTierOptions.S3_REGION.key(), REGION,
-                        ColdTierOptions.S3_PATH_STYLE.key(), "true",
-                        ColdTierOptions.S3_ACCESS_KEY.key(), ACCESS_KEY,
-                        ColdTierOptions.S3_SECRET_KEY.key(), SECRET_KEY));
+                        "s3.endpoint", through.toString(),
+                        "s3.bucket", bucket,
+                        "s3.region", REGION,
+                        "s3.path.style", "true",
+                        "s3.access.key", ACCESS_KEY,
+                        "s3.secret.key", SECRET_KEY));
+    }
+
+    /** Registered in {@code META-INF/services}: how the storage modules start this server. */
+    public static final class S3ProxyProvider implements EmbeddedObjectStore.Provider {
+        @Override
+        public EmbeddedObjectStore start(Path dir) throws IOException {
+            return EmbeddedS3Server.start(dir);
+        }
     }
 
     @Override
