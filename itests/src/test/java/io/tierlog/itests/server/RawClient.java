@@ -17,13 +17,13 @@ import org.apache.kafka.common.requests.ResponseHeader;
  * A minimal Kafka wire client over a blocking socket, for exact protocol checks: sends one request
  * with kafka-clients' generated messages and reads the matching response. Not thread-safe.
  */
-final class RawClient implements AutoCloseable {
+public final class RawClient implements AutoCloseable {
     private final Socket socket = new Socket();
     private final DataInputStream in;
     private final OutputStream out;
     private int correlation;
 
-    RawClient(int port) throws IOException {
+    public RawClient(int port) throws IOException {
         socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
         socket.setSoTimeout(60_000);
         in = new DataInputStream(socket.getInputStream());
@@ -77,7 +77,7 @@ final class RawClient implements AutoCloseable {
         return body;
     }
 
-    <T extends ApiMessage> T call(ApiKeys key, short version, ApiMessage request, T response)
+    public <T extends ApiMessage> T call(ApiKeys key, short version, ApiMessage request, T response)
             throws IOException {
         return receive(key, version, send(key, version, request), response);
     }
