@@ -33,22 +33,23 @@ class HousekeepingFaultsTest {
                         tmp.resolve("log"),
                         t -> LogConfig.from(Map.of()),
                         Time.SYSTEM,
-                        scheduler)) {
+                        scheduler,
+                        0,
+                        tp -> 0L,
+                        log -> {
+                            if (log.topicPartition().equals(bad)) {
+                                int n = badPasses.incrementAndGet();
+                                if (n % 2 == 0) {
+                                    throw new OutOfMemoryError("Direct buffer memory");
+                                }
+                                throw new InternalError(
+                                        "a fault occurred in a recent unsafe memory access");
+                            }
+                            goodPasses.incrementAndGet();
+                            return Long.MAX_VALUE;
+                        })) {
             m.getOrCreate(bad);
             m.getOrCreate(good);
-            m.setRetentionBound(
-                    tp -> {
-                        if (tp.equals(bad)) {
-                            int n = badPasses.incrementAndGet();
-                            if (n % 2 == 0) {
-                                throw new OutOfMemoryError("Direct buffer memory");
-                            }
-                            throw new InternalError(
-                                    "a fault occurred in a recent unsafe memory access");
-                        }
-                        goodPasses.incrementAndGet();
-                        return Long.MAX_VALUE;
-                    });
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while ((badPasses.get() < 3 || goodPasses.get() < 3) && System.nanoTime() < deadline) {
                 Thread.sleep(50); // polling a counter the scheduler advances every second

@@ -135,11 +135,18 @@ class LogManagerTest {
                         "500",
                         "file.delete.delay.ms",
                         "0");
-        try (LogManager m = open(cfg)) {
+        long[] bound = {0};
+        try (LogManager m =
+                LogManager.open(
+                        tmp.resolve("log"),
+                        t -> LogConfig.from(cfg),
+                        time,
+                        null,
+                        0,
+                        t -> 0L,
+                        l -> bound[0])) {
             PartitionLog log = m.getOrCreate(tp);
             RandomBatches gen = new RandomBatches(4, time.milliseconds());
-            long[] bound = {0};
-            m.setRetentionBound(t -> bound[0]);
             for (int i = 0; i < 3; i++) {
                 log.append(gen.batch());
                 time.advance(1000);
