@@ -130,7 +130,10 @@ public final class ManualScheduler extends AbstractExecutorService
     @Override
     public synchronized List<Runnable> shutdownNow() {
         shutdown = true;
-        List<Runnable> left = new ArrayList<>(queue);
+        List<Runnable> left = new ArrayList<>();
+        for (Task<?> t : queue) {
+            left.add(t::runNow);
+        }
         queue.clear();
         return left;
     }

@@ -146,9 +146,10 @@ public final class OffloadCommand implements Callable<Integer> {
                                     "--progress must be auto, bar or lines, not " + progress);
                 };
         Config config = config();
+        Time time = Time.SYSTEM; // the one clock of this run: guard checks and the loop
         OffloadEnvironment opened;
         try {
-            opened = OffloadEnvironment.open(config, Optional.of(logDir));
+            opened = OffloadEnvironment.open(config, Optional.of(logDir), time);
         } catch (io.tierlog.catalog.CatalogUnavailableException e) {
             System.err.println("tierlog offload: " + e.getMessage()); // one line, no stack trace
             return 2;
@@ -162,7 +163,7 @@ public final class OffloadCommand implements Callable<Integer> {
                                 env.catalog(),
                                 env.store(),
                                 env.config(),
-                                Time.SYSTEM)) {
+                                time)) {
             compactor.setGuard(env.guard());
             ProgressReporter reporter = bar ? new BarReporter() : new LineReporter(out);
             compactor.addListener(reporter);
