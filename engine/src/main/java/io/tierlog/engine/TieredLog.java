@@ -192,9 +192,10 @@ public final class TieredLog implements Closeable {
         /**
          * Runs housekeeping (rolls, flushes, local retention, delayed deletions), total retention
          * and the catalog's health check, when {@code engine.background.enabled} (with it off,
-         * {@link #maintain()} does the same work on the caller's thread). Owned by the caller: the
-         * log cancels its tasks on close but does not shut it down. Default: two threads of the
-         * log's own, shut down on close. Tests pass a scheduler driven by a manual clock.
+         * {@link TieredLog#maintain()} does the same work on the caller's thread). Owned by the
+         * caller: the log cancels its tasks on close but does not shut it down. Default: two
+         * threads of the log's own, shut down on close. Tests pass a scheduler driven by a manual
+         * clock.
          */
         public Builder scheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
             this.scheduler = java.util.Objects.requireNonNull(scheduler);
@@ -221,9 +222,9 @@ public final class TieredLog implements Closeable {
         /**
          * The lock of the hot log dir ({@code <data.dir>/log}, from {@code LogManager.lock}), taken
          * by the caller before it started anything of its own. The log owns the lock from {@link
-         * #open()} on (released on {@link #close()}, or when opening fails); {@code open} throws
-         * {@link IllegalArgumentException} if it is not on {@code <data.dir>/log}. Default: the log
-         * takes it first thing.
+         * #open()} on (released on {@link TieredLog#close()}, or when opening fails); {@code open}
+         * throws {@link IllegalArgumentException} if it is not on {@code <data.dir>/log}. Default:
+         * the log takes it first thing.
          */
         public Builder lock(io.tierlog.common.DirLock lock) {
             this.lock = java.util.Objects.requireNonNull(lock);

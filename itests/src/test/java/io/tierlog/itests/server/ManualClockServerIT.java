@@ -14,11 +14,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,9 +54,8 @@ class ManualClockServerIT {
         timer.shutdownNow();
     }
 
-    @Test
-    void rollOffloadAndLocalRetentionHappenOnlyWhenTheTestMovesTheClock() throws Exception {
-        Map<String, String> s = new HashMap<>();
+    private TierlogServer start(Map<String, String> extra) throws Exception {
+        Map<String, String> s = new HashMap<>(extra);
         s.put("listeners", "PLAINTEXT://127.0.0.1:0");
         s.put("data.dir", dir.resolve("data").toString());
         s.put("num.network.threads", "2");
@@ -59,7 +64,12 @@ class ManualClockServerIT {
         s.put("local.retention.ms", "60000");
         s.put("retention.ms", "-1");
         s.put("offload.interval.ms", "100");
-        server = TierlogServer.builder(Config.of(s)).time(time).scheduler(timer).start();
+        return TierlogServer.builder(Config.of(s)).time(time).scheduler(timer).start();
+    }
+
+    @Test
+    void rollOffloadAndLocalRetentionHappenOnlyWhenTheTestMovesTheClock() throws Exception {
+        server = start(Map.of());
         String bootstrap = "127.0.0.1:" + server.port();
         TieredLog engine = server.broker().tiered().orElseThrow();
         Clients.createTopic(bootstrap, TOPIC, 1);
@@ -111,5 +121,55 @@ class ManualClockServerIT {
             assertThat(got.get(i).key()).isEqualTo(Clients.key("m", i));
             assertThat(got.get(i).value()).isEqualTo(Clients.value("m", i));
         }
+    }
+
+    @Test
+    void aSilentConsumerGroupMemberExpiresTheMillisecondItsSessionTimeoutPasses() throws Exception {
+        server = start(Map.of());
+        String bootstrap = "127.0.0.1:" + server.port();
+        Clients.createTopic(bootstrap, TOPIC, 1);
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "g");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+        // The member heartbeats in real time while the server's clock stands still, so all its
+        // contacts are at the same manual instant; then it goes away without leaving the group.
+        try (KafkaConsumer<byte[], byte[]> member =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            member.subscribe(List.of(TOPIC));
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (member.assignment().isEmpty() && System.nanoTime() < deadline) {
+                member.poll(Duration.ofMillis(100));
+            }
+            assertThat(member.assignment()).containsExactly(TP);
+            member.close(
+                    CloseOptions.groupMembershipOperation(
+                            CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
+        }
+        // A second member joins; the rebalance waits for the first (max.poll.interval.ms) unless
+        // its session expires first.
+        var groups = server.broker().groups();
+        CompletableFuture<io.tierlog.server.group.GroupCoordinator.JoinResult> probe =
+                groups.join(
+                        "g",
+                        "",
+                        "probe",
+                        10_000,
+                        10_000,
+                        "consumer",
+                        List.of(
+                                new io.tierlog.server.group.GroupCoordinator.Protocol(
+                                        "range", new byte[0])));
+        timer.advance(10_000);
+        assertThat(probe).as("at session.timeout.ms the silent member is still in").isNotDone();
+
+        timer.advance(1);
+        assertThat(probe).as("one millisecond later it expired and the rebalance ended").isDone();
+        assertThat(probe.get().error()).isEqualTo(Errors.NONE);
+        assertThat(probe.get().members())
+                .extracting(m -> m.memberId())
+                .containsExactly(probe.get().memberId());
     }
 }
