@@ -38,10 +38,9 @@ public final class OffloadEnvironment implements Closeable {
             Config config,
             Catalog catalog,
             ObjectStore store,
-            Optional<EmbeddedObjectStore> embeddedS3) {
-        this.guard =
-                new io.tierlog.catalog.CatalogGuard(
-                        catalog, catalog.id(), System::currentTimeMillis);
+            Optional<EmbeddedObjectStore> embeddedS3,
+            io.tierlog.common.Time time) {
+        this.guard = new io.tierlog.catalog.CatalogGuard(catalog, catalog.id(), time::milliseconds);
         this.config = config;
         this.catalog = catalog;
         this.store = store;
@@ -54,6 +53,13 @@ public final class OffloadEnvironment implements Closeable {
      * @param readOnlyDir a directory that must not receive any file (the source log dir), if any
      */
     public static OffloadEnvironment open(Config config, Optional<Path> readOnlyDir)
+            throws IOException {
+        return open(config, readOnlyDir, io.tierlog.common.Time.SYSTEM);
+    }
+
+    /** As {@link #open(Config, Optional)}, with the clock of the catalog guard's checks. */
+    public static OffloadEnvironment open(
+            Config config, Optional<Path> readOnlyDir, io.tierlog.common.Time time)
             throws IOException {
         CompactorOptions options = CompactorOptions.from(config);
         ColdTierOptions cold = ColdTierOptions.from(config);
@@ -91,7 +97,7 @@ public final class OffloadEnvironment implements Closeable {
             } else {
                 catalog = Catalog.open(options.catalogUrl());
             }
-            return new OffloadEnvironment(effective, catalog, store, Optional.ofNullable(s3));
+            return new OffloadEnvironment(effective, catalog, store, Optional.ofNullable(s3), time);
         } catch (IOException | RuntimeException e) {
             closeQuietly(catalog, store, s3);
             throw e;

@@ -4,7 +4,6 @@ import io.tierlog.common.Time;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,9 +70,9 @@ final class Retrier {
         }
     }
 
-    /** Waits {@code ms} or until the compactor stops. */
+    /** Waits {@code ms} on the injected clock, or until the compactor stops. */
     void pause(long ms) throws InterruptedException {
-        stopped.await(ms, TimeUnit.MILLISECONDS);
+        time.await(stopped, ms);
     }
 
     boolean isStopped() {

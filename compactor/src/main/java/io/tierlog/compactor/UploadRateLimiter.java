@@ -38,11 +38,14 @@ public final class UploadRateLimiter {
         return (long) Math.ceil(-tokens * 1e9 / bytesPerSecond);
     }
 
-    /** Reserves {@code bytes} and sleeps for the wait {@link #reserve} returns. */
+    /**
+     * Reserves {@code bytes} and sleeps, on the injected clock, for the wait {@link #reserve}
+     * returns (rounded up to the millisecond).
+     */
     public void acquire(long bytes) throws InterruptedException {
         long waitNanos = reserve(bytes);
         if (waitNanos > 0) {
-            Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+            time.sleep((waitNanos + 999_999) / 1_000_000);
         }
     }
 

@@ -174,15 +174,23 @@ class HotTierSourcesTest {
                 new io.tierlog.common.MockTime(System.currentTimeMillis());
         LogConfig config =
                 LogConfig.from(Map.of("segment.ms", "3600000", "local.retention.ms", "60000"));
-        try (LogManager lm = LogManager.open(logDir, topic -> config, time, null)) {
-            // The engine's wiring: hot segments may go only once the cold tier holds them.
-            lm.setRetentionBound(
-                    tp ->
-                            cold.catalog.topic(tp.topic()).isEmpty()
-                                    ? 0
-                                    : cold.catalog
-                                            .partitionState(tp.topic(), tp.partition())
-                                            .coldHighWatermark());
+        // The engine's wiring: hot segments may go only once the cold tier holds them.
+        try (LogManager lm =
+                LogManager.open(
+                        logDir,
+                        topic -> config,
+                        time,
+                        null,
+                        0,
+                        tp -> 0L,
+                        l ->
+                                cold.catalog.topic(l.topicPartition().topic()).isEmpty()
+                                        ? 0
+                                        : cold.catalog
+                                                .partitionState(
+                                                        l.topicPartition().topic(),
+                                                        l.topicPartition().partition())
+                                                .coldHighWatermark())) {
             PartitionLog log = lm.getOrCreate(TP);
             SimpleRecord r =
                     new SimpleRecord(

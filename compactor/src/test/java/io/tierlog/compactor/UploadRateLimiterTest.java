@@ -35,4 +35,15 @@ class UploadRateLimiterTest {
         assertThat(limiter.reserve(1000)).isZero();
         assertThat(limiter.reserve(1000)).isEqualTo(1_000_000_000L);
     }
+
+    @Test
+    void acquiringWaitsTheDebtOffOnTheInjectedClock() throws Exception {
+        MockTime time = new MockTime(0);
+        UploadRateLimiter limiter = new UploadRateLimiter(1000, time);
+        limiter.acquire(1000);
+        assertThat(time.milliseconds()).as("a full bucket: no wait").isZero();
+        limiter.acquire(2500);
+        assertThat(time.milliseconds()).as("2.5 s of debt waited off on the clock").isEqualTo(2500);
+        assertThat(limiter.reserve(0)).isZero();
+    }
 }

@@ -121,10 +121,19 @@ final class EngineResources implements Closeable {
         final Deque<AutoCloseable> closeables = new ArrayDeque<>();
     }
 
+    /**
+     * Opens everything, or nothing (what was opened is closed again when a step fails).
+     *
+     * @param time the clock of every decision below (rolls, retention, offload, timeouts)
+     * @param scheduler runs housekeeping, total retention and the catalog check; null for the
+     *     engine's own (shut down on close); a given one is only stripped of the engine's tasks
+     * @param heldLock the log dir's lock taken by the caller, or null to take it here
+     */
     static EngineResources open(
             Config config,
             MeterRegistry userRegistry,
             Time time,
+            ScheduledExecutorService scheduler,
             Function<String, Map<String, String>> topicOverrides,
             DirLock heldLock)
             throws IOException {
@@ -154,7 +163,7 @@ final class EngineResources implements Closeable {
                                 + ", not on the log dir of data.dir "
                                 + b.dataDir);
             }
-            openAll(b, config, userRegistry, time, coldOptions, topicOverrides);
+            openAll(b, config, userRegistry, time, scheduler, coldOptions, topicOverrides);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(b.closeables, e);
             throw e;
@@ -167,6 +176,7 @@ final class EngineResources implements Closeable {
             Config config,
             MeterRegistry userRegistry,
             Time time,
+            ScheduledExecutorService givenScheduler,
             ColdTierOptions coldOptions,
             Function<String, Map<String, String>> topicOverrides)
             throws IOException {
@@ -218,15 +228,20 @@ final class EngineResources implements Closeable {
         b.topicConfigs = new TopicConfigs(config, b.catalog, topicOverrides);
 
         boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
-        b.scheduler = Executors.newScheduledThreadPool(2, threads("tierlog-housekeeping"));
-        b.closeables.push(
-                () -> {
-                    b.scheduler.shutdownNow();
-                    b.scheduler.awaitTermination(30, TimeUnit.SECONDS);
-                });
+        if (givenScheduler != null) {
+            b.scheduler = givenScheduler; // the caller's: our tasks are cancelled, it lives on
+        } else {
+            b.scheduler = Executors.newScheduledThreadPool(2, threads("tierlog-housekeeping"));
+            b.closeables.push(
+                    () -> {
+                        b.scheduler.shutdownNow();
+                        b.scheduler.awaitTermination(30, TimeUnit.SECONDS);
+                    });
+        }
         Path logDir = b.dataDir.resolve("log");
         b.coldIndex = new ColdIndex(b.catalog);
         ColdIndex index = b.coldIndex;
+        // The retention bound is part of opening: housekeeping starts with it in place.
         b.logs =
                 LogManager.open(
                         b.lock,
@@ -234,14 +249,13 @@ final class EngineResources implements Closeable {
                         time,
                         background ? b.scheduler : null,
                         config.get(io.tierlog.hot.HotTierOptions.LOG_OPEN_FILES_MAX),
-                        tp -> offsetFloor(guard, index, tp));
+                        tp -> offsetFloor(guard, index, tp),
+                        log -> retentionBound(guard, index, log));
         b.closeables.push(b.logs);
         b.registry.gauge(
                 MetricNames.HOT_OFFLINE_PARTITIONS,
                 b.logs,
                 m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
-        LogManager logs = b.logs;
-        b.logs.setRetentionBound(tp -> retentionBound(guard, index, logs, tp));
 
         b.coldExecutor =
                 Executors.newFixedThreadPool(
@@ -323,32 +337,38 @@ final class EngineResources implements Closeable {
         if (background) {
             long every = config.get(EngineOptions.RETENTION_CHECK_INTERVAL_MS).toMillis();
             ColdRetention r = b.retention;
-            b.scheduler.scheduleWithFixedDelay(
-                    () -> {
-                        try {
-                            if (guard.allows("total retention pass")) {
-                                r.apply();
-                            }
-                        } catch (RuntimeException | Error e) {
-                            // any throwable: a scheduled task that throws is never run again
-                            LOG.warn("total retention pass failed", e);
-                        }
-                    },
-                    every,
-                    every,
-                    TimeUnit.MILLISECONDS);
-            b.scheduler.scheduleWithFixedDelay(
-                    () -> {
-                        try {
-                            guard.allows("nothing (periodic check)");
-                        } catch (RuntimeException | Error e) {
-                            // any throwable: a scheduled task that throws is never run again
-                            LOG.warn("catalog health check failed", e);
-                        }
-                    },
-                    CATALOG_CHECK_INTERVAL_MS,
-                    CATALOG_CHECK_INTERVAL_MS,
-                    TimeUnit.MILLISECONDS);
+            java.util.concurrent.ScheduledFuture<?> retentionTask =
+                    b.scheduler.scheduleWithFixedDelay(
+                            () -> {
+                                try {
+                                    if (guard.allows("total retention pass")) {
+                                        r.apply();
+                                    }
+                                } catch (RuntimeException | Error e) {
+                                    // any throwable: a scheduled task that throws is never run
+                                    // again
+                                    LOG.warn("total retention pass failed", e);
+                                }
+                            },
+                            every,
+                            every,
+                            TimeUnit.MILLISECONDS);
+            b.closeables.push(() -> retentionTask.cancel(false));
+            java.util.concurrent.ScheduledFuture<?> checkTask =
+                    b.scheduler.scheduleWithFixedDelay(
+                            () -> {
+                                try {
+                                    guard.allows("nothing (periodic check)");
+                                } catch (RuntimeException | Error e) {
+                                    // any throwable: a scheduled task that throws is never run
+                                    // again
+                                    LOG.warn("catalog health check failed", e);
+                                }
+                            },
+                            CATALOG_CHECK_INTERVAL_MS,
+                            CATALOG_CHECK_INTERVAL_MS,
+                            TimeUnit.MILLISECONDS);
+            b.closeables.push(() -> checkTask.cancel(false));
         }
     }
 
@@ -392,8 +412,8 @@ final class EngineResources implements Closeable {
      * word of the data dir's own catalog while it is durable (invariant 8). If the guard refuses or
      * the catalog cannot be read, nothing is deletable.
      */
-    private static long retentionBound(
-            CatalogGuard guard, ColdIndex index, LogManager logs, TopicPartition tp) {
+    private static long retentionBound(CatalogGuard guard, ColdIndex index, PartitionLog log) {
+        TopicPartition tp = log.topicPartition();
         long bound;
         try {
             ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
@@ -408,11 +428,7 @@ final class EngineResources implements Closeable {
         }
         // Only a bound above the log start lets anything go; then the catalog must prove itself
         // (checked on every pass that could delete, not cached: one stat and one SELECT).
-        long start =
-                logs.partition(tp)
-                        .map(io.tierlog.hot.PartitionLog::logStartOffset)
-                        .orElse(Long.MAX_VALUE);
-        if (bound > start
+        if (bound > log.logStartOffset()
                 && !guard.allows("deleting hot segments of " + tp + " below offset " + bound)) {
             return Long.MIN_VALUE;
         }

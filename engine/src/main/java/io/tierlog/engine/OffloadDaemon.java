@@ -106,7 +106,8 @@ public final class OffloadDaemon implements Closeable {
      */
     public static OffloadDaemon open(Config config, Path logDir, ActiveSegments active)
             throws IOException {
-        OffloadEnvironment env = OffloadEnvironment.open(config, Optional.of(logDir));
+        Time time = Time.SYSTEM; // the one clock of this run: guard checks and the loop
+        OffloadEnvironment env = OffloadEnvironment.open(config, Optional.of(logDir), time);
         LogDirSource source = null;
         try {
             source = LogDirSource.open(logDir, LogDirSource.ActiveSegments.valueOf(active.name()));
@@ -117,7 +118,7 @@ public final class OffloadDaemon implements Closeable {
                             env.catalog(),
                             env.store(),
                             env.config(),
-                            Time.SYSTEM);
+                            time);
             compactor.setGuard(env.guard());
             return new OffloadDaemon(env, source, compactor);
         } catch (IOException | RuntimeException e) {

@@ -2,12 +2,10 @@ package io.tierlog.engine;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.catalog.TopicRecord;
 import io.tierlog.common.Config;
-import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
 import io.tierlog.compactor.PassResult;
 import io.tierlog.hot.AppendResult;
@@ -90,7 +88,7 @@ public final class TieredLog implements Closeable {
     private final java.util.Set<CompletableFuture<?>> inFlight =
             java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    private TieredLog(EngineResources res) {
+    TieredLog(EngineResources res) {
         this.res = res;
         this.catalog = res.catalog();
         this.logs = res.logs();
@@ -116,7 +114,7 @@ public final class TieredLog implements Closeable {
      * @throws io.tierlog.common.ConfigException for an invalid setting (nothing is started)
      */
     public static TieredLog open(Config config) throws IOException {
-        return open(config, new SimpleMeterRegistry());
+        return builder(config).open();
     }
 
     /**
@@ -124,30 +122,24 @@ public final class TieredLog implements Closeable {
      * registry}.
      */
     public static TieredLog open(Config config, MeterRegistry registry) throws IOException {
-        return open(config, registry, topic -> Map.of());
+        return builder(config).meterRegistry(registry).open();
     }
 
     /**
-     * As {@link #open(Config, MeterRegistry)}, for an embedder that keeps topic configs itself (a
-     * server's topic registry): {@code topicOverrides} gives a topic's overrides, which win over
-     * those stored in the catalog. Called often; must be fast and thread-safe.
+     * As {@link #open(Config, MeterRegistry)}, with topic overrides: see {@link
+     * TieredLogBuilder#topicConfigs}.
      */
     public static TieredLog open(
             Config config,
             MeterRegistry registry,
             java.util.function.Function<String, Map<String, String>> topicOverrides)
             throws IOException {
-        return new TieredLog(
-                EngineResources.open(config, registry, Time.SYSTEM, topicOverrides, null));
+        return builder(config).meterRegistry(registry).topicConfigs(topicOverrides).open();
     }
 
     /**
      * As {@link #open(Config, MeterRegistry, java.util.function.Function)}, with the lock of the
-     * hot log dir ({@code <data.dir>/log}, from {@code LogManager.lock}) already taken by the
-     * caller, who took it before starting anything of its own. The log owns the lock from this call
-     * on (released on {@link #close()}, or when this call fails).
-     *
-     * @throws IllegalArgumentException if {@code lock} is not on {@code <data.dir>/log}
+     * hot log dir already taken: see {@link TieredLogBuilder#lock}.
      */
     public static TieredLog open(
             Config config,
@@ -155,13 +147,19 @@ public final class TieredLog implements Closeable {
             java.util.function.Function<String, Map<String, String>> topicOverrides,
             io.tierlog.common.DirLock lock)
             throws IOException {
-        return new TieredLog(
-                EngineResources.open(
-                        config,
-                        registry,
-                        Time.SYSTEM,
-                        topicOverrides,
-                        java.util.Objects.requireNonNull(lock)));
+        return builder(config)
+                .meterRegistry(registry)
+                .topicConfigs(topicOverrides)
+                .lock(java.util.Objects.requireNonNull(lock))
+                .open();
+    }
+
+    /**
+     * A builder of a log opened with {@code config}: the clock, the threads and the rest of what it
+     * runs on, each with a default (see {@link TieredLogBuilder}).
+     */
+    public static TieredLogBuilder builder(Config config) {
+        return new TieredLogBuilder(config);
     }
 
     // ---------------------------------------------------------------- topics

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * Opens every partition folder {@code <topic>-<partition>} under a log dir (recovering after an
  * unclean stop), creates and deletes partitions, and runs housekeeping on the injected scheduler
  * every {@link #HOUSEKEEPING_INTERVAL_MS}: {@code segment.ms} rolls, {@code flush.ms} flushes,
- * local retention (bounded by {@link #setRetentionBound}), idle producer expiry and the
- * recovery-point checkpoint.
+ * local retention (bounded per partition by the retention bound given at open), idle producer
+ * expiry and the recovery-point checkpoint. Housekeeping is scheduled only once every partition is
+ * open and the bound is in place, so no pass ever runs without it.
  *
  * <p>The log dir layout is Kafka's: partition folders, {@code recovery-point-offset-checkpoint}
  * and, between a clean close and the next open, the {@code .kafka_cleanshutdown} marker. Folders
@@ -46,6 +47,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LogManager implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(LogManager.class);
+
+    /** No bound on local retention: for a log dir with no cold tier behind it. */
+    private static final ToLongFunction<PartitionLog> UNBOUNDED = log -> Long.MAX_VALUE;
 
     /** The file locked while a manager has the log dir open. */
     public static final String LOCK_FILE = ".lock";
@@ -61,8 +65,8 @@ public final class LogManager implements Closeable {
     private final RecoveryPointCheckpoint logEnds;
     private final ToLongFunction<TopicPartition> offsetFloor;
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
-    private volatile ToLongFunction<TopicPartition> retentionBound = tp -> Long.MAX_VALUE;
-    private final ScheduledFuture<?> housekeeping;
+    private final ToLongFunction<PartitionLog> retentionBound;
+    private volatile ScheduledFuture<?> housekeeping;
     private final DirLock lock;
     private final OpenFiles files;
     private volatile boolean closed;
@@ -74,10 +78,12 @@ public final class LogManager implements Closeable {
             ScheduledExecutorService scheduler,
             DirLock lock,
             OpenFiles files,
-            ToLongFunction<TopicPartition> offsetFloor) {
+            ToLongFunction<TopicPartition> offsetFloor,
+            ToLongFunction<PartitionLog> retentionBound) {
         this.logDir = logDir;
         this.files = files;
         this.offsetFloor = offsetFloor;
+        this.retentionBound = retentionBound;
         this.logEnds =
                 new RecoveryPointCheckpoint(logDir, RecoveryPointCheckpoint.LOG_END_FILE_NAME);
         this.lock = lock;
@@ -85,16 +91,20 @@ public final class LogManager implements Closeable {
         this.time = time;
         this.scheduler = scheduler;
         this.checkpoint = new RecoveryPointCheckpoint(logDir);
-        this.housekeeping =
-                scheduler == null
-                        ? null
-                        : scheduler.scheduleWithFixedDelay(
-                                Tasks.guarded(
-                                        this::housekeepingQuietly,
-                                        e -> LOG.error("Housekeeping of {} failed", logDir, e)),
-                                HOUSEKEEPING_INTERVAL_MS,
-                                HOUSEKEEPING_INTERVAL_MS,
-                                TimeUnit.MILLISECONDS);
+    }
+
+    /** Schedules housekeeping: last step of opening, once the partitions are in. */
+    private void startHousekeeping() {
+        if (scheduler != null) {
+            housekeeping =
+                    scheduler.scheduleWithFixedDelay(
+                            Tasks.guarded(
+                                    this::housekeepingQuietly,
+                                    e -> LOG.error("Housekeeping of {} failed", logDir, e)),
+                            HOUSEKEEPING_INTERVAL_MS,
+                            HOUSEKEEPING_INTERVAL_MS,
+                            TimeUnit.MILLISECONDS);
+        }
     }
 
     /**
@@ -162,6 +172,31 @@ public final class LogManager implements Closeable {
     }
 
     /**
+     * As {@link #open(Path, Function, Time, ScheduledExecutorService, int, ToLongFunction)}, with
+     * local retention bounded as in {@link #open(DirLock, Function, Time, ScheduledExecutorService,
+     * int, ToLongFunction, ToLongFunction)}.
+     */
+    public static LogManager open(
+            Path logDir,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler,
+            int maxOpenFiles,
+            ToLongFunction<TopicPartition> offsetFloor,
+            ToLongFunction<PartitionLog> retentionBound)
+            throws IOException {
+        Files.createDirectories(logDir);
+        return open(
+                lock(logDir),
+                topicConfigs,
+                time,
+                scheduler,
+                maxOpenFiles,
+                offsetFloor,
+                retentionBound);
+    }
+
+    /**
      * As {@link #open(Path, Function, Time, ScheduledExecutorService, int, ToLongFunction)}, for
      * the log dir of {@code lock} ({@link #lock(Path)}), taken by the caller before it started
      * anything else. The manager owns the lock from this call on: it releases it on {@link
@@ -175,12 +210,43 @@ public final class LogManager implements Closeable {
             int maxOpenFiles,
             ToLongFunction<TopicPartition> offsetFloor)
             throws IOException {
+        return open(lock, topicConfigs, time, scheduler, maxOpenFiles, offsetFloor, UNBOUNDED);
+    }
+
+    /**
+     * As {@link #open(DirLock, Function, Time, ScheduledExecutorService, int, ToLongFunction)},
+     * with local retention bounded per partition: housekeeping deletes no segment holding an offset
+     * at or above {@code retentionBound} of its partition (for a tiered log, the cold high
+     * watermark: what is safely in the cold tier). The bound is part of opening, so that no
+     * housekeeping pass, however early, runs without it.
+     *
+     * @param retentionBound called on every housekeeping pass, per partition; {@link
+     *     Long#MIN_VALUE} (or anything at or below the log start) deletes nothing; a throw skips
+     *     the partition's pass with a WARN
+     */
+    public static LogManager open(
+            DirLock lock,
+            Function<String, LogConfig> topicConfigs,
+            Time time,
+            ScheduledExecutorService scheduler,
+            int maxOpenFiles,
+            ToLongFunction<TopicPartition> offsetFloor,
+            ToLongFunction<PartitionLog> retentionBound)
+            throws IOException {
         try {
             if (!lock.held()) {
                 throw new IllegalStateException("the lock of " + lock.dir() + " is not held");
             }
             OpenFiles files = OpenFiles.bounded(maxOpenFiles);
-            return open(lock.dir(), topicConfigs, time, scheduler, lock, files, offsetFloor);
+            return open(
+                    lock.dir(),
+                    topicConfigs,
+                    time,
+                    scheduler,
+                    lock,
+                    files,
+                    offsetFloor,
+                    java.util.Objects.requireNonNull(retentionBound));
         } catch (IOException | RuntimeException | Error e) {
             unlock(lock, e);
             throw e;
@@ -194,7 +260,8 @@ public final class LogManager implements Closeable {
             ScheduledExecutorService scheduler,
             DirLock lock,
             OpenFiles files,
-            ToLongFunction<TopicPartition> offsetFloor)
+            ToLongFunction<TopicPartition> offsetFloor,
+            ToLongFunction<PartitionLog> retentionBound)
             throws IOException {
         Path marker = logDir.resolve(RecoveryPointCheckpoint.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
@@ -273,7 +340,15 @@ public final class LogManager implements Closeable {
         Files.deleteIfExists(marker);
         RecoveryPointCheckpoint.fsyncDir(logDir);
         LogManager m =
-                new LogManager(logDir, topicConfigs, time, scheduler, lock, files, offsetFloor);
+                new LogManager(
+                        logDir,
+                        topicConfigs,
+                        time,
+                        scheduler,
+                        lock,
+                        files,
+                        offsetFloor,
+                        retentionBound);
         LOG.info(
                 "Opened {} partitions in {}; {} segment files open (log.open.files.max={})",
                 opened.size(),
@@ -282,6 +357,7 @@ public final class LogManager implements Closeable {
                 files.max());
         m.logs.putAll(opened);
         m.checkpointRecoveryPoints();
+        m.startHousekeeping();
         return m;
     }
 
@@ -381,11 +457,6 @@ public final class LogManager implements Closeable {
         checkpointRecoveryPoints();
     }
 
-    /** Sets the offset bound of local retention per partition (default Long.MAX_VALUE). */
-    public void setRetentionBound(ToLongFunction<TopicPartition> maxDeletableOffset) {
-        this.retentionBound = maxDeletableOffset;
-    }
-
     /**
      * One housekeeping pass: recovery of offline partitions, rolls, flushes, retention, checkpoint.
      * Also run by the scheduler. A partition whose housekeeping fails (with any throwable) is
@@ -417,7 +488,7 @@ public final class LogManager implements Closeable {
             }
             log.maybeRoll();
             log.maybeFlush();
-            log.maybeDeleteSegments(retentionBound.applyAsLong(log.topicPartition()));
+            log.maybeDeleteSegments(retentionBound.applyAsLong(log));
             log.maybeExpireProducers();
         } catch (LogOfflineException e) {
             LOG.debug("{} went offline during housekeeping", log.topicPartition());

@@ -2,12 +2,10 @@ package io.tierlog.hot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.common.Time;
+import io.tierlog.common.MockTime;
+import io.tierlog.common.testing.ManualScheduler;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -23,7 +21,8 @@ class HousekeepingFaultsTest {
 
     @Test
     void housekeepingThatThrowsErrorsKeepsBeingScheduledAndServesEveryPartition() throws Exception {
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        MockTime time = new MockTime();
+        ManualScheduler scheduler = new ManualScheduler(time);
         TopicPartition bad = new TopicPartition("bad", 0);
         TopicPartition good = new TopicPartition("good", 0);
         AtomicInteger badPasses = new AtomicInteger();
@@ -32,33 +31,27 @@ class HousekeepingFaultsTest {
                 LogManager.open(
                         tmp.resolve("log"),
                         t -> LogConfig.from(Map.of()),
-                        Time.SYSTEM,
-                        scheduler)) {
+                        time,
+                        scheduler,
+                        0,
+                        tp -> 0L,
+                        log -> {
+                            if (log.topicPartition().equals(bad)) {
+                                int n = badPasses.incrementAndGet();
+                                if (n % 2 == 0) {
+                                    throw new OutOfMemoryError("Direct buffer memory");
+                                }
+                                throw new InternalError(
+                                        "a fault occurred in a recent unsafe memory access");
+                            }
+                            goodPasses.incrementAndGet();
+                            return Long.MAX_VALUE;
+                        })) {
             m.getOrCreate(bad);
             m.getOrCreate(good);
-            m.setRetentionBound(
-                    tp -> {
-                        if (tp.equals(bad)) {
-                            int n = badPasses.incrementAndGet();
-                            if (n % 2 == 0) {
-                                throw new OutOfMemoryError("Direct buffer memory");
-                            }
-                            throw new InternalError(
-                                    "a fault occurred in a recent unsafe memory access");
-                        }
-                        goodPasses.incrementAndGet();
-                        return Long.MAX_VALUE;
-                    });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while ((badPasses.get() < 3 || goodPasses.get() < 3) && System.nanoTime() < deadline) {
-                Thread.sleep(50); // polling a counter the scheduler advances every second
-            }
-            assertThat(badPasses.get())
-                    .as("passes over the failing partition")
-                    .isGreaterThanOrEqualTo(3);
-            assertThat(goodPasses.get())
-                    .as("passes over the healthy partition")
-                    .isGreaterThanOrEqualTo(3);
+            scheduler.advance(3 * LogManager.HOUSEKEEPING_INTERVAL_MS);
+            assertThat(badPasses.get()).as("passes over the failing partition").isEqualTo(3);
+            assertThat(goodPasses.get()).as("passes over the healthy partition").isEqualTo(3);
         } finally {
             scheduler.shutdownNow();
         }

@@ -124,6 +124,64 @@ class LogManagerTest {
     }
 
     @Test
+    void theFirstScheduledPassSeesEveryReopenedPartitionAndTheBoundGivenAtOpen() throws Exception {
+        Map<String, String> cfg =
+                Map.of(
+                        "segment.ms",
+                        "1000",
+                        "local.retention.bytes",
+                        "0",
+                        "file.delete.delay.ms",
+                        "0");
+        TopicPartition other = new TopicPartition("orders", 4);
+        try (LogManager m =
+                LogManager.open(
+                        tmp.resolve("log"),
+                        t -> LogConfig.from(cfg),
+                        time,
+                        null,
+                        0,
+                        t -> 0L,
+                        l -> 0L)) {
+            RandomBatches gen = new RandomBatches(5, time.milliseconds());
+            for (TopicPartition p : List.of(tp, other)) {
+                PartitionLog log = m.getOrCreate(p);
+                for (int i = 0; i < 3; i++) {
+                    log.append(gen.batch());
+                    time.advance(1000);
+                    m.runHousekeeping();
+                }
+            }
+        }
+        io.tierlog.common.testing.ManualScheduler timer =
+                new io.tierlog.common.testing.ManualScheduler(time);
+        java.util.Set<TopicPartition> asked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        try (LogManager m =
+                LogManager.open(
+                        tmp.resolve("log"),
+                        t -> LogConfig.from(cfg),
+                        time,
+                        timer,
+                        0,
+                        t -> 0L,
+                        l -> {
+                            asked.add(l.topicPartition());
+                            return 0L; // nothing is safe elsewhere
+                        })) {
+            assertThat(timer.pending()).as("housekeeping scheduled by open").isEqualTo(1);
+            timer.advance(LogManager.HOUSEKEEPING_INTERVAL_MS);
+            assertThat(asked).containsExactlyInAnyOrder(tp, other);
+            for (TopicPartition p : List.of(tp, other)) {
+                assertThat(m.partition(p).get().segments()).hasSizeGreaterThan(2);
+                assertThat(m.partition(p).get().logStartOffset())
+                        .as("local.retention.bytes=0, but the bound keeps every segment")
+                        .isZero();
+            }
+        }
+        assertThat(timer.pending()).as("close cancels housekeeping").isZero();
+    }
+
+    @Test
     void housekeepingRollsFlushesAndAppliesRetentionBound() throws Exception {
         Map<String, String> cfg =
                 Map.of(
@@ -135,11 +193,18 @@ class LogManagerTest {
                         "500",
                         "file.delete.delay.ms",
                         "0");
-        try (LogManager m = open(cfg)) {
+        long[] bound = {0};
+        try (LogManager m =
+                LogManager.open(
+                        tmp.resolve("log"),
+                        t -> LogConfig.from(cfg),
+                        time,
+                        null,
+                        0,
+                        t -> 0L,
+                        l -> bound[0])) {
             PartitionLog log = m.getOrCreate(tp);
             RandomBatches gen = new RandomBatches(4, time.milliseconds());
-            long[] bound = {0};
-            m.setRetentionBound(t -> bound[0]);
             for (int i = 0; i < 3; i++) {
                 log.append(gen.batch());
                 time.advance(1000);

@@ -56,6 +56,7 @@ public final class TierlogServer implements Closeable {
     private final LogManager logs;
     private final io.tierlog.engine.TieredLog tiered;
     private final ScheduledExecutorService scheduler;
+    private final boolean ownScheduler;
     private final Deque<AutoCloseable> services;
     private boolean closed;
 
@@ -65,12 +66,14 @@ public final class TierlogServer implements Closeable {
             LogManager logs,
             io.tierlog.engine.TieredLog tiered,
             ScheduledExecutorService scheduler,
+            boolean ownScheduler,
             Deque<AutoCloseable> services) {
         this.broker = broker;
         this.net = net;
         this.logs = logs;
         this.tiered = tiered;
         this.scheduler = scheduler;
+        this.ownScheduler = ownScheduler;
         this.services = services;
     }
 
@@ -87,6 +90,7 @@ public final class TierlogServer implements Closeable {
     public static final class Builder {
         private final Config config;
         private Time time = Time.SYSTEM;
+        private ScheduledExecutorService scheduler;
         private final List<Function<Path, AutoCloseable>> services = new ArrayList<>();
         private Function<FetchSource, FetchSource> fetchSource = Function.identity();
 
@@ -94,8 +98,23 @@ public final class TierlogServer implements Closeable {
             this.config = config;
         }
 
+        /**
+         * The clock of every decision of the server and its storage: rolls, retention, offload
+         * retries, producer expiry, group session and rebalance deadlines. Default: the system
+         * clock.
+         */
         public Builder time(Time time) {
-            this.time = time;
+            this.time = java.util.Objects.requireNonNull(time);
+            return this;
+        }
+
+        /**
+         * The timer of the server and its storage: hot-tier housekeeping, total retention, group
+         * session expiry and rebalance deadlines. Owned by the caller (not shut down on close).
+         * Default: the server's own two threads. Tests pass one driven by a manual clock.
+         */
+        public Builder scheduler(ScheduledExecutorService scheduler) {
+            this.scheduler = java.util.Objects.requireNonNull(scheduler);
             return this;
         }
 
@@ -145,22 +164,16 @@ public final class TierlogServer implements Closeable {
         }
 
         Deque<AutoCloseable> opened = new ArrayDeque<>();
+        // The server's threads, made here and handed down: the timer to the storage and the
+        // group coordinator, the blocking pool to the handlers. Two timer threads, so that a long
+        // housekeeping pass does not hold up a session expiry.
+        boolean ownScheduler = b.scheduler == null;
         ScheduledExecutorService scheduler =
-                Executors.newScheduledThreadPool(
-                        1,
-                        r -> {
-                            Thread t = new Thread(r, "tierlog-scheduler");
-                            t.setDaemon(true);
-                            return t;
-                        });
+                ownScheduler
+                        ? Executors.newScheduledThreadPool(2, threads("tierlog-scheduler"))
+                        : b.scheduler;
         java.util.concurrent.ExecutorService blocking =
-                Executors.newFixedThreadPool(
-                        16,
-                        r -> {
-                            Thread t = new Thread(r, "tierlog-blocking-append");
-                            t.setDaemon(true);
-                            return t;
-                        });
+                Executors.newFixedThreadPool(16, threads("tierlog-blocking-append"));
         opened.push(
                 () -> {
                     blocking.shutdown();
@@ -176,14 +189,20 @@ public final class TierlogServer implements Closeable {
                 // store and the offload loop; topic overrides come from the registry.
                 unowned = null; // owned by the engine even if open fails
                 tiered =
-                        io.tierlog.engine.TieredLog.open(
-                                config.with(ServerOptions.DATA_DIR.key(), dataDir.toString()),
-                                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-                                name ->
-                                        topics.topic(name)
-                                                .map(io.tierlog.server.meta.TopicMeta::configs)
-                                                .orElse(java.util.Map.of()),
-                                lock);
+                        io.tierlog.engine.TieredLog.builder(
+                                        config.with(
+                                                ServerOptions.DATA_DIR.key(), dataDir.toString()))
+                                .time(b.time)
+                                .scheduler(scheduler)
+                                .topicConfigs(
+                                        name ->
+                                                topics.topic(name)
+                                                        .map(
+                                                                io.tierlog.server.meta.TopicMeta
+                                                                        ::configs)
+                                                        .orElse(java.util.Map.of()))
+                                .lock(lock)
+                                .open();
                 logs = tiered.logManager();
             } else {
                 unowned = null; // owned by the manager even if open fails
@@ -258,7 +277,7 @@ public final class TierlogServer implements Closeable {
                                 pool,
                                 p -> p.waitingConnections());
             }
-            return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
+            return new TierlogServer(broker, net[0], logs, tiered, scheduler, ownScheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
             if (unowned != null) {
@@ -269,7 +288,9 @@ public final class TierlogServer implements Closeable {
             } else if (logs != null) {
                 logs.close();
             }
-            scheduler.shutdownNow();
+            if (ownScheduler) {
+                scheduler.shutdownNow();
+            }
             throw e;
         }
     }
@@ -372,13 +393,25 @@ public final class TierlogServer implements Closeable {
         } else {
             logs.close();
         }
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (ownScheduler) {
+            scheduler.shutdownNow();
+            try {
+                scheduler.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         log.info("tierlog stopped");
+    }
+
+    private static java.util.concurrent.ThreadFactory threads(String name) {
+        java.util.concurrent.atomic.AtomicInteger n =
+                new java.util.concurrent.atomic.AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     private static void closeQuietly(Deque<AutoCloseable> services) {

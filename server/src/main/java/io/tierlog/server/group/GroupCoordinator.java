@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * others an empty list; the leader's SyncGroup hands every member its assignment. Static membership
  * and the new (KIP-848) protocol are not supported.
  *
+ * <p>Time: every deadline is a point on the injected {@link Time} (a member's last contact plus its
+ * session timeout, a rebalance's start plus the largest rebalance timeout), checked by tasks on the
+ * injected timer: one due at each deadline, so that a member expires on the first millisecond after
+ * its session timeout, and a periodic check that catches any deadline a task reached early (with a
+ * clock that is not the timer's). A test drives both with a manual clock and scheduler.
+ *
  * <p>Thread-safe: each group's state is guarded by the group's monitor; futures complete outside
  * it.
  */
@@ -81,6 +87,7 @@ public final class GroupCoordinator implements AutoCloseable {
         int rebalanceTimeoutMs;
         List<Protocol> protocols;
         long lastSeenMs;
+        ScheduledFuture<?> expiry; // the check due when the session times out
         CompletableFuture<JoinResult> join;
         CompletableFuture<SyncResult> sync;
         byte[] assignment = new byte[0];
@@ -99,6 +106,7 @@ public final class GroupCoordinator implements AutoCloseable {
         String leader;
         final LinkedHashMap<String, Member> members = new LinkedHashMap<>();
         ScheduledFuture<?> joinDeadline;
+        long joinDeadlineMs;
 
         Group(String id) {
             this.id = id;
@@ -178,7 +186,7 @@ public final class GroupCoordinator implements AutoCloseable {
             m.sessionTimeoutMs = sessionTimeoutMs;
             m.rebalanceTimeoutMs = Math.max(rebalanceTimeoutMs, sessionTimeoutMs);
             m.protocols = List.copyOf(protocols);
-            m.lastSeenMs = time.milliseconds();
+            touch(g, m);
             if (m.join != null) {
                 CompletableFuture<JoinResult> old = m.join;
                 after.add(() -> old.complete(JoinResult.error(Errors.REBALANCE_IN_PROGRESS, m.id)));
@@ -208,7 +216,7 @@ public final class GroupCoordinator implements AutoCloseable {
                 return CompletableFuture.completedFuture(
                         SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
             }
-            m.lastSeenMs = time.milliseconds();
+            touch(g, m);
             if (generation != g.generation) {
                 return CompletableFuture.completedFuture(
                         SyncResult.error(Errors.ILLEGAL_GENERATION));
@@ -256,7 +264,7 @@ public final class GroupCoordinator implements AutoCloseable {
             if (m == null) {
                 return Errors.UNKNOWN_MEMBER_ID;
             }
-            m.lastSeenMs = time.milliseconds();
+            touch(g, m);
             if (generation != g.generation) {
                 return Errors.ILLEGAL_GENERATION;
             }
@@ -307,7 +315,7 @@ public final class GroupCoordinator implements AutoCloseable {
             if (m == null) {
                 return Errors.UNKNOWN_MEMBER_ID;
             }
-            m.lastSeenMs = time.milliseconds();
+            touch(g, m);
             if (generation != g.generation) {
                 return Errors.ILLEGAL_GENERATION;
             }
@@ -346,16 +354,30 @@ public final class GroupCoordinator implements AutoCloseable {
         if (g.joinDeadline != null) {
             g.joinDeadline.cancel(false);
         }
-        g.joinDeadline =
+        long delay = Math.max(timeout, 1000);
+        g.joinDeadlineMs = time.milliseconds() + delay;
+        g.joinDeadline = timer.schedule(() -> onJoinDeadline(g), delay, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A member was heard from: its session restarts, and the check of its expiry moves to the first
+     * millisecond after the new deadline. Called under {@code g}'s monitor.
+     */
+    private void touch(Group g, Member m) {
+        m.lastSeenMs = time.milliseconds();
+        if (m.expiry != null) {
+            m.expiry.cancel(false);
+        }
+        m.expiry =
                 timer.schedule(
-                        () -> onJoinDeadline(g), Math.max(timeout, 1000), TimeUnit.MILLISECONDS);
+                        () -> expireSessions(g), m.sessionTimeoutMs + 1L, TimeUnit.MILLISECONDS);
     }
 
     private void onJoinDeadline(Group g) {
         List<Runnable> after = new ArrayList<>();
         synchronized (g) {
-            if (g.state != State.PREPARING_REBALANCE) {
-                return;
+            if (g.state != State.PREPARING_REBALANCE || time.milliseconds() < g.joinDeadlineMs) {
+                return; // completed meanwhile, or early by the clock (the periodic check waits)
             }
             g.members.values().removeIf(m -> m.join == null);
             if (g.members.isEmpty()) {
@@ -451,6 +473,9 @@ public final class GroupCoordinator implements AutoCloseable {
 
     private void remove(Group g, Member m, List<Runnable> after) {
         g.members.remove(m.id);
+        if (m.expiry != null) {
+            m.expiry.cancel(false);
+        }
         if (m.join != null) {
             CompletableFuture<JoinResult> f = m.join;
             after.add(() -> f.complete(JoinResult.error(Errors.UNKNOWN_MEMBER_ID, m.id)));
@@ -474,31 +499,56 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     private void expireSessions() {
-        long now = time.milliseconds();
         for (Group g : groups.values()) {
-            List<Runnable> after = new ArrayList<>();
+            expireSessions(g);
+            boolean rebalanceDue;
             synchronized (g) {
-                Iterator<Member> it = new ArrayList<>(g.members.values()).iterator();
-                while (it.hasNext()) {
-                    Member m = it.next();
-                    if (m.join == null
-                            && m.sync == null
-                            && now - m.lastSeenMs > m.sessionTimeoutMs) {
-                        remove(g, m, after);
-                    }
-                }
-                if (g.members.isEmpty() && g.state == State.EMPTY) {
-                    // Forget idle groups (their committed offsets stay in the offset store); a
-                    // join racing with this lands in a detached group and is told to rejoin.
-                    groups.remove(g.id, g);
-                }
+                rebalanceDue =
+                        g.state == State.PREPARING_REBALANCE
+                                && time.milliseconds() >= g.joinDeadlineMs;
             }
-            after.forEach(Runnable::run);
+            if (rebalanceDue) {
+                onJoinDeadline(g); // its own task ran early by the clock, or not yet
+            }
         }
     }
 
+    /** Removes the members of {@code g} whose session timed out; forgets the group if idle. */
+    private void expireSessions(Group g) {
+        long now = time.milliseconds();
+        List<Runnable> after = new ArrayList<>();
+        synchronized (g) {
+            Iterator<Member> it = new ArrayList<>(g.members.values()).iterator();
+            while (it.hasNext()) {
+                Member m = it.next();
+                if (m.join == null && m.sync == null && now - m.lastSeenMs > m.sessionTimeoutMs) {
+                    remove(g, m, after);
+                }
+            }
+            if (g.members.isEmpty() && g.state == State.EMPTY) {
+                // Forget idle groups (their committed offsets stay in the offset store); a
+                // join racing with this lands in a detached group and is told to rejoin.
+                groups.remove(g.id, g);
+            }
+        }
+        after.forEach(Runnable::run);
+    }
+
+    /** Cancels the coordinator's tasks on the timer (which belongs to the caller). */
     @Override
     public void close() {
         expiry.cancel(false);
+        for (Group g : groups.values()) {
+            synchronized (g) {
+                if (g.joinDeadline != null) {
+                    g.joinDeadline.cancel(false);
+                }
+                for (Member m : g.members.values()) {
+                    if (m.expiry != null) {
+                        m.expiry.cancel(false);
+                    }
+                }
+            }
+        }
     }
 }
