@@ -26,7 +26,7 @@ public final class Broker {
     private final Supplier<Listener> advertised;
     private final Time time;
     private final java.util.concurrent.Executor blockingExecutor;
-    private final io.tierlog.server.group.GroupCoordinator groups;
+    private final io.tierlog.server.group.coordinator.GroupCoordinator groups;
     private final java.util.Optional<io.tierlog.engine.TieredLog> tiered;
 
     public Broker(
@@ -39,7 +39,7 @@ public final class Broker {
             Supplier<Listener> advertised,
             Time time,
             java.util.concurrent.Executor blockingExecutor,
-            io.tierlog.server.group.GroupCoordinator groups) {
+            io.tierlog.server.group.coordinator.GroupCoordinator groups) {
         this(
                 config,
                 topics,
@@ -65,7 +65,7 @@ public final class Broker {
             Supplier<Listener> advertised,
             Time time,
             java.util.concurrent.Executor blockingExecutor,
-            io.tierlog.server.group.GroupCoordinator groups,
+            io.tierlog.server.group.coordinator.GroupCoordinator groups,
             java.util.Optional<io.tierlog.engine.TieredLog> tiered) {
         this.tiered = tiered;
         this.config = config;
@@ -134,7 +134,7 @@ public final class Broker {
     }
 
     /** The consumer-group coordinator (classic protocol). */
-    public io.tierlog.server.group.GroupCoordinator groups() {
+    public io.tierlog.server.group.coordinator.GroupCoordinator groups() {
         return groups;
     }
 }

@@ -5,13 +5,12 @@ import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.hot.LogManager;
-import io.tierlog.server.api.ApiHandlers;
+import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
 import io.tierlog.server.fetch.HotFetchSource;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.meta.TopicRegistry;
-import io.tierlog.server.net.ApiRegistry;
 import io.tierlog.server.net.NettyServer;
 import java.io.Closeable;
 import java.io.IOException;
@@ -201,8 +200,9 @@ public final class TierlogServer implements Closeable {
             ProducerIdManager producerIds =
                     ProducerIdManager.open(
                             metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
-            io.tierlog.server.group.GroupCoordinator groups =
-                    io.tierlog.server.group.GroupCoordinator.open(metaDir, scheduler, b.time);
+            io.tierlog.server.group.coordinator.GroupCoordinator groups =
+                    io.tierlog.server.group.coordinator.GroupCoordinator.open(
+                            metaDir, scheduler, b.time);
             opened.push(groups);
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
