@@ -1,28 +1,31 @@
 package io.tierlog.server;
 
-import io.tierlog.server.admin.CreateTopicsHandler;
-import io.tierlog.server.admin.DeleteTopicsHandler;
-import io.tierlog.server.admin.DescribeConfigsHandler;
+import io.tierlog.common.Config;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.hot.LogManager;
+import io.tierlog.server.admin.AdminApis;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.ApiRegistry;
-import io.tierlog.server.fetch.FetchHandler;
-import io.tierlog.server.fetch.ListOffsetsHandler;
-import io.tierlog.server.group.HeartbeatHandler;
-import io.tierlog.server.group.JoinGroupHandler;
-import io.tierlog.server.group.LeaveGroupHandler;
-import io.tierlog.server.group.OffsetCommitHandler;
-import io.tierlog.server.group.OffsetFetchHandler;
-import io.tierlog.server.group.SyncGroupHandler;
-import io.tierlog.server.metadata.ApiVersionsHandler;
-import io.tierlog.server.metadata.FindCoordinatorHandler;
-import io.tierlog.server.metadata.MetadataHandler;
-import io.tierlog.server.produce.InitProducerIdHandler;
-import io.tierlog.server.produce.ProduceHandler;
+import io.tierlog.server.fetch.FetchApis;
+import io.tierlog.server.fetch.FetchSource;
+import io.tierlog.server.fetch.FetchWaiters;
+import io.tierlog.server.group.GroupApis;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
+import io.tierlog.server.meta.MetadataService;
+import io.tierlog.server.meta.ProducerIdManager;
+import io.tierlog.server.meta.TopicRegistry;
+import io.tierlog.server.metadata.MetadataApis;
+import io.tierlog.server.produce.ProduceApis;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * The list of served APIs: adding a handler here both routes and advertises it. Stateless.
+ * The list of served APIs, composed from each API area's entry point: adding a handler to an area
+ * both routes and advertises it. Each area receives only the parts it uses; no handler sees {@link
+ * Parts}. Stateless.
  *
  * <p>Version ranges are chosen for today's clients: kafka-clients 4.4 (up to the listed maxima),
  * librdkafka 2.0.2 (needs Produce >= 7 and Fetch >= 10 for ZSTD, FindCoordinator for LZ4) and
@@ -30,26 +33,51 @@ import java.util.function.Supplier;
  * OffsetCommit/OffsetFetch at v9: later versions address topics by id only. Transactions,
  * DescribeGroups/ListGroups and the KIP-848 group protocol are not served.
  */
-public final class ApiHandlers {
+final class ApiHandlers {
     private ApiHandlers() {}
 
-    public static List<ApiHandler> all(Broker broker, Supplier<ApiRegistry> registry) {
-        return List.of(
-                new ApiVersionsHandler(broker, registry),
-                new MetadataHandler(broker),
-                new ProduceHandler(broker),
-                new FetchHandler(broker),
-                new ListOffsetsHandler(broker),
-                new InitProducerIdHandler(broker),
-                new CreateTopicsHandler(broker),
-                new DeleteTopicsHandler(broker),
-                new DescribeConfigsHandler(broker),
-                new FindCoordinatorHandler(broker),
-                new JoinGroupHandler(broker),
-                new SyncGroupHandler(broker),
-                new HeartbeatHandler(broker),
-                new LeaveGroupHandler(broker),
-                new OffsetCommitHandler(broker),
-                new OffsetFetchHandler(broker));
+    /**
+     * The parts of a running server that handlers are built from, at the composition root only.
+     *
+     * @param tiered the engine when {@code tiered.enabled}
+     * @param blockingExecutor runs request work that may block (fsync-durable appends, topic
+     *     creation), off the event loops
+     */
+    record Parts(
+            Config config,
+            MetadataService metadata,
+            TopicRegistry topics,
+            LogManager logs,
+            Optional<TieredLog> tiered,
+            FetchSource fetchSource,
+            FetchWaiters waiters,
+            ProducerIdManager producerIds,
+            GroupCoordinator groups,
+            Executor blockingExecutor) {}
+
+    static List<ApiHandler> all(Parts p, Supplier<ApiRegistry> registry) {
+        List<ApiHandler> all = new ArrayList<>();
+        all.addAll(
+                MetadataApis.handlers(
+                        registry,
+                        p.metadata(),
+                        p.topics(),
+                        p.config().get(ServerOptions.AUTO_CREATE_TOPICS_ENABLE),
+                        p.config().get(ServerOptions.NUM_PARTITIONS)));
+        all.addAll(
+                ProduceApis.handlers(p.topics(), p.logs(), p.producerIds(), p.blockingExecutor()));
+        all.addAll(
+                FetchApis.handlers(
+                        p.metadata(),
+                        p.fetchSource(),
+                        p.waiters(),
+                        p.logs(),
+                        p.tiered(),
+                        p.blockingExecutor()));
+        all.addAll(
+                AdminApis.handlers(
+                        p.config(), p.metadata(), p.topics(), p.tiered(), p.blockingExecutor()));
+        all.addAll(GroupApis.handlers(p.groups(), p.metadata(), p.blockingExecutor()));
+        return List.copyOf(all);
     }
 }

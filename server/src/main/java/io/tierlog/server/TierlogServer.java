@@ -9,6 +9,7 @@ import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
 import io.tierlog.server.fetch.HotFetchSource;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.meta.TopicRegistry;
 import io.tierlog.server.net.NettyServer;
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
 public final class TierlogServer implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(TierlogServer.class);
 
-    private final Broker broker;
+    private final Listener advertised;
     private final NettyServer net;
     private final LogManager logs;
     private final io.tierlog.engine.TieredLog tiered;
@@ -59,13 +60,13 @@ public final class TierlogServer implements Closeable {
     private boolean closed;
 
     private TierlogServer(
-            Broker broker,
+            Listener advertised,
             NettyServer net,
             LogManager logs,
             io.tierlog.engine.TieredLog tiered,
             ScheduledExecutorService scheduler,
             Deque<AutoCloseable> services) {
-        this.broker = broker;
+        this.advertised = advertised;
         this.net = net;
         this.logs = logs;
         this.tiered = tiered;
@@ -213,21 +214,26 @@ public final class TierlogServer implements Closeable {
                                     ? new io.tierlog.server.fetch.TieredFetchSource(tiered)
                                     : new HotFetchSource(logs));
             NettyServer[] net = new NettyServer[1];
-            Broker broker =
-                    new Broker(
+            MetadataService metadata =
+                    new MetadataService(
+                            config.get(ServerOptions.NODE_ID),
+                            config.get(ServerOptions.CLUSTER_ID),
+                            memoize(() -> advertised(config, listeners, net[0])),
+                            topics);
+            ApiHandlers.Parts parts =
+                    new ApiHandlers.Parts(
                             config,
+                            metadata,
                             topics,
                             logs,
+                            java.util.Optional.ofNullable(tiered),
                             source,
-                            producerIds,
                             waiters,
-                            memoize(() -> advertised(config, listeners, net[0])),
-                            b.time,
-                            blocking,
+                            producerIds,
                             groups,
-                            java.util.Optional.ofNullable(tiered));
+                            blocking);
             ApiRegistry[] registry = new ApiRegistry[1];
-            registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
+            registry[0] = new ApiRegistry(ApiHandlers.all(parts, () -> registry[0]));
             net[0] =
                     NettyServer.start(
                             new NettyServer.Settings(
@@ -244,7 +250,7 @@ public final class TierlogServer implements Closeable {
                     "tierlog serving {} from {} (advertised {})",
                     net[0].boundAddresses(),
                     dataDir,
-                    broker.advertised());
+                    metadata.advertised());
             if (tiered != null) {
                 var pool = net[0].requestMemory();
                 tiered.meterRegistry()
@@ -258,7 +264,8 @@ public final class TierlogServer implements Closeable {
                                 pool,
                                 p -> p.waitingConnections());
             }
-            return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
+            return new TierlogServer(
+                    metadata.advertised(), net[0], logs, tiered, scheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
             if (unowned != null) {
@@ -332,8 +339,14 @@ public final class TierlogServer implements Closeable {
         return new Listener(l.name(), host, port);
     }
 
-    public Broker broker() {
-        return broker;
+    /** The engine serving both tiers, when {@code tiered.enabled} (for tools and tests). */
+    public java.util.Optional<io.tierlog.engine.TieredLog> tiered() {
+        return java.util.Optional.ofNullable(tiered);
+    }
+
+    /** The endpoint clients are told to connect to. */
+    public Listener advertised() {
+        return advertised;
     }
 
     /** The bound port of the first listener. */

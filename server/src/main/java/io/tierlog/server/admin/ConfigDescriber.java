@@ -4,8 +4,8 @@ import io.tierlog.common.ByteSize;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigOption;
 import io.tierlog.hot.HotTierOptions;
-import io.tierlog.server.Broker;
 import io.tierlog.server.ServerOptions;
+import io.tierlog.server.meta.TopicRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +31,8 @@ final class ConfigDescriber {
     private ConfigDescriber() {}
 
     /** Every hot-tier option of a topic: its override, else the server value, else the default. */
-    static List<Entry> topicConfigs(Broker broker, Map<String, String> overrides) {
-        Config server = broker.topics().hotDefaults();
+    static List<Entry> topicConfigs(TopicRegistry topics, Map<String, String> overrides) {
+        Config server = topics.hotDefaults();
         List<Entry> out = new ArrayList<>();
         for (ConfigOption<?> o : HotTierOptions.all()) {
             if (overrides.containsKey(o.key())) {
@@ -47,17 +47,17 @@ final class ConfigDescriber {
     }
 
     /** Every server option with its value. */
-    static List<Entry> brokerConfigs(Broker broker) {
+    static List<Entry> brokerConfigs(Config config, TopicRegistry topics) {
         List<Entry> out = new ArrayList<>();
         for (ConfigOption<?> o : ServerOptions.all()) {
-            boolean set = broker.config().contains(o);
+            boolean set = config.contains(o);
             out.add(
                     entry(
                             o,
-                            set ? broker.config().raw(o.key()) : null,
+                            set ? config.raw(o.key()) : null,
                             set ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT));
         }
-        for (Entry e : topicConfigs(broker, Map.of())) {
+        for (Entry e : topicConfigs(topics, Map.of())) {
             out.add(e);
         }
         return out;

@@ -1,10 +1,11 @@
 package io.tierlog.server.admin;
 
-import io.tierlog.server.Broker;
+import io.tierlog.common.Config;
 import io.tierlog.server.ServerOptions;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -28,12 +29,18 @@ import org.apache.kafka.common.protocol.Errors;
  * by type and validator, unknown keys refused with {@code INVALID_CONFIG}; manual assignments are
  * accepted as a partition count. {@code validate_only} checks without creating. Thread-safe.
  */
-public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> {
+final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> {
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(CreateTopicsHandler.class);
 
-    public CreateTopicsHandler(Broker broker) {
-        super(broker, CreateTopicsRequestData.class);
+    private final Config config;
+    private final TopicRegistry topics;
+
+    CreateTopicsHandler(
+            Config config, TopicRegistry topics, java.util.concurrent.Executor blockingExecutor) {
+        super(CreateTopicsRequestData.class, blockingExecutor);
+        this.config = config;
+        this.topics = topics;
     }
 
     @Override
@@ -47,7 +54,8 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
     }
 
     @Override
-    ApiMessage handle(RequestContext context, CreateTopicsRequestData request, short version)
+    protected ApiMessage handle(
+            RequestContext context, CreateTopicsRequestData request, short version)
             throws IOException {
         CreateTopicsResponseData r = new CreateTopicsResponseData();
         Set<String> seen = new HashSet<>();
@@ -93,7 +101,7 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
             partitions = t.assignments().size();
         }
         if (partitions == -1) {
-            partitions = broker.config().get(ServerOptions.NUM_PARTITIONS);
+            partitions = config.get(ServerOptions.NUM_PARTITIONS);
         }
         if (t.replicationFactor() != -1 && t.replicationFactor() != 1) {
             res.setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
@@ -108,13 +116,13 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
             configs.put(c.name(), c.value());
         }
         try {
-            TopicMeta meta = broker.topics().create(t.name(), partitions, configs, validateOnly);
+            TopicMeta meta = topics.create(t.name(), partitions, configs, validateOnly);
             res.setTopicId(meta.id())
                     .setNumPartitions(meta.partitions())
                     .setReplicationFactor((short) 1);
             if (version >= 5) {
                 for (ConfigDescriber.Entry e :
-                        ConfigDescriber.topicConfigs(broker, meta.configs())) {
+                        ConfigDescriber.topicConfigs(topics, meta.configs())) {
                     res.configs()
                             .add(
                                     new CreatableTopicConfigs()
@@ -137,7 +145,7 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
 
     /** Creating thousands of partitions takes seconds of file creation and fsyncs. */
     @Override
-    boolean mayBlock(CreateTopicsRequestData request) {
+    protected boolean mayBlock(CreateTopicsRequestData request) {
         return true;
     }
 }

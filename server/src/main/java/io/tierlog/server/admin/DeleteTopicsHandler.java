@@ -1,10 +1,11 @@
 package io.tierlog.server.admin;
 
-import io.tierlog.server.Broker;
+import io.tierlog.common.Config;
 import io.tierlog.server.ServerOptions;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.Optional;
 import org.apache.kafka.common.Uuid;
@@ -22,12 +23,23 @@ import org.apache.kafka.common.protocol.Errors;
  * partition's data. {@code TOPIC_DELETION_DISABLED} when {@code delete.topic.enable=false}.
  * Thread-safe.
  */
-public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> {
+final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> {
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(DeleteTopicsHandler.class);
 
-    public DeleteTopicsHandler(Broker broker) {
-        super(broker, DeleteTopicsRequestData.class);
+    private final Config config;
+    private final TopicRegistry topics;
+    private final Optional<io.tierlog.engine.TieredLog> tiered;
+
+    DeleteTopicsHandler(
+            Config config,
+            TopicRegistry topics,
+            Optional<io.tierlog.engine.TieredLog> tiered,
+            java.util.concurrent.Executor blockingExecutor) {
+        super(DeleteTopicsRequestData.class, blockingExecutor);
+        this.config = config;
+        this.topics = topics;
+        this.tiered = tiered;
     }
 
     @Override
@@ -41,20 +53,19 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
     }
 
     @Override
-    ApiMessage handle(RequestContext context, DeleteTopicsRequestData request, short version)
+    protected ApiMessage handle(
+            RequestContext context, DeleteTopicsRequestData request, short version)
             throws IOException {
         DeleteTopicsResponseData r = new DeleteTopicsResponseData();
         if (version >= 6) {
             for (DeleteTopicState s : request.topics()) {
                 Optional<TopicMeta> t =
-                        s.name() != null
-                                ? broker.topics().topic(s.name())
-                                : broker.topics().topic(s.topicId());
+                        s.name() != null ? topics.topic(s.name()) : topics.topic(s.topicId());
                 add(r, delete(t, s.name(), s.topicId(), s.name() != null));
             }
         } else {
             for (String name : request.topicNames()) {
-                add(r, delete(broker.topics().topic(name), name, Uuid.ZERO_UUID, true));
+                add(r, delete(topics.topic(name), name, Uuid.ZERO_UUID, true));
             }
         }
         return r;
@@ -65,7 +76,7 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
      * takes seconds: off the event loop.
      */
     @Override
-    boolean mayBlock(DeleteTopicsRequestData request) {
+    protected boolean mayBlock(DeleteTopicsRequestData request) {
         return true;
     }
 
@@ -81,7 +92,7 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
                 new DeletableTopicResult()
                         .setName(t.map(TopicMeta::name).orElse(name))
                         .setTopicId(t.map(TopicMeta::id).orElse(id == null ? Uuid.ZERO_UUID : id));
-        if (!broker.config().get(ServerOptions.DELETE_TOPIC_ENABLE)) {
+        if (!config.get(ServerOptions.DELETE_TOPIC_ENABLE)) {
             return res.setErrorCode(Errors.TOPIC_DELETION_DISABLED.code());
         }
         if (t.isEmpty()) {
@@ -89,11 +100,11 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
             return res.setErrorCode(e.code()).setErrorMessage(e.message());
         }
         try {
-            broker.topics().delete(t.get().name());
-            if (broker.tiered().isPresent()) {
+            topics.delete(t.get().name());
+            if (tiered.isPresent()) {
                 // The cold tier too: catalog rows first, then the objects (the sweeper finishes
                 // what a failure leaves).
-                broker.tiered().get().deleteTopic(t.get().name());
+                tiered.get().deleteTopic(t.get().name());
             }
         } catch (ApiException e) {
             res.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());

@@ -1,9 +1,11 @@
 package io.tierlog.server.admin;
 
-import io.tierlog.server.Broker;
+import io.tierlog.common.Config;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.server.meta.TopicRegistry;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
@@ -20,12 +22,19 @@ import org.apache.kafka.common.protocol.Errors;
  * source) and for this broker (server options plus topic defaults). Other resource types answer
  * {@code INVALID_REQUEST}. Thread-safe.
  */
-public final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequestData> {
+final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequestData> {
     private static final byte TOPIC = 2;
     private static final byte BROKER = 4;
 
-    public DescribeConfigsHandler(Broker broker) {
-        super(broker, DescribeConfigsRequestData.class);
+    private final Config config;
+    private final MetadataService metadata;
+    private final TopicRegistry topics;
+
+    DescribeConfigsHandler(Config config, MetadataService metadata, TopicRegistry topics) {
+        super(DescribeConfigsRequestData.class);
+        this.config = config;
+        this.metadata = metadata;
+        this.topics = topics;
     }
 
     @Override
@@ -39,7 +48,8 @@ public final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigs
     }
 
     @Override
-    ApiMessage handle(RequestContext context, DescribeConfigsRequestData request, short version) {
+    protected ApiMessage handle(
+            RequestContext context, DescribeConfigsRequestData request, short version) {
         DescribeConfigsResponseData r = new DescribeConfigsResponseData();
         for (DescribeConfigsResource res : request.resources()) {
             DescribeConfigsResult out =
@@ -48,7 +58,7 @@ public final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigs
                             .setResourceName(res.resourceName());
             List<ConfigDescriber.Entry> entries;
             if (res.resourceType() == TOPIC) {
-                Optional<TopicMeta> t = broker.topics().topic(res.resourceName());
+                Optional<TopicMeta> t = topics.topic(res.resourceName());
                 if (t.isEmpty()) {
                     r.results()
                             .add(
@@ -57,11 +67,11 @@ public final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigs
                                                     "Topic " + res.resourceName() + " not found"));
                     continue;
                 }
-                entries = ConfigDescriber.topicConfigs(broker, t.get().configs());
+                entries = ConfigDescriber.topicConfigs(topics, t.get().configs());
             } else if (res.resourceType() == BROKER
                     && (res.resourceName().isEmpty()
-                            || res.resourceName().equals(Integer.toString(broker.nodeId())))) {
-                entries = ConfigDescriber.brokerConfigs(broker);
+                            || res.resourceName().equals(Integer.toString(metadata.nodeId())))) {
+                entries = ConfigDescriber.brokerConfigs(config, topics);
             } else {
                 r.results()
                         .add(

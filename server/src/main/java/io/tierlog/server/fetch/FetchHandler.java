@@ -1,8 +1,8 @@
 package io.tierlog.server.fetch;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.TopicMeta;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +25,16 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link DelayedFetch} waits until appends bring enough bytes or the wait expires. Sessionless:
  * every response has session id 0, so clients send full requests. Thread-safe.
  */
-public final class FetchHandler implements ApiHandler {
-    private final Broker broker;
+final class FetchHandler implements ApiHandler {
 
-    public FetchHandler(Broker broker) {
-        this.broker = broker;
+    private final MetadataService metadata;
+    private final FetchSource source;
+    private final FetchWaiters waiters;
+
+    FetchHandler(MetadataService metadata, FetchSource source, FetchWaiters waiters) {
+        this.metadata = metadata;
+        this.source = source;
+        this.waiters = waiters;
     }
 
     @Override
@@ -53,7 +58,7 @@ public final class FetchHandler implements ApiHandler {
         List<FetchReader.Target> targets = resolve(request, version);
         FetchReader reader =
                 new FetchReader(
-                        broker.fetchSource(),
+                        source,
                         targets,
                         request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes(),
                         request.isolationLevel() == 1,
@@ -75,7 +80,7 @@ public final class FetchHandler implements ApiHandler {
                                             reader,
                                             Math.max(1, request.minBytes()),
                                             request.maxWaitMs(),
-                                            broker.waiters(),
+                                            waiters,
                                             context.executor(),
                                             context.closeFuture())
                                     .start();
@@ -88,10 +93,10 @@ public final class FetchHandler implements ApiHandler {
             Optional<TopicMeta> meta;
             Errors missing;
             if (version >= 13) {
-                meta = broker.topics().topic(ft.topicId());
+                meta = metadata.topic(ft.topicId());
                 missing = Errors.UNKNOWN_TOPIC_ID;
             } else {
-                meta = broker.topics().topic(ft.topic());
+                meta = metadata.topic(ft.topic());
                 missing = Errors.UNKNOWN_TOPIC_OR_PARTITION;
             }
             String name = meta.map(TopicMeta::name).orElse(ft.topic());

@@ -1,10 +1,11 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.TimestampOffset;
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.TopicMeta;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
@@ -24,14 +25,25 @@ import org.apache.kafka.common.protocol.Errors;
  * (v8+); any timestamp >= 0 gives the first offset whose timestamp is at least that, or offset -1
  * when there is none. Thread-safe.
  */
-public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
+final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     static final long LATEST = -1L;
     static final long EARLIEST = -2L;
     static final long MAX_TIMESTAMP = -3L;
     static final long EARLIEST_LOCAL = -4L;
 
-    public ListOffsetsHandler(Broker broker) {
-        super(broker, ListOffsetsRequestData.class);
+    private final MetadataService metadata;
+    private final LogManager logs;
+    private final Optional<io.tierlog.engine.TieredLog> tiered;
+
+    ListOffsetsHandler(
+            MetadataService metadata,
+            LogManager logs,
+            Optional<io.tierlog.engine.TieredLog> tiered,
+            java.util.concurrent.Executor blockingExecutor) {
+        super(ListOffsetsRequestData.class, blockingExecutor);
+        this.metadata = metadata;
+        this.logs = logs;
+        this.tiered = tiered;
     }
 
     @Override
@@ -45,11 +57,12 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
     }
 
     @Override
-    ApiMessage handle(RequestContext context, ListOffsetsRequestData request, short version) {
+    protected ApiMessage handle(
+            RequestContext context, ListOffsetsRequestData request, short version) {
         ListOffsetsResponseData r = new ListOffsetsResponseData();
         for (ListOffsetsTopic t : request.topics()) {
             ListOffsetsTopicResponse tr = new ListOffsetsTopicResponse().setName(t.name());
-            Optional<TopicMeta> meta = broker.topics().topic(t.name());
+            Optional<TopicMeta> meta = metadata.topic(t.name());
             for (ListOffsetsPartition p : t.partitions()) {
                 ListOffsetsPartitionResponse pr =
                         new ListOffsetsPartitionResponse()
@@ -60,14 +73,12 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
                 Optional<PartitionLog> log =
                         meta.isEmpty()
                                 ? Optional.empty()
-                                : broker.logs()
-                                        .partition(
-                                                new TopicPartition(t.name(), p.partitionIndex()));
+                                : logs.partition(new TopicPartition(t.name(), p.partitionIndex()));
                 if (log.isEmpty()) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                } else if (broker.tiered().isPresent()) {
+                } else if (tiered.isPresent()) {
                     lookupTiered(
-                            broker.tiered().get(),
+                            tiered.get(),
                             log.get(),
                             new TopicPartition(t.name(), p.partitionIndex()),
                             p.timestamp(),
@@ -98,8 +109,8 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
 
     /** Tiered ListOffsets may read the catalog and cold objects: off the event loop. */
     @Override
-    boolean mayBlock(ListOffsetsRequestData request) {
-        return broker.tiered().isPresent();
+    protected boolean mayBlock(ListOffsetsRequestData request) {
+        return tiered.isPresent();
     }
 
     /**

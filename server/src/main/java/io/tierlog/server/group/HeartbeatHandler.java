@@ -1,17 +1,20 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /** Heartbeat of a group member: keeps its session, tells it when to rejoin. Thread-safe. */
-public final class HeartbeatHandler extends SyncApiHandler<HeartbeatRequestData> {
-    public HeartbeatHandler(Broker broker) {
-        super(broker, HeartbeatRequestData.class);
+final class HeartbeatHandler extends SyncApiHandler<HeartbeatRequestData> {
+    private final GroupCoordinator groups;
+
+    HeartbeatHandler(GroupCoordinator groups) {
+        super(HeartbeatRequestData.class);
+        this.groups = groups;
     }
 
     @Override
@@ -25,11 +28,8 @@ public final class HeartbeatHandler extends SyncApiHandler<HeartbeatRequestData>
     }
 
     @Override
-    ApiMessage handle(RequestContext context, HeartbeatRequestData r, short version) {
+    protected ApiMessage handle(RequestContext context, HeartbeatRequestData r, short version) {
         return new HeartbeatResponseData()
-                .setErrorCode(
-                        broker.groups()
-                                .heartbeat(r.groupId(), r.generationId(), r.memberId())
-                                .code());
+                .setErrorCode(groups.heartbeat(r.groupId(), r.generationId(), r.memberId()).code());
     }
 }

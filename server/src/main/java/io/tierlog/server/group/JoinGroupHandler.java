@@ -1,6 +1,5 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
@@ -18,11 +17,12 @@ import org.apache.kafka.common.protocol.Errors;
  * GroupCoordinator}); a new member gets its id in the response directly. Static membership ({@code
  * group.instance.id}) is refused with {@code UNSUPPORTED_VERSION}. Thread-safe.
  */
-public final class JoinGroupHandler implements ApiHandler {
-    private final Broker broker;
+final class JoinGroupHandler implements ApiHandler {
 
-    public JoinGroupHandler(Broker broker) {
-        this.broker = broker;
+    private final GroupCoordinator groups;
+
+    JoinGroupHandler(GroupCoordinator groups) {
+        this.groups = groups;
     }
 
     @Override
@@ -51,8 +51,7 @@ public final class JoinGroupHandler implements ApiHandler {
         }
         int rebalanceTimeout =
                 context.apiVersion() >= 1 ? r.rebalanceTimeoutMs() : r.sessionTimeoutMs();
-        return broker.groups()
-                .join(
+        return groups.join(
                         r.groupId(),
                         r.memberId(),
                         context.clientId(),

@@ -1,8 +1,8 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -10,9 +10,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /** LeaveGroup: one member (v0-v2) or a batch (v3+) leaves; the rest rebalance. Thread-safe. */
-public final class LeaveGroupHandler extends SyncApiHandler<LeaveGroupRequestData> {
-    public LeaveGroupHandler(Broker broker) {
-        super(broker, LeaveGroupRequestData.class);
+final class LeaveGroupHandler extends SyncApiHandler<LeaveGroupRequestData> {
+    private final GroupCoordinator groups;
+
+    LeaveGroupHandler(GroupCoordinator groups) {
+        super(LeaveGroupRequestData.class);
+        this.groups = groups;
     }
 
     @Override
@@ -26,13 +29,13 @@ public final class LeaveGroupHandler extends SyncApiHandler<LeaveGroupRequestDat
     }
 
     @Override
-    ApiMessage handle(RequestContext context, LeaveGroupRequestData r, short version) {
+    protected ApiMessage handle(RequestContext context, LeaveGroupRequestData r, short version) {
         LeaveGroupResponseData out = new LeaveGroupResponseData();
         if (version < 3) {
-            return out.setErrorCode(broker.groups().leave(r.groupId(), r.memberId()).code());
+            return out.setErrorCode(groups.leave(r.groupId(), r.memberId()).code());
         }
         for (LeaveGroupRequestData.MemberIdentity m : r.members()) {
-            Errors e = broker.groups().leave(r.groupId(), m.memberId());
+            Errors e = groups.leave(r.groupId(), m.memberId());
             out.members()
                     .add(
                             new LeaveGroupResponseData.MemberResponse()

@@ -1,9 +1,10 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.group.coordinator.OffsetStore;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.TopicMeta;
 import java.io.IOException;
 import java.util.HashMap;
@@ -21,9 +22,17 @@ import org.apache.kafka.common.protocol.Errors;
  * empty group), then persists the offsets durably (fsync, off the event loop). Unknown partitions
  * answer {@code UNKNOWN_TOPIC_OR_PARTITION}. Thread-safe.
  */
-public final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> {
-    public OffsetCommitHandler(Broker broker) {
-        super(broker, OffsetCommitRequestData.class);
+final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> {
+    private final GroupCoordinator groups;
+    private final MetadataService metadata;
+
+    OffsetCommitHandler(
+            GroupCoordinator groups,
+            MetadataService metadata,
+            java.util.concurrent.Executor blockingExecutor) {
+        super(OffsetCommitRequestData.class, blockingExecutor);
+        this.groups = groups;
+        this.metadata = metadata;
     }
 
     @Override
@@ -37,22 +46,21 @@ public final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitReques
     }
 
     @Override
-    boolean mayBlock(OffsetCommitRequestData request) {
+    protected boolean mayBlock(OffsetCommitRequestData request) {
         return true;
     }
 
     @Override
-    ApiMessage handle(RequestContext context, OffsetCommitRequestData r, short version)
+    protected ApiMessage handle(RequestContext context, OffsetCommitRequestData r, short version)
             throws IOException {
         Errors groupError =
-                broker.groups()
-                        .checkCommit(r.groupId(), r.generationIdOrMemberEpoch(), r.memberId());
+                groups.checkCommit(r.groupId(), r.generationIdOrMemberEpoch(), r.memberId());
         Map<TopicPartition, OffsetStore.Committed> ok = new HashMap<>();
         OffsetCommitResponseData out = new OffsetCommitResponseData();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : r.topics()) {
             OffsetCommitResponseData.OffsetCommitResponseTopic rt =
                     new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
-            Optional<TopicMeta> meta = broker.topics().topic(t.name());
+            Optional<TopicMeta> meta = metadata.topic(t.name());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 Errors e = groupError;
                 if (e == Errors.NONE
@@ -78,7 +86,7 @@ public final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitReques
             out.topics().add(rt);
         }
         if (!ok.isEmpty()) {
-            broker.groups().commit(r.groupId(), ok);
+            groups.commit(r.groupId(), ok);
         }
         return out;
     }

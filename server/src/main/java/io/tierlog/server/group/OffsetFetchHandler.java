@@ -1,8 +1,8 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.group.coordinator.OffsetStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +20,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * with no error when nothing was committed. A null topic list means every committed partition.
  * Thread-safe.
  */
-public final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
-    public OffsetFetchHandler(Broker broker) {
-        super(broker, OffsetFetchRequestData.class);
+final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
+    private final GroupCoordinator groups;
+
+    OffsetFetchHandler(GroupCoordinator groups) {
+        super(OffsetFetchRequestData.class);
+        this.groups = groups;
     }
 
     @Override
@@ -41,14 +44,14 @@ public final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestD
             return topics;
         }
         Map<String, List<Integer>> all = new TreeMap<>();
-        for (TopicPartition tp : broker.groups().committed(group).keySet()) {
+        for (TopicPartition tp : groups.committed(group).keySet()) {
             all.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(tp.partition());
         }
         return all;
     }
 
     @Override
-    ApiMessage handle(RequestContext context, OffsetFetchRequestData r, short version) {
+    protected ApiMessage handle(RequestContext context, OffsetFetchRequestData r, short version) {
         OffsetFetchResponseData out = new OffsetFetchResponseData();
         if (version < 8) {
             Map<String, List<Integer>> asked = null;
@@ -63,8 +66,7 @@ public final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestD
                         new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(t.getKey());
                 for (int p : t.getValue()) {
                     Optional<OffsetStore.Committed> c =
-                            broker.groups()
-                                    .committed(r.groupId(), new TopicPartition(t.getKey(), p));
+                            groups.committed(r.groupId(), new TopicPartition(t.getKey(), p));
                     rt.partitions()
                             .add(
                                     new OffsetFetchResponseData.OffsetFetchResponsePartition()
@@ -98,8 +100,7 @@ public final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestD
                         new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(t.getKey());
                 for (int p : t.getValue()) {
                     Optional<OffsetStore.Committed> c =
-                            broker.groups()
-                                    .committed(g.groupId(), new TopicPartition(t.getKey(), p));
+                            groups.committed(g.groupId(), new TopicPartition(t.getKey(), p));
                     rt.partitions()
                             .add(
                                     new OffsetFetchResponseData.OffsetFetchResponsePartitions()

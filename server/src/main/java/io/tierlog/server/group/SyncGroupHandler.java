@@ -1,8 +1,8 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -15,11 +15,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * SyncGroup: the leader's request carries every member's assignment; followers wait for it. See
  * {@link io.tierlog.server.group.coordinator.GroupCoordinator}. Thread-safe.
  */
-public final class SyncGroupHandler implements ApiHandler {
-    private final Broker broker;
+final class SyncGroupHandler implements ApiHandler {
 
-    public SyncGroupHandler(Broker broker) {
-        this.broker = broker;
+    private final GroupCoordinator groups;
+
+    SyncGroupHandler(GroupCoordinator groups) {
+        this.groups = groups;
     }
 
     @Override
@@ -39,8 +40,7 @@ public final class SyncGroupHandler implements ApiHandler {
         for (SyncGroupRequestData.SyncGroupRequestAssignment a : r.assignments()) {
             assignments.put(a.memberId(), a.assignment());
         }
-        return broker.groups()
-                .sync(r.groupId(), r.generationId(), r.memberId(), assignments)
+        return groups.sync(r.groupId(), r.generationId(), r.memberId(), assignments)
                 .thenApply(
                         s ->
                                 new SyncGroupResponseData()

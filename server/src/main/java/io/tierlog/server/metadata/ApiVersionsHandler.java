@@ -1,6 +1,5 @@
 package io.tierlog.server.metadata;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
@@ -15,11 +14,11 @@ import org.apache.kafka.common.protocol.Errors;
  * is advertised is exactly what is routed). Unsupported versions of ApiVersions itself are answered
  * by the channel handler with a v0 body and {@code UNSUPPORTED_VERSION}. Thread-safe.
  */
-public final class ApiVersionsHandler extends SyncApiHandler<ApiVersionsRequestData> {
+final class ApiVersionsHandler extends SyncApiHandler<ApiVersionsRequestData> {
     private final Supplier<ApiRegistry> registry;
 
-    public ApiVersionsHandler(Broker broker, Supplier<ApiRegistry> registry) {
-        super(broker, ApiVersionsRequestData.class);
+    ApiVersionsHandler(Supplier<ApiRegistry> registry) {
+        super(ApiVersionsRequestData.class);
         this.registry = registry;
     }
 
@@ -34,7 +33,8 @@ public final class ApiVersionsHandler extends SyncApiHandler<ApiVersionsRequestD
     }
 
     @Override
-    ApiMessage handle(RequestContext context, ApiVersionsRequestData request, short version) {
+    protected ApiMessage handle(
+            RequestContext context, ApiVersionsRequestData request, short version) {
         if (version >= 3
                 && (!validName(request.clientSoftwareName())
                         || !validName(request.clientSoftwareVersion()))) {

@@ -1,9 +1,9 @@
 package io.tierlog.server.metadata;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.Listener;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.MetadataService;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -16,12 +16,15 @@ import org.apache.kafka.common.protocol.Errors;
  * COORDINATOR_NOT_AVAILABLE} as there is no transaction coordinator. (librdkafka also needs the API
  * advertised to use LZ4.) Thread-safe.
  */
-public final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinatorRequestData> {
+final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinatorRequestData> {
     private static final String NO_TXN = "tierlog has no transaction coordinator";
     private static final byte GROUP = 0;
 
-    public FindCoordinatorHandler(Broker broker) {
-        super(broker, FindCoordinatorRequestData.class);
+    private final MetadataService metadata;
+
+    FindCoordinatorHandler(MetadataService metadata) {
+        super(FindCoordinatorRequestData.class);
+        this.metadata = metadata;
     }
 
     @Override
@@ -35,9 +38,10 @@ public final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinator
     }
 
     @Override
-    ApiMessage handle(RequestContext context, FindCoordinatorRequestData request, short version) {
+    protected ApiMessage handle(
+            RequestContext context, FindCoordinatorRequestData request, short version) {
         FindCoordinatorResponseData r = new FindCoordinatorResponseData();
-        Listener ep = broker.advertised();
+        Listener ep = metadata.advertised();
         boolean group = request.keyType() == GROUP;
         if (version < 4) {
             if (!group) {
@@ -47,13 +51,13 @@ public final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinator
                         .setHost("")
                         .setPort(-1);
             }
-            return r.setNodeId(broker.nodeId()).setHost(ep.host()).setPort(ep.port());
+            return r.setNodeId(metadata.nodeId()).setHost(ep.host()).setPort(ep.port());
         }
         for (String key : request.coordinatorKeys()) {
             FindCoordinatorResponseData.Coordinator c =
                     new FindCoordinatorResponseData.Coordinator().setKey(key);
             if (group) {
-                c.setNodeId(broker.nodeId()).setHost(ep.host()).setPort(ep.port());
+                c.setNodeId(metadata.nodeId()).setHost(ep.host()).setPort(ep.port());
             } else {
                 c.setNodeId(-1)
                         .setHost("")

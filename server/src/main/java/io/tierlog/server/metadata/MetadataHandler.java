@@ -1,12 +1,11 @@
 package io.tierlog.server.metadata;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.Listener;
-import io.tierlog.server.ServerOptions;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.TopicMeta;
-import io.tierlog.server.produce.ProduceHandler;
+import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,14 +29,23 @@ import org.apache.kafka.common.protocol.Errors;
  * and the request allows it (v4+), and is then immediately usable. Leader epochs are reported as -1
  * (unknown) so clients skip the epoch validation this server does not implement. Thread-safe.
  */
-public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
+final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
     private final boolean autoCreate;
     private final int defaultPartitions;
 
-    public MetadataHandler(Broker broker) {
-        super(broker, MetadataRequestData.class);
-        this.autoCreate = broker.config().get(ServerOptions.AUTO_CREATE_TOPICS_ENABLE);
-        this.defaultPartitions = broker.config().get(ServerOptions.NUM_PARTITIONS);
+    private final MetadataService metadata;
+    private final TopicRegistry topics;
+
+    MetadataHandler(
+            MetadataService metadata,
+            TopicRegistry topics,
+            boolean autoCreate,
+            int defaultPartitions) {
+        super(MetadataRequestData.class);
+        this.metadata = metadata;
+        this.topics = topics;
+        this.autoCreate = autoCreate;
+        this.defaultPartitions = defaultPartitions;
     }
 
     @Override
@@ -51,22 +59,22 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
     }
 
     @Override
-    ApiMessage handle(RequestContext context, MetadataRequestData request, short version)
+    protected ApiMessage handle(RequestContext context, MetadataRequestData request, short version)
             throws IOException {
-        Listener ep = broker.advertised();
+        Listener ep = metadata.advertised();
         MetadataResponseData r =
                 new MetadataResponseData()
-                        .setClusterId(broker.clusterId())
-                        .setControllerId(broker.nodeId());
+                        .setClusterId(metadata.clusterId())
+                        .setControllerId(metadata.nodeId());
         r.brokers()
                 .add(
                         new MetadataResponseBroker()
-                                .setNodeId(broker.nodeId())
+                                .setNodeId(metadata.nodeId())
                                 .setHost(ep.host())
                                 .setPort(ep.port()));
         boolean all = request.topics() == null || (version == 0 && request.topics().isEmpty());
         if (all) {
-            for (TopicMeta t : broker.topics().topics()) {
+            for (TopicMeta t : metadata.topics()) {
                 r.topics().add(describe(t));
             }
             return r;
@@ -74,7 +82,7 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
         boolean mayCreate = autoCreate && (version < 4 || request.allowAutoTopicCreation());
         for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
             if (rt.name() == null) {
-                Optional<TopicMeta> byId = broker.topics().topic(rt.topicId());
+                Optional<TopicMeta> byId = metadata.topic(rt.topicId());
                 r.topics()
                         .add(
                                 byId.map(this::describe)
@@ -87,19 +95,16 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                                                 Errors.UNKNOWN_TOPIC_ID)));
                 continue;
             }
-            Optional<TopicMeta> t = broker.topics().topic(rt.name());
+            Optional<TopicMeta> t = metadata.topic(rt.name());
             if (t.isEmpty() && mayCreate) {
                 try {
-                    t =
-                            Optional.of(
-                                    broker.topics()
-                                            .create(rt.name(), defaultPartitions, Map.of(), false));
+                    t = Optional.of(topics.create(rt.name(), defaultPartitions, Map.of(), false));
                 } catch (InvalidTopicException e) {
                     r.topics()
                             .add(error(rt.name(), Uuid.ZERO_UUID, Errors.INVALID_TOPIC_EXCEPTION));
                     continue;
                 } catch (TopicExistsException e) {
-                    t = broker.topics().topic(rt.name());
+                    t = metadata.topic(rt.name());
                 } catch (org.apache.kafka.common.errors.ApiException e) {
                     // e.g. KAFKA_STORAGE_ERROR when the partitions could not be created
                     r.topics().add(error(rt.name(), Uuid.ZERO_UUID, Errors.forException(e)));
@@ -110,7 +115,7 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                 r.topics().add(describe(t.get()));
             } else {
                 Errors err =
-                        ProduceHandler.validName(rt.name())
+                        MetadataService.validTopicName(rt.name())
                                 ? Errors.UNKNOWN_TOPIC_OR_PARTITION
                                 : Errors.INVALID_TOPIC_EXCEPTION;
                 r.topics().add(error(rt.name(), Uuid.ZERO_UUID, err));
@@ -128,12 +133,12 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
 
     private MetadataResponseTopic describe(TopicMeta t) {
         List<MetadataResponsePartition> parts = new ArrayList<>(t.partitions());
-        List<Integer> replicas = List.of(broker.nodeId());
+        List<Integer> replicas = List.of(metadata.nodeId());
         for (int i = 0; i < t.partitions(); i++) {
             parts.add(
                     new MetadataResponsePartition()
                             .setPartitionIndex(i)
-                            .setLeaderId(broker.nodeId())
+                            .setLeaderId(metadata.nodeId())
                             .setLeaderEpoch(-1)
                             .setReplicaNodes(replicas)
                             .setIsrNodes(replicas)

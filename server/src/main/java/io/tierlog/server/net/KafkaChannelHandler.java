@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * connections, goes on. A storage fault itself never gets here as a throwable: the log answers
  * {@code KAFKA_STORAGE_ERROR} for the partition.
  */
-public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
+final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaChannelHandler.class);
 
     /** Frames read ahead while a request is pending before reading pauses. */

@@ -1,8 +1,8 @@
 package io.tierlog.server.produce;
 
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.ProducerIdManager;
 import java.io.IOException;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -17,10 +17,14 @@ import org.apache.kafka.common.protocol.Errors;
  * is exhausted). Transactional ids are refused with {@code NOT_COORDINATOR}: there is no
  * transaction coordinator. Thread-safe.
  */
-public final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRequestData> {
+final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRequestData> {
 
-    public InitProducerIdHandler(Broker broker) {
-        super(broker, InitProducerIdRequestData.class);
+    private final ProducerIdManager producerIds;
+
+    InitProducerIdHandler(
+            ProducerIdManager producerIds, java.util.concurrent.Executor blockingExecutor) {
+        super(InitProducerIdRequestData.class, blockingExecutor);
+        this.producerIds = producerIds;
     }
 
     @Override
@@ -34,7 +38,8 @@ public final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRe
     }
 
     @Override
-    ApiMessage handle(RequestContext context, InitProducerIdRequestData request, short version)
+    protected ApiMessage handle(
+            RequestContext context, InitProducerIdRequestData request, short version)
             throws IOException {
         InitProducerIdResponseData r =
                 new InitProducerIdResponseData().setProducerId(-1).setProducerEpoch((short) -1);
@@ -43,9 +48,9 @@ public final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRe
         }
         long pid = request.producerId();
         short epoch = request.producerEpoch();
-        if (broker.producerIds().wasIssued(pid) && epoch >= 0 && epoch < Short.MAX_VALUE - 1) {
+        if (producerIds.wasIssued(pid) && epoch >= 0 && epoch < Short.MAX_VALUE - 1) {
             return r.setProducerId(pid).setProducerEpoch((short) (epoch + 1));
         }
-        return r.setProducerId(broker.producerIds().nextProducerId()).setProducerEpoch((short) 0);
+        return r.setProducerId(producerIds.nextProducerId()).setProducerEpoch((short) 0);
     }
 }

@@ -3,14 +3,16 @@ package io.tierlog.server.produce;
 import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.Durability;
 import io.tierlog.hot.InvalidBatchException;
+import io.tierlog.hot.LogManager;
 import io.tierlog.hot.LogOfflineException;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.ProducerStateException;
-import io.tierlog.server.Broker;
 import io.tierlog.server.dispatch.CloseConnectionException;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
@@ -37,11 +39,17 @@ import org.slf4j.LoggerFactory;
  * {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code INVALID_REQUIRED_ACKS}.
  * Thread-safe.
  */
-public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
+final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
 
-    public ProduceHandler(Broker broker) {
-        super(broker, ProduceRequestData.class);
+    private final TopicRegistry topics;
+    private final LogManager logs;
+
+    ProduceHandler(
+            TopicRegistry topics, LogManager logs, java.util.concurrent.Executor blockingExecutor) {
+        super(ProduceRequestData.class, blockingExecutor);
+        this.topics = topics;
+        this.logs = logs;
     }
 
     @Override
@@ -55,13 +63,13 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     }
 
     @Override
-    ApiMessage handle(RequestContext context, ProduceRequestData request, short version) {
+    protected ApiMessage handle(RequestContext context, ProduceRequestData request, short version) {
         short acks = request.acks();
         boolean badAcks = acks != 0 && acks != 1 && acks != -1;
         ProduceResponseData response = new ProduceResponseData();
         for (TopicProduceData td : request.topicData()) {
             TopicProduceResponse tr = new TopicProduceResponse().setName(td.name());
-            Optional<TopicMeta> topic = broker.topics().topic(td.name());
+            Optional<TopicMeta> topic = topics.topic(td.name());
             for (PartitionProduceData pd : td.partitionData()) {
                 PartitionProduceResponse pr =
                         new PartitionProduceResponse()
@@ -101,9 +109,9 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
 
     /** True when an append to a topic of the request waits for fsync (log.durability=fsync). */
     @Override
-    boolean mayBlock(ProduceRequestData request) {
+    protected boolean mayBlock(ProduceRequestData request) {
         for (TopicProduceData td : request.topicData()) {
-            if (broker.topics().logConfig(td.name()).durability() == Durability.FSYNC) {
+            if (topics.logConfig(td.name()).durability() == Durability.FSYNC) {
                 return true;
             }
         }
@@ -123,7 +131,7 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             return;
         }
         TopicPartition tp = new TopicPartition(name, pd.index());
-        Optional<PartitionLog> pl = broker.logs().partition(tp);
+        Optional<PartitionLog> pl = logs.partition(tp);
         if (pl.isEmpty()) {
             pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
             return;
@@ -183,11 +191,6 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     }
 
     static boolean validName(String name) {
-        try {
-            io.tierlog.hot.TopicNames.validate(name);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return MetadataService.validTopicName(name);
     }
 }
