@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -36,8 +37,7 @@ final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> 
     private final Config config;
     private final TopicRegistry topics;
 
-    CreateTopicsHandler(
-            Config config, TopicRegistry topics, java.util.concurrent.Executor blockingExecutor) {
+    CreateTopicsHandler(Config config, TopicRegistry topics, Executor blockingExecutor) {
         super(CreateTopicsRequestData.class, blockingExecutor);
         this.config = config;
         this.topics = topics;

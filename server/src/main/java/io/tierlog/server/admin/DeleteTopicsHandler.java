@@ -1,6 +1,7 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.common.Config;
+import io.tierlog.engine.TieredLog;
 import io.tierlog.server.ServerOptions;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
@@ -8,6 +9,7 @@ import io.tierlog.server.meta.TopicMeta;
 import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -29,13 +31,13 @@ final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> 
 
     private final Config config;
     private final TopicRegistry topics;
-    private final Optional<io.tierlog.engine.TieredLog> tiered;
+    private final Optional<TieredLog> tiered;
 
     DeleteTopicsHandler(
             Config config,
             TopicRegistry topics,
-            Optional<io.tierlog.engine.TieredLog> tiered,
-            java.util.concurrent.Executor blockingExecutor) {
+            Optional<TieredLog> tiered,
+            Executor blockingExecutor) {
         super(DeleteTopicsRequestData.class, blockingExecutor);
         this.config = config;
         this.topics = topics;

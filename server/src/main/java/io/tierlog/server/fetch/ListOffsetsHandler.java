@@ -1,5 +1,6 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.engine.TieredLog;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.TimestampOffset;
@@ -8,6 +9,7 @@ import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.TopicMeta;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
@@ -33,13 +35,13 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
 
     private final MetadataService metadata;
     private final LogManager logs;
-    private final Optional<io.tierlog.engine.TieredLog> tiered;
+    private final Optional<TieredLog> tiered;
 
     ListOffsetsHandler(
             MetadataService metadata,
             LogManager logs,
-            Optional<io.tierlog.engine.TieredLog> tiered,
-            java.util.concurrent.Executor blockingExecutor) {
+            Optional<TieredLog> tiered,
+            Executor blockingExecutor) {
         super(ListOffsetsRequestData.class, blockingExecutor);
         this.metadata = metadata;
         this.logs = logs;

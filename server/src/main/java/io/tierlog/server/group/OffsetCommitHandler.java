@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
@@ -27,9 +28,7 @@ final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> 
     private final MetadataService metadata;
 
     OffsetCommitHandler(
-            GroupCoordinator groups,
-            MetadataService metadata,
-            java.util.concurrent.Executor blockingExecutor) {
+            GroupCoordinator groups, MetadataService metadata, Executor blockingExecutor) {
         super(OffsetCommitRequestData.class, blockingExecutor);
         this.groups = groups;
         this.metadata = metadata;

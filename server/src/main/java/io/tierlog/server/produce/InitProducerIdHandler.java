@@ -4,6 +4,7 @@ import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.ProducerIdManager;
 import java.io.IOException;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -21,8 +22,7 @@ final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRequestDa
 
     private final ProducerIdManager producerIds;
 
-    InitProducerIdHandler(
-            ProducerIdManager producerIds, java.util.concurrent.Executor blockingExecutor) {
+    InitProducerIdHandler(ProducerIdManager producerIds, Executor blockingExecutor) {
         super(InitProducerIdRequestData.class, blockingExecutor);
         this.producerIds = producerIds;
     }

@@ -15,6 +15,7 @@ import io.tierlog.server.meta.TopicMeta;
 import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
@@ -45,8 +46,7 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     private final TopicRegistry topics;
     private final LogManager logs;
 
-    ProduceHandler(
-            TopicRegistry topics, LogManager logs, java.util.concurrent.Executor blockingExecutor) {
+    ProduceHandler(TopicRegistry topics, LogManager logs, Executor blockingExecutor) {
         super(ProduceRequestData.class, blockingExecutor);
         this.topics = topics;
         this.logs = logs;
