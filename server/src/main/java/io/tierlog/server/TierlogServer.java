@@ -5,13 +5,13 @@ import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.hot.LogManager;
-import io.tierlog.server.api.ApiHandlers;
+import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
 import io.tierlog.server.fetch.HotFetchSource;
+import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.meta.TopicRegistry;
-import io.tierlog.server.net.ApiRegistry;
 import io.tierlog.server.net.NettyServer;
 import java.io.Closeable;
 import java.io.IOException;
@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
 public final class TierlogServer implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(TierlogServer.class);
 
-    private final Broker broker;
+    private final Listener advertised;
     private final NettyServer net;
     private final LogManager logs;
     private final io.tierlog.engine.TieredLog tiered;
@@ -61,14 +61,14 @@ public final class TierlogServer implements Closeable {
     private boolean closed;
 
     private TierlogServer(
-            Broker broker,
+            Listener advertised,
             NettyServer net,
             LogManager logs,
             io.tierlog.engine.TieredLog tiered,
             ScheduledExecutorService scheduler,
             boolean ownScheduler,
             Deque<AutoCloseable> services) {
-        this.broker = broker;
+        this.advertised = advertised;
         this.net = net;
         this.logs = logs;
         this.tiered = tiered;
@@ -220,8 +220,9 @@ public final class TierlogServer implements Closeable {
             ProducerIdManager producerIds =
                     ProducerIdManager.open(
                             metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
-            io.tierlog.server.group.GroupCoordinator groups =
-                    io.tierlog.server.group.GroupCoordinator.open(metaDir, scheduler, b.time);
+            io.tierlog.server.group.coordinator.GroupCoordinator groups =
+                    io.tierlog.server.group.coordinator.GroupCoordinator.open(
+                            metaDir, scheduler, b.time);
             opened.push(groups);
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
@@ -232,21 +233,26 @@ public final class TierlogServer implements Closeable {
                                     ? new io.tierlog.server.fetch.TieredFetchSource(tiered)
                                     : new HotFetchSource(logs));
             NettyServer[] net = new NettyServer[1];
-            Broker broker =
-                    new Broker(
+            MetadataService metadata =
+                    new MetadataService(
+                            config.get(ServerOptions.NODE_ID),
+                            config.get(ServerOptions.CLUSTER_ID),
+                            memoize(() -> advertised(config, listeners, net[0])),
+                            topics);
+            ApiHandlers.Parts parts =
+                    new ApiHandlers.Parts(
                             config,
+                            metadata,
                             topics,
                             logs,
+                            java.util.Optional.ofNullable(tiered),
                             source,
-                            producerIds,
                             waiters,
-                            memoize(() -> advertised(config, listeners, net[0])),
-                            b.time,
-                            blocking,
+                            producerIds,
                             groups,
-                            java.util.Optional.ofNullable(tiered));
+                            blocking);
             ApiRegistry[] registry = new ApiRegistry[1];
-            registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
+            registry[0] = new ApiRegistry(ApiHandlers.all(parts, () -> registry[0]));
             net[0] =
                     NettyServer.start(
                             new NettyServer.Settings(
@@ -263,7 +269,7 @@ public final class TierlogServer implements Closeable {
                     "tierlog serving {} from {} (advertised {})",
                     net[0].boundAddresses(),
                     dataDir,
-                    broker.advertised());
+                    metadata.advertised());
             if (tiered != null) {
                 var pool = net[0].requestMemory();
                 tiered.meterRegistry()
@@ -277,7 +283,8 @@ public final class TierlogServer implements Closeable {
                                 pool,
                                 p -> p.waitingConnections());
             }
-            return new TierlogServer(broker, net[0], logs, tiered, scheduler, ownScheduler, opened);
+            return new TierlogServer(
+                    metadata.advertised(), net[0], logs, tiered, scheduler, ownScheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
             if (unowned != null) {
@@ -353,8 +360,14 @@ public final class TierlogServer implements Closeable {
         return new Listener(l.name(), host, port);
     }
 
-    public Broker broker() {
-        return broker;
+    /** The engine serving both tiers, when {@code tiered.enabled} (for tools and tests). */
+    public java.util.Optional<io.tierlog.engine.TieredLog> tiered() {
+        return java.util.Optional.ofNullable(tiered);
+    }
+
+    /** The endpoint clients are told to connect to. */
+    public Listener advertised() {
+        return advertised;
     }
 
     /** The bound port of the first listener. */

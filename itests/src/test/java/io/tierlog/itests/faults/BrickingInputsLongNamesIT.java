@@ -80,7 +80,7 @@ class BrickingInputsLongNamesIT {
                         .as("hot read of %s", n.length())
                         .isEqualTo(2 * RECORDS);
             }
-            TieredLog tiered = server.broker().tiered().orElseThrow();
+            TieredLog tiered = server.tiered().orElseThrow();
             for (String n : names) {
                 TopicPartition tp = new TopicPartition(n, 0);
                 long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();

@@ -8,7 +8,7 @@ import java.nio.channels.FileChannel;
  * A hot-tier {@link FileSlice} as Kafka {@code BaseRecords} that the response writer sends as a
  * file region (sendfile). Immutable.
  */
-public final class FileSliceRecords implements ZeroCopyRecords {
+final class FileSliceRecords implements ZeroCopyRecords {
     private final FileSlice slice;
 
     public FileSliceRecords(FileSlice slice) {

@@ -82,6 +82,13 @@ public final class TopicRegistry {
     private final Map<String, Path> files = new ConcurrentHashMap<>();
 
     private final Map<String, Path> creatingFiles = new HashMap<>();
+
+    /**
+     * Configs of topics being created: their partitions open before the topic is registered, and
+     * must open with the topic's overrides, not the server defaults.
+     */
+    private final Map<String, LogConfig> creating = new ConcurrentHashMap<>();
+
     private final List<String> pendingDeletes = new ArrayList<>();
     private final List<String> interruptedCreates = new ArrayList<>();
     private volatile LogManager logs;
@@ -213,7 +220,11 @@ public final class TopicRegistry {
     /** The hot-tier config of a topic (server defaults when the topic is unknown). */
     public LogConfig logConfig(String topic) {
         TopicMeta t = byName.get(topic);
-        return t != null ? t.logConfig() : LogConfig.from(hotDefaults);
+        if (t != null) {
+            return t.logConfig();
+        }
+        LogConfig pending = creating.get(topic);
+        return pending != null ? pending : LogConfig.from(hotDefaults);
     }
 
     public Optional<TopicMeta> topic(String name) {
@@ -264,6 +275,7 @@ public final class TopicRegistry {
         Path marker = dir.resolve(stem(name) + CREATING);
         List<PartitionLog> created = new ArrayList<>();
         boolean committed = false;
+        creating.put(name, lc);
         try {
             MetaFiles.writeAtomically(
                     marker, properties(name, id, partitions, configs), "tierlog topic " + name);
@@ -275,6 +287,7 @@ public final class TopicRegistry {
             MetaFiles.fsyncDir(dir);
             committed = true;
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            creating.remove(name);
             rollBackCreate(name, partitions, created.size(), marker, e);
             throw creationFailure(name, partitions, created.size(), e);
         }
@@ -282,6 +295,7 @@ public final class TopicRegistry {
                 new TopicMeta(
                         name, id, partitions, configs, LogConfig.from(hotDefaults.with(configs)));
         register(t);
+        creating.remove(name);
         for (PartitionLog pl : created) {
             onOpen.accept(pl);
         }

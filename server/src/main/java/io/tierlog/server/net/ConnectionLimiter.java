@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * accepted, before it can send anything. Shared by all channels; thread-safe.
  */
 @ChannelHandler.Sharable
-public final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
+final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLimiter.class);
     private static final AttributeKey<Boolean> COUNTED = AttributeKey.valueOf("tierlog.counted");
 

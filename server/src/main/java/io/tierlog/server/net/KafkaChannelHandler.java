@@ -5,6 +5,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiRegistry;
+import io.tierlog.server.dispatch.CloseConnectionException;
+import io.tierlog.server.dispatch.RequestContext;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -36,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * connections, goes on. A storage fault itself never gets here as a throwable: the log answers
  * {@code KAFKA_STORAGE_ERROR} for the partition.
  */
-public final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
+final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaChannelHandler.class);
 
     /** Frames read ahead while a request is pending before reading pauses. */

@@ -38,8 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>One instance per channel; not thread-safe (Netty calls it from the channel's event loop;
  * {@link #memoryAvailable} hops there).
  */
-public final class KafkaFrameDecoder extends ByteToMessageDecoder
-        implements RequestMemoryPool.Waiter {
+final class KafkaFrameDecoder extends ByteToMessageDecoder implements RequestMemoryPool.Waiter {
     private static final Logger log = LoggerFactory.getLogger(KafkaFrameDecoder.class);
 
     private final int maxFrameBytes;

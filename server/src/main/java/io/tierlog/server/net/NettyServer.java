@@ -19,6 +19,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tierlog.server.dispatch.ApiRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -21,7 +21,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * <p>Single use; not thread-safe. {@link #parts()} hands ownership of the parts to the caller, who
  * must write or release them.
  */
-public final class NettyWritable implements Writable {
+final class NettyWritable implements Writable {
     private final ByteBufAllocator alloc;
     private final List<Object> parts = new ArrayList<>(4);
     private ByteBuf buf;

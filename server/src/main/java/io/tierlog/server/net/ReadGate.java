@@ -9,7 +9,7 @@ import io.netty.util.AttributeKey;
  * when none holds it paused, so one handler's resume cannot undo another's pause. Call only from
  * the channel's event loop (not thread-safe otherwise).
  */
-public final class ReadGate {
+final class ReadGate {
     /** Why reading is paused; each bit is set and cleared by one handler. */
     public enum Reason {
         /** Too many requests queued behind a pending one ({@link KafkaChannelHandler}). */

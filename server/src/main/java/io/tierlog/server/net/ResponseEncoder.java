@@ -13,7 +13,7 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * size is computed first by the generated {@code size()} (which counts file-backed records by their
  * length), so record bytes can follow as file regions. Stateless; thread-safe.
  */
-public final class ResponseEncoder {
+final class ResponseEncoder {
     private static final int MAX_INITIAL_BUFFER = 16 * 1024;
 
     private ResponseEncoder() {}

@@ -54,6 +54,20 @@ class TopicRegistryTest {
     }
 
     @Test
+    void partitionsOfANewTopicOpenWithItsOverridesNotTheServerDefaults() throws Exception {
+        List<PartitionLog> seen = new ArrayList<>();
+        TopicRegistry r = open(Config.of(Map.of("segment.bytes", "2MiB")), seen);
+        r.create(
+                "orders", 2, Map.of("segment.bytes", "1048576", "message.max.bytes", "100"), false);
+        assertThat(seen).hasSize(2);
+        for (PartitionLog pl : seen) {
+            assertThat(pl.config().segmentBytes()).isEqualTo(1 << 20);
+            assertThat(pl.config().messageMaxBytes()).isEqualTo(100);
+        }
+        assertThat(r.logConfig("later").segmentBytes()).isEqualTo(2 << 20);
+    }
+
+    @Test
     void topicsSurviveRestartWithIdPartitionsAndOverrides() throws Exception {
         List<PartitionLog> seen = new ArrayList<>();
         TopicRegistry r = open(Config.of(Map.of("segment.bytes", "2MiB")), seen);

@@ -3,6 +3,9 @@ package io.tierlog.server.net;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
+import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiRegistry;
+import io.tierlog.server.dispatch.RequestContext;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;

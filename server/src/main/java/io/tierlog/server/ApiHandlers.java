@@ -1,0 +1,83 @@
+package io.tierlog.server;
+
+import io.tierlog.common.Config;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.hot.LogManager;
+import io.tierlog.server.admin.AdminApis;
+import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiRegistry;
+import io.tierlog.server.fetch.FetchApis;
+import io.tierlog.server.fetch.FetchSource;
+import io.tierlog.server.fetch.FetchWaiters;
+import io.tierlog.server.group.GroupApis;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
+import io.tierlog.server.meta.MetadataService;
+import io.tierlog.server.meta.ProducerIdManager;
+import io.tierlog.server.meta.TopicRegistry;
+import io.tierlog.server.metadata.MetadataApis;
+import io.tierlog.server.produce.ProduceApis;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * The list of served APIs, composed from each API area's entry point: adding a handler to an area
+ * both routes and advertises it. Each area receives only the parts it uses; no handler sees {@link
+ * Parts}. Stateless.
+ *
+ * <p>Version ranges are chosen for today's clients: kafka-clients 4.4 (up to the listed maxima),
+ * librdkafka 2.0.2 (needs Produce >= 7 and Fetch >= 10 for ZSTD, FindCoordinator for LZ4) and
+ * kafka-python 2.0.2 (Produce 7, Fetch 4, ListOffsets 1, Metadata 1). Produce stops at v11 and
+ * OffsetCommit/OffsetFetch at v9: later versions address topics by id only. Transactions,
+ * DescribeGroups/ListGroups and the KIP-848 group protocol are not served.
+ */
+final class ApiHandlers {
+    private ApiHandlers() {}
+
+    /**
+     * The parts of a running server that handlers are built from, at the composition root only.
+     *
+     * @param tiered the engine when {@code tiered.enabled}
+     * @param blockingExecutor runs request work that may block (fsync-durable appends, topic
+     *     creation), off the event loops
+     */
+    record Parts(
+            Config config,
+            MetadataService metadata,
+            TopicRegistry topics,
+            LogManager logs,
+            Optional<TieredLog> tiered,
+            FetchSource fetchSource,
+            FetchWaiters waiters,
+            ProducerIdManager producerIds,
+            GroupCoordinator groups,
+            Executor blockingExecutor) {}
+
+    static List<ApiHandler> all(Parts p, Supplier<ApiRegistry> registry) {
+        List<ApiHandler> all = new ArrayList<>();
+        all.addAll(
+                MetadataApis.handlers(
+                        registry,
+                        p.metadata(),
+                        p.topics(),
+                        p.config().get(ServerOptions.AUTO_CREATE_TOPICS_ENABLE),
+                        p.config().get(ServerOptions.NUM_PARTITIONS)));
+        all.addAll(
+                ProduceApis.handlers(p.topics(), p.logs(), p.producerIds(), p.blockingExecutor()));
+        all.addAll(
+                FetchApis.handlers(
+                        p.metadata(),
+                        p.fetchSource(),
+                        p.waiters(),
+                        p.logs(),
+                        p.tiered(),
+                        p.blockingExecutor()));
+        all.addAll(
+                AdminApis.handlers(
+                        p.config(), p.metadata(), p.topics(), p.tiered(), p.blockingExecutor()));
+        all.addAll(GroupApis.handlers(p.groups(), p.metadata(), p.blockingExecutor()));
+        return List.copyOf(all);
+    }
+}

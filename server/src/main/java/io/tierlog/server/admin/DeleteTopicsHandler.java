@@ -1,0 +1,121 @@
+package io.tierlog.server.admin;
+
+import io.tierlog.common.Config;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.server.ServerOptions;
+import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.server.meta.TopicRegistry;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData.DeleteTopicState;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * DeleteTopics by name (v1-v5) or by name or id (v6): removes the topic's metadata and every
+ * partition's data. {@code TOPIC_DELETION_DISABLED} when {@code delete.topic.enable=false}.
+ * Thread-safe.
+ */
+final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> {
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(DeleteTopicsHandler.class);
+
+    private final Config config;
+    private final TopicRegistry topics;
+    private final Optional<TieredLog> tiered;
+
+    DeleteTopicsHandler(
+            Config config,
+            TopicRegistry topics,
+            Optional<TieredLog> tiered,
+            Executor blockingExecutor) {
+        super(DeleteTopicsRequestData.class, blockingExecutor);
+        this.config = config;
+        this.topics = topics;
+        this.tiered = tiered;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.DELETE_TOPICS;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 6;
+    }
+
+    @Override
+    protected ApiMessage handle(
+            RequestContext context, DeleteTopicsRequestData request, short version)
+            throws IOException {
+        DeleteTopicsResponseData r = new DeleteTopicsResponseData();
+        if (version >= 6) {
+            for (DeleteTopicState s : request.topics()) {
+                Optional<TopicMeta> t =
+                        s.name() != null ? topics.topic(s.name()) : topics.topic(s.topicId());
+                add(r, delete(t, s.name(), s.topicId(), s.name() != null));
+            }
+        } else {
+            for (String name : request.topicNames()) {
+                add(r, delete(topics.topic(name), name, Uuid.ZERO_UUID, true));
+            }
+        }
+        return r;
+    }
+
+    /**
+     * Deleting cold objects talks to the object store, and deleting thousands of partition folders
+     * takes seconds: off the event loop.
+     */
+    @Override
+    protected boolean mayBlock(DeleteTopicsRequestData request) {
+        return true;
+    }
+
+    private static void add(DeleteTopicsResponseData r, DeletableTopicResult res) {
+        if (r.responses().find(res.name()) == null) {
+            r.responses().add(res);
+        }
+    }
+
+    private DeletableTopicResult delete(Optional<TopicMeta> t, String name, Uuid id, boolean byName)
+            throws IOException {
+        DeletableTopicResult res =
+                new DeletableTopicResult()
+                        .setName(t.map(TopicMeta::name).orElse(name))
+                        .setTopicId(t.map(TopicMeta::id).orElse(id == null ? Uuid.ZERO_UUID : id));
+        if (!config.get(ServerOptions.DELETE_TOPIC_ENABLE)) {
+            return res.setErrorCode(Errors.TOPIC_DELETION_DISABLED.code());
+        }
+        if (t.isEmpty()) {
+            Errors e = byName ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.UNKNOWN_TOPIC_ID;
+            return res.setErrorCode(e.code()).setErrorMessage(e.message());
+        }
+        try {
+            topics.delete(t.get().name());
+            if (tiered.isPresent()) {
+                // The cold tier too: catalog rows first, then the objects (the sweeper finishes
+                // what a failure leaves).
+                tiered.get().deleteTopic(t.get().name());
+            }
+        } catch (ApiException e) {
+            res.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            // never a closed connection: the client learns which topic failed and why
+            LOG.warn("DeleteTopics of {} failed", res.name(), e);
+            res.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code())
+                    .setErrorMessage("Cannot delete topic '" + res.name() + "': " + e);
+        }
+        return res;
+    }
+}

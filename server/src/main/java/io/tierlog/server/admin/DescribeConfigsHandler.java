@@ -1,0 +1,107 @@
+package io.tierlog.server.admin;
+
+import io.tierlog.common.Config;
+import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.MetadataService;
+import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.server.meta.TopicRegistry;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfigsResource;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * DescribeConfigs for topics (every hot-tier option: override, server value or default, with its
+ * source) and for this broker (server options plus topic defaults). Other resource types answer
+ * {@code INVALID_REQUEST}. Thread-safe.
+ */
+final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequestData> {
+    private static final byte TOPIC = 2;
+    private static final byte BROKER = 4;
+
+    private final Config config;
+    private final MetadataService metadata;
+    private final TopicRegistry topics;
+
+    DescribeConfigsHandler(Config config, MetadataService metadata, TopicRegistry topics) {
+        super(DescribeConfigsRequestData.class);
+        this.config = config;
+        this.metadata = metadata;
+        this.topics = topics;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.DESCRIBE_CONFIGS;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 4;
+    }
+
+    @Override
+    protected ApiMessage handle(
+            RequestContext context, DescribeConfigsRequestData request, short version) {
+        DescribeConfigsResponseData r = new DescribeConfigsResponseData();
+        for (DescribeConfigsResource res : request.resources()) {
+            DescribeConfigsResult out =
+                    new DescribeConfigsResult()
+                            .setResourceType(res.resourceType())
+                            .setResourceName(res.resourceName());
+            List<ConfigDescriber.Entry> entries;
+            if (res.resourceType() == TOPIC) {
+                Optional<TopicMeta> t = topics.topic(res.resourceName());
+                if (t.isEmpty()) {
+                    r.results()
+                            .add(
+                                    out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                                            .setErrorMessage(
+                                                    "Topic " + res.resourceName() + " not found"));
+                    continue;
+                }
+                entries = ConfigDescriber.topicConfigs(topics, t.get().configs());
+            } else if (res.resourceType() == BROKER
+                    && (res.resourceName().isEmpty()
+                            || res.resourceName().equals(Integer.toString(metadata.nodeId())))) {
+                entries = ConfigDescriber.brokerConfigs(config, topics);
+            } else {
+                r.results()
+                        .add(
+                                out.setErrorCode(Errors.INVALID_REQUEST.code())
+                                        .setErrorMessage(
+                                                "Unsupported resource "
+                                                        + res.resourceType()
+                                                        + "/"
+                                                        + res.resourceName()));
+                continue;
+            }
+            for (ConfigDescriber.Entry e : entries) {
+                if (res.configurationKeys() != null
+                        && !res.configurationKeys().contains(e.name())) {
+                    continue;
+                }
+                out.configs()
+                        .add(
+                                new DescribeConfigsResourceResult()
+                                        .setName(e.name())
+                                        .setValue(e.value())
+                                        .setReadOnly(res.resourceType() == BROKER)
+                                        .setConfigSource(e.source())
+                                        .setIsSensitive(false)
+                                        .setConfigType(e.type())
+                                        .setDocumentation(
+                                                request.includeDocumentation() ? e.doc() : null));
+            }
+            r.results().add(out);
+        }
+        return r;
+    }
+}

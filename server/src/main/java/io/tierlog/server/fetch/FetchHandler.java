@@ -1,0 +1,126 @@
+package io.tierlog.server.fetch;
+
+import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.meta.MetadataService;
+import io.tierlog.server.meta.TopicMeta;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Fetch (v4-v16): resolves topics by name (or by id from v13), reads each partition from the {@link
+ * io.tierlog.server.fetch.FetchSource} within the partition and response byte limits, and answers
+ * at once when it has {@code min_bytes}, hit an error, or {@code max_wait_ms} is 0. Otherwise a
+ * {@link DelayedFetch} waits until appends bring enough bytes or the wait expires. Sessionless:
+ * every response has session id 0, so clients send full requests. Thread-safe.
+ */
+final class FetchHandler implements ApiHandler {
+
+    private final MetadataService metadata;
+    private final FetchSource source;
+    private final FetchWaiters waiters;
+
+    FetchHandler(MetadataService metadata, FetchSource source, FetchWaiters waiters) {
+        this.metadata = metadata;
+        this.source = source;
+        this.waiters = waiters;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.FETCH;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 16;
+    }
+
+    @Override
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+        FetchRequestData request = (FetchRequestData) message;
+        short version = context.apiVersion();
+        if (request.replicaId() >= 0 || request.replicaState().replicaId() >= 0) {
+            return CompletableFuture.completedFuture(
+                    FetchReader.topLevelError(Errors.NOT_LEADER_OR_FOLLOWER));
+        }
+        List<FetchReader.Target> targets = resolve(request, version);
+        FetchReader reader =
+                new FetchReader(
+                        source,
+                        targets,
+                        request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes(),
+                        request.isolationLevel() == 1,
+                        version >= 13);
+        // Cold partitions complete later on the engine's threads; the chain resumes on this
+        // connection's event loop and never blocks it.
+        return reader.readAsync(context.executor(), true)
+                .thenCompose(
+                        first -> {
+                            if (request.maxWaitMs() <= 0
+                                    || first.bytes() >= Math.max(1, request.minBytes())
+                                    || first.hasError()
+                                    || targets.isEmpty()) {
+                                return CompletableFuture.completedFuture(first.response());
+                            }
+                            // Nothing to release: file-backed records hold no buffers until
+                            // serialised.
+                            return new DelayedFetch(
+                                            reader,
+                                            Math.max(1, request.minBytes()),
+                                            request.maxWaitMs(),
+                                            waiters,
+                                            context.executor(),
+                                            context.closeFuture())
+                                    .start();
+                        });
+    }
+
+    private List<FetchReader.Target> resolve(FetchRequestData request, short version) {
+        List<FetchReader.Target> targets = new ArrayList<>();
+        for (FetchTopic ft : request.topics()) {
+            Optional<TopicMeta> meta;
+            Errors missing;
+            if (version >= 13) {
+                meta = metadata.topic(ft.topicId());
+                missing = Errors.UNKNOWN_TOPIC_ID;
+            } else {
+                meta = metadata.topic(ft.topic());
+                missing = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+            }
+            String name = meta.map(TopicMeta::name).orElse(ft.topic());
+            Uuid id = meta.map(TopicMeta::id).orElse(ft.topicId());
+            for (FetchPartition fp : ft.partitions()) {
+                Errors err = Errors.NONE;
+                if (meta.isEmpty()) {
+                    err = missing;
+                } else if (fp.partition() < 0 || fp.partition() >= meta.get().partitions()) {
+                    err = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                }
+                targets.add(
+                        new FetchReader.Target(
+                                name,
+                                id,
+                                err == Errors.NONE
+                                        ? new TopicPartition(name, fp.partition())
+                                        : null,
+                                fp.partition(),
+                                fp.fetchOffset(),
+                                fp.partitionMaxBytes(),
+                                err));
+            }
+        }
+        return targets;
+    }
+}

@@ -1,0 +1,35 @@
+package io.tierlog.server.group;
+
+import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/** Heartbeat of a group member: keeps its session, tells it when to rejoin. Thread-safe. */
+final class HeartbeatHandler extends SyncApiHandler<HeartbeatRequestData> {
+    private final GroupCoordinator groups;
+
+    HeartbeatHandler(GroupCoordinator groups) {
+        super(HeartbeatRequestData.class);
+        this.groups = groups;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.HEARTBEAT;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 4;
+    }
+
+    @Override
+    protected ApiMessage handle(RequestContext context, HeartbeatRequestData r, short version) {
+        return new HeartbeatResponseData()
+                .setErrorCode(groups.heartbeat(r.groupId(), r.generationId(), r.memberId()).code());
+    }
+}

@@ -1,0 +1,124 @@
+package io.tierlog.server.group;
+
+import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
+import io.tierlog.server.group.coordinator.OffsetStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * OffsetFetch (v1-v9; one group before v8, a batch of groups from v8): committed offsets, or -1
+ * with no error when nothing was committed. A null topic list means every committed partition.
+ * Thread-safe.
+ */
+final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
+    private final GroupCoordinator groups;
+
+    OffsetFetchHandler(GroupCoordinator groups) {
+        super(OffsetFetchRequestData.class);
+        this.groups = groups;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.OFFSET_FETCH;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 9;
+    }
+
+    /** (topic, partitions) asked for, or all committed ones when {@code topics} is null. */
+    private Map<String, List<Integer>> wanted(String group, Map<String, List<Integer>> topics) {
+        if (topics != null) {
+            return topics;
+        }
+        Map<String, List<Integer>> all = new TreeMap<>();
+        for (TopicPartition tp : groups.committed(group).keySet()) {
+            all.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(tp.partition());
+        }
+        return all;
+    }
+
+    @Override
+    protected ApiMessage handle(RequestContext context, OffsetFetchRequestData r, short version) {
+        OffsetFetchResponseData out = new OffsetFetchResponseData();
+        if (version < 8) {
+            Map<String, List<Integer>> asked = null;
+            if (r.topics() != null) {
+                asked = new TreeMap<>();
+                for (OffsetFetchRequestData.OffsetFetchRequestTopic t : r.topics()) {
+                    asked.put(t.name(), t.partitionIndexes());
+                }
+            }
+            for (Map.Entry<String, List<Integer>> t : wanted(r.groupId(), asked).entrySet()) {
+                OffsetFetchResponseData.OffsetFetchResponseTopic rt =
+                        new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(t.getKey());
+                for (int p : t.getValue()) {
+                    Optional<OffsetStore.Committed> c =
+                            groups.committed(r.groupId(), new TopicPartition(t.getKey(), p));
+                    rt.partitions()
+                            .add(
+                                    new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                                            .setPartitionIndex(p)
+                                            .setCommittedOffset(
+                                                    c.map(OffsetStore.Committed::offset)
+                                                            .orElse(-1L))
+                                            .setCommittedLeaderEpoch(
+                                                    c.map(OffsetStore.Committed::leaderEpoch)
+                                                            .orElse(-1))
+                                            .setMetadata(
+                                                    c.map(OffsetStore.Committed::metadata)
+                                                            .orElse("")));
+                }
+                out.topics().add(rt);
+            }
+            return out;
+        }
+        for (OffsetFetchRequestData.OffsetFetchRequestGroup g : r.groups()) {
+            Map<String, List<Integer>> asked = null;
+            if (g.topics() != null) {
+                asked = new TreeMap<>();
+                for (OffsetFetchRequestData.OffsetFetchRequestTopics t : g.topics()) {
+                    asked.put(t.name(), t.partitionIndexes());
+                }
+            }
+            OffsetFetchResponseData.OffsetFetchResponseGroup rg =
+                    new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
+            for (Map.Entry<String, List<Integer>> t : wanted(g.groupId(), asked).entrySet()) {
+                OffsetFetchResponseData.OffsetFetchResponseTopics rt =
+                        new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(t.getKey());
+                for (int p : t.getValue()) {
+                    Optional<OffsetStore.Committed> c =
+                            groups.committed(g.groupId(), new TopicPartition(t.getKey(), p));
+                    rt.partitions()
+                            .add(
+                                    new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                            .setPartitionIndex(p)
+                                            .setCommittedOffset(
+                                                    c.map(OffsetStore.Committed::offset)
+                                                            .orElse(-1L))
+                                            .setCommittedLeaderEpoch(
+                                                    c.map(OffsetStore.Committed::leaderEpoch)
+                                                            .orElse(-1))
+                                            .setMetadata(
+                                                    c.map(OffsetStore.Committed::metadata)
+                                                            .orElse("")));
+                }
+                rg.topics().add(rt);
+            }
+            out.groups().add(rg);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,52 @@
+package io.tierlog.server.group;
+
+import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * SyncGroup: the leader's request carries every member's assignment; followers wait for it. See
+ * {@link io.tierlog.server.group.coordinator.GroupCoordinator}. Thread-safe.
+ */
+final class SyncGroupHandler implements ApiHandler {
+
+    private final GroupCoordinator groups;
+
+    SyncGroupHandler(GroupCoordinator groups) {
+        this.groups = groups;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.SYNC_GROUP;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+        SyncGroupRequestData r = (SyncGroupRequestData) message;
+        Map<String, byte[]> assignments = new HashMap<>();
+        for (SyncGroupRequestData.SyncGroupRequestAssignment a : r.assignments()) {
+            assignments.put(a.memberId(), a.assignment());
+        }
+        return groups.sync(r.groupId(), r.generationId(), r.memberId(), assignments)
+                .thenApply(
+                        s ->
+                                new SyncGroupResponseData()
+                                        .setErrorCode(s.error().code())
+                                        .setProtocolType(s.protocolType())
+                                        .setProtocolName(s.protocolName())
+                                        .setAssignment(s.assignment()));
+    }
+}

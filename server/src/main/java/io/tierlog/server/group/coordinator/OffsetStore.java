@@ -1,0 +1,175 @@
+package io.tierlog.server.group.coordinator;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Committed consumer-group offsets, kept in memory and persisted per group under {@code
+ * <data.dir>/meta/groups/}.
+ *
+ * <p>Format: one file per group, named by the hex of the group id's UTF-8 bytes plus {@code
+ * .properties} (any group id is a safe file name that way), or, when that name and its {@code .tmp}
+ * suffix would pass the file system's 255-byte limit (group ids over 119 bytes), {@code g-<SHA-256
+ * hex>.properties}; rewritten atomically (temp file, fsync, rename) on every commit. Key {@code
+ * group.id} = the group id (so a hashed name can be read back); keys {@code <partition>.<topic>}
+ * with values {@code <offset>,<leaderEpoch>,<metadata>} (metadata last, may contain commas).
+ *
+ * <p>A file that cannot be read at startup (damaged by hand or by the disk) is moved aside to
+ * {@code <name>.corrupt-<millis>} with an ERROR naming it: that group's committed offsets are lost,
+ * but the server starts.
+ *
+ * <p>Thread-safe: commits to one group are serialised; reads are lock-free.
+ */
+public final class OffsetStore {
+    /** One committed offset. */
+    public record Committed(long offset, int leaderEpoch, String metadata) {}
+
+    private static final Logger LOG = LoggerFactory.getLogger(OffsetStore.class);
+    private static final String SUFFIX = ".properties";
+    private static final String GROUP_KEY = "group.id";
+    private static final int MAX_FILE_NAME_BYTES = 255;
+
+    private final Path dir;
+    private final Map<String, Map<TopicPartition, Committed>> groups = new ConcurrentHashMap<>();
+
+    private OffsetStore(Path dir) {
+        this.dir = dir;
+    }
+
+    static OffsetStore open(Path metaDir) throws IOException {
+        Path dir = metaDir.resolve("groups");
+        Files.createDirectories(dir);
+        OffsetStore s = new OffsetStore(dir);
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.properties")) {
+            for (Path f : files) {
+                try {
+                    s.load(f);
+                } catch (IOException | RuntimeException e) {
+                    Path aside =
+                            f.resolveSibling(
+                                    f.getFileName() + ".corrupt-" + System.currentTimeMillis());
+                    LOG.error(
+                            "Cannot read committed group offsets {} ({}): moved aside to {};"
+                                    + " that group's committed offsets are lost",
+                            f,
+                            e.toString(),
+                            aside.getFileName());
+                    Files.move(f, aside, StandardCopyOption.ATOMIC_MOVE);
+                }
+            }
+        }
+        return s;
+    }
+
+    private void load(Path f) throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(f, StandardCharsets.ISO_8859_1)) {
+            p.load(r);
+        }
+        String group = p.getProperty(GROUP_KEY);
+        if (group == null) {
+            String fn = f.getFileName().toString();
+            group =
+                    new String(
+                            HexFormat.of().parseHex(fn.substring(0, fn.length() - SUFFIX.length())),
+                            StandardCharsets.UTF_8);
+        }
+        Map<TopicPartition, Committed> m = new ConcurrentHashMap<>();
+        for (String k : p.stringPropertyNames()) {
+            if (k.equals(GROUP_KEY)) {
+                continue;
+            }
+            int dot = k.indexOf('.');
+            String[] v = p.getProperty(k).split(",", 3);
+            m.put(
+                    new TopicPartition(k.substring(dot + 1), Integer.parseInt(k.substring(0, dot))),
+                    new Committed(Long.parseLong(v[0]), Integer.parseInt(v[1]), v[2]));
+        }
+        groups.put(group, m);
+    }
+
+    /** The file of a group: hex of its id, or a hash when that name would be too long. */
+    static String fileName(String group) {
+        String hex = HexFormat.of().formatHex(group.getBytes(StandardCharsets.UTF_8));
+        if (hex.length() + SUFFIX.length() + ".tmp".length() <= MAX_FILE_NAME_BYTES) {
+            return hex + SUFFIX;
+        }
+        try {
+            byte[] h =
+                    MessageDigest.getInstance("SHA-256")
+                            .digest(group.getBytes(StandardCharsets.UTF_8));
+            return "g-" + HexFormat.of().formatHex(h) + SUFFIX;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every JVM", e);
+        }
+    }
+
+    Optional<Committed> committed(String group, TopicPartition tp) {
+        Map<TopicPartition, Committed> m = groups.get(group);
+        return m == null ? Optional.empty() : Optional.ofNullable(m.get(tp));
+    }
+
+    Map<TopicPartition, Committed> all(String group) {
+        return Map.copyOf(groups.getOrDefault(group, Map.of()));
+    }
+
+    void commit(String group, Map<TopicPartition, Committed> offsets) throws IOException {
+        Map<TopicPartition, Committed> m =
+                groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>());
+        synchronized (m) {
+            m.putAll(offsets);
+            Properties p = new Properties();
+            p.setProperty(GROUP_KEY, group);
+            m.forEach(
+                    (tp, c) ->
+                            p.setProperty(
+                                    tp.partition() + "." + tp.topic(),
+                                    c.offset()
+                                            + ","
+                                            + c.leaderEpoch()
+                                            + ","
+                                            + (c.metadata() == null ? "" : c.metadata())));
+            // store(OutputStream) writes ISO-8859-1 with \\uXXXX escapes: any character survives
+            ByteArrayOutputStream w = new ByteArrayOutputStream();
+            p.store(w, "tierlog group offsets");
+            Path target = dir.resolve(fileName(group));
+            Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+            try (FileChannel ch =
+                    FileChannel.open(
+                            tmp,
+                            StandardOpenOption.CREATE,
+                            StandardOpenOption.WRITE,
+                            StandardOpenOption.TRUNCATE_EXISTING)) {
+                ByteBuffer b = ByteBuffer.wrap(w.toByteArray());
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                ch.force(true);
+            }
+            Files.move(
+                    tmp,
+                    target,
+                    StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+}

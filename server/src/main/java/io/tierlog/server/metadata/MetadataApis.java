@@ -1,0 +1,36 @@
+package io.tierlog.server.metadata;
+
+import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiRegistry;
+import io.tierlog.server.meta.MetadataService;
+import io.tierlog.server.meta.TopicRegistry;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The metadata area's handlers: ApiVersions, Metadata and FindCoordinator, the APIs a client calls
+ * to learn what this server serves and where to send its requests. Stateless.
+ */
+public final class MetadataApis {
+    private MetadataApis() {}
+
+    /**
+     * @param registry the served APIs (ApiVersions); a supplier because the registry is built from
+     *     these very handlers
+     * @param metadata cluster identity, advertised endpoint, topic lookup
+     * @param topics where auto-created topics are created
+     * @param autoCreate {@code auto.create.topics.enable}
+     * @param defaultPartitions {@code num.partitions}, the partition count of auto-created topics
+     */
+    public static List<ApiHandler> handlers(
+            Supplier<ApiRegistry> registry,
+            MetadataService metadata,
+            TopicRegistry topics,
+            boolean autoCreate,
+            int defaultPartitions) {
+        return List.of(
+                new ApiVersionsHandler(registry),
+                new MetadataHandler(metadata, topics, autoCreate, defaultPartitions),
+                new FindCoordinatorHandler(metadata));
+    }
+}

@@ -1,0 +1,56 @@
+package io.tierlog.server.produce;
+
+import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.meta.ProducerIdManager;
+import java.io.IOException;
+import java.util.concurrent.Executor;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * InitProducerId for idempotent producers: a fresh producer id (never reused, see {@link
+ * io.tierlog.server.meta.ProducerIdManager}) with epoch 0, or, when an existing producer asks to
+ * resume (v3+, after a sequence error), the same id with the next epoch (a fresh id once the epoch
+ * is exhausted). Transactional ids are refused with {@code NOT_COORDINATOR}: there is no
+ * transaction coordinator. Thread-safe.
+ */
+final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRequestData> {
+
+    private final ProducerIdManager producerIds;
+
+    InitProducerIdHandler(ProducerIdManager producerIds, Executor blockingExecutor) {
+        super(InitProducerIdRequestData.class, blockingExecutor);
+        this.producerIds = producerIds;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.INIT_PRODUCER_ID;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    protected ApiMessage handle(
+            RequestContext context, InitProducerIdRequestData request, short version)
+            throws IOException {
+        InitProducerIdResponseData r =
+                new InitProducerIdResponseData().setProducerId(-1).setProducerEpoch((short) -1);
+        if (request.transactionalId() != null) {
+            return r.setErrorCode(Errors.NOT_COORDINATOR.code());
+        }
+        long pid = request.producerId();
+        short epoch = request.producerEpoch();
+        if (producerIds.wasIssued(pid) && epoch >= 0 && epoch < Short.MAX_VALUE - 1) {
+            return r.setProducerId(pid).setProducerEpoch((short) (epoch + 1));
+        }
+        return r.setProducerId(producerIds.nextProducerId()).setProducerEpoch((short) 0);
+    }
+}

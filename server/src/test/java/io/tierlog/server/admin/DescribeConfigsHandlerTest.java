@@ -1,0 +1,115 @@
+package io.tierlog.server.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierlog.server.ServerTestKit;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfigsResource;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * DescribeConfigs reports values as Kafka tools read them, with where each comes from: a topic's
+ * override, the server's setting, or the default.
+ */
+class DescribeConfigsHandlerTest {
+    private static final byte TOPIC = 2;
+    private static final byte BROKER = 4;
+    private static final short V4 = 4;
+    @TempDir Path dir;
+    private ServerTestKit kit;
+
+    @BeforeEach
+    void open() throws Exception {
+        kit = ServerTestKit.open(dir, Map.of("node.id", "5", "local.retention.ms", "3600000"));
+    }
+
+    @AfterEach
+    void close() {
+        kit.close();
+    }
+
+    private DescribeConfigsResult describe(byte type, String name, List<String> keys) {
+        DescribeConfigsResponseData r =
+                kit.call(
+                        ApiKeys.DESCRIBE_CONFIGS,
+                        V4,
+                        new DescribeConfigsRequestData()
+                                .setIncludeDocumentation(true)
+                                .setResources(
+                                        List.of(
+                                                new DescribeConfigsResource()
+                                                        .setResourceType(type)
+                                                        .setResourceName(name)
+                                                        .setConfigurationKeys(keys))));
+        assertThat(r.results()).hasSize(1);
+        return r.results().get(0);
+    }
+
+    private static DescribeConfigsResourceResult config(DescribeConfigsResult r, String key) {
+        return r.configs().stream()
+                .filter(c -> c.name().equals(key))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(key + " not described"));
+    }
+
+    @Test
+    void aTopicsOverridesServerSettingsAndDefaultsAreToldApart() {
+        kit.createTopic("orders", 1, Map.of("segment.bytes", "2MiB"));
+        DescribeConfigsResult r = describe(TOPIC, "orders", null);
+
+        assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
+        DescribeConfigsResourceResult seg = config(r, "segment.bytes");
+        assertThat(seg.value()).as("byte sizes as plain numbers").isEqualTo("2097152");
+        assertThat(seg.configSource()).isEqualTo(ConfigDescriber.SOURCE_TOPIC);
+        assertThat(seg.readOnly()).isFalse();
+        DescribeConfigsResourceResult retention = config(r, "local.retention.ms");
+        assertThat(retention.value()).isEqualTo("3600000");
+        assertThat(retention.configSource()).isEqualTo(ConfigDescriber.SOURCE_STATIC_BROKER);
+        assertThat(config(r, "index.interval.bytes").configSource())
+                .isEqualTo(ConfigDescriber.SOURCE_DEFAULT);
+        assertThat(seg.documentation()).isNotBlank();
+    }
+
+    @Test
+    void onlyTheAskedKeysAreDescribed() {
+        kit.createTopic("orders", 1);
+        DescribeConfigsResult r = describe(TOPIC, "orders", List.of("segment.bytes"));
+        assertThat(r.configs())
+                .extracting(DescribeConfigsResourceResult::name)
+                .containsExactly("segment.bytes");
+    }
+
+    @Test
+    void theBrokerResourceIsThisServerByNodeIdOrEmptyName() {
+        DescribeConfigsResult byId = describe(BROKER, "5", null);
+        DescribeConfigsResult empty = describe(BROKER, "", List.of("node.id"));
+
+        assertThat(byId.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(config(byId, "node.id").value()).isEqualTo("5");
+        assertThat(config(byId, "node.id").readOnly()).isTrue();
+        assertThat(config(byId, "node.id").configSource())
+                .isEqualTo(ConfigDescriber.SOURCE_STATIC_BROKER);
+        assertThat(empty.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(empty.configs()).hasSize(1);
+        assertThat(describe(BROKER, "6", null).errorCode())
+                .isEqualTo(Errors.INVALID_REQUEST.code());
+    }
+
+    @Test
+    void anUnknownTopicIsAnError() {
+        DescribeConfigsResult r = describe(TOPIC, "missing", null);
+        assertThat(r.errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(r.configs()).isEmpty();
+    }
+}

@@ -1,0 +1,96 @@
+package io.tierlog.server.fetch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierlog.server.ServerTestKit;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * ListOffsets on the hot tier: Kafka's special timestamps (latest, earliest, max timestamp,
+ * earliest local) and lookups by time. Batches are written with record timestamps 1000, 1001, ...
+ */
+class ListOffsetsHandlerTest {
+    private static final short V8 = 8;
+    @TempDir Path dir;
+    private ServerTestKit kit;
+
+    @BeforeEach
+    void open() throws Exception {
+        kit = ServerTestKit.open(dir);
+        kit.createTopic("orders", 1);
+        // offsets 0..2 at 1000..1002, then 3..4 at 1000..1001 (a second batch from the start)
+        var log = kit.logs().partition(new TopicPartition("orders", 0)).orElseThrow();
+        log.append(ServerTestKit.batch("a", "b", "c").buffer());
+        log.append(ServerTestKit.batch("d", "e").buffer());
+    }
+
+    @AfterEach
+    void close() {
+        kit.close();
+    }
+
+    private ListOffsetsPartitionResponse list(String topic, int partition, long timestamp) {
+        ListOffsetsRequestData req =
+                new ListOffsetsRequestData()
+                        .setReplicaId(-1)
+                        .setTopics(
+                                List.of(
+                                        new ListOffsetsTopic()
+                                                .setName(topic)
+                                                .setPartitions(
+                                                        List.of(
+                                                                new ListOffsetsPartition()
+                                                                        .setPartitionIndex(
+                                                                                partition)
+                                                                        .setTimestamp(
+                                                                                timestamp)))));
+        ListOffsetsResponseData r = kit.call(ApiKeys.LIST_OFFSETS, V8, req);
+        return r.topics().get(0).partitions().get(0);
+    }
+
+    @Test
+    void latestIsTheHighWatermarkAndEarliestTheLogStart() {
+        assertThat(list("orders", 0, ListOffsetsHandler.LATEST).offset()).isEqualTo(5);
+        assertThat(list("orders", 0, ListOffsetsHandler.EARLIEST).offset()).isZero();
+        assertThat(list("orders", 0, ListOffsetsHandler.EARLIEST_LOCAL).offset()).isZero();
+    }
+
+    @Test
+    void aTimestampFindsTheFirstOffsetAtOrAfterItAndNoneBeyondTheLast() {
+        ListOffsetsPartitionResponse at1002 = list("orders", 0, 1002);
+        assertThat(at1002.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(at1002.offset()).isEqualTo(2);
+        assertThat(at1002.timestamp()).isEqualTo(1002);
+        assertThat(list("orders", 0, 0).offset()).isZero();
+        assertThat(list("orders", 0, 5000).offset()).as("no record that late").isEqualTo(-1);
+    }
+
+    @Test
+    void maxTimestampIsTheRecordWithTheLargestTimestamp() {
+        ListOffsetsPartitionResponse max = list("orders", 0, ListOffsetsHandler.MAX_TIMESTAMP);
+        assertThat(max.timestamp()).isEqualTo(1002);
+        assertThat(max.offset()).isEqualTo(2);
+    }
+
+    @Test
+    void unknownTopicsOrPartitionsAndUnknownSpecialTimestampsAreErrors() {
+        assertThat(list("missing", 0, ListOffsetsHandler.LATEST).errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(list("orders", 3, ListOffsetsHandler.LATEST).errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(list("orders", 0, -7).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+    }
+}

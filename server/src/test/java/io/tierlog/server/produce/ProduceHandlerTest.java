@@ -1,0 +1,168 @@
+package io.tierlog.server.produce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tierlog.server.ServerTestKit;
+import io.tierlog.server.dispatch.CloseConnectionException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.BaseRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Produce, called with request bodies: appends land in the partition at the answered offsets, and
+ * every refusal is a per-partition Kafka error code that leaves the log untouched.
+ */
+class ProduceHandlerTest {
+    private static final short V9 = 9;
+    @TempDir Path dir;
+    private ServerTestKit kit;
+
+    @BeforeEach
+    void open() throws Exception {
+        kit = ServerTestKit.open(dir);
+    }
+
+    @AfterEach
+    void close() {
+        kit.close();
+    }
+
+    private static ProduceRequestData request(
+            short acks, String topic, int partition, BaseRecords r) {
+        ProduceRequestData req = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000);
+        req.topicData()
+                .add(
+                        new TopicProduceData()
+                                .setName(topic)
+                                .setPartitionData(
+                                        List.of(
+                                                new PartitionProduceData()
+                                                        .setIndex(partition)
+                                                        .setRecords(r))));
+        return req;
+    }
+
+    private PartitionProduceResponse produce(String topic, int partition, BaseRecords r) {
+        ProduceResponseData resp =
+                kit.call(ApiKeys.PRODUCE, V9, request((short) -1, topic, partition, r));
+        assertThat(resp.responses()).hasSize(1);
+        assertThat(resp.responses().iterator().next().partitionResponses()).hasSize(1);
+        return resp.responses().iterator().next().partitionResponses().get(0);
+    }
+
+    private long highWatermark(String topic, int partition) {
+        return kit.logs()
+                .partition(new TopicPartition(topic, partition))
+                .orElseThrow()
+                .highWatermark();
+    }
+
+    @Test
+    void appendsEachBatchAtTheNextOffsetAndAnswersItsBaseOffset() {
+        kit.createTopic("orders", 2);
+        PartitionProduceResponse first = produce("orders", 1, ServerTestKit.batch("a", "b"));
+        PartitionProduceResponse second = produce("orders", 1, ServerTestKit.batch("c"));
+
+        assertThat(first.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(first.baseOffset()).isZero();
+        assertThat(first.logStartOffset()).isZero();
+        assertThat(second.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(second.baseOffset()).isEqualTo(2);
+        assertThat(highWatermark("orders", 1)).isEqualTo(3);
+        assertThat(highWatermark("orders", 0)).isZero();
+    }
+
+    @Test
+    void unknownTopicOrPartitionAndInvalidNamesAreRefusedPerPartition() {
+        kit.createTopic("orders", 1);
+        assertThat(produce("missing", 0, ServerTestKit.batch("a")).errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(produce("orders", 1, ServerTestKit.batch("a")).errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(produce("orders", -1, ServerTestKit.batch("a")).errorCode())
+                .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(produce("bad/name", 0, ServerTestKit.batch("a")).errorCode())
+                .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION.code());
+        assertThat(kit.topics().topic("missing")).as("produce never creates topics").isEmpty();
+        assertThat(highWatermark("orders", 0)).isZero();
+    }
+
+    @Test
+    void corruptOrMissingBatchesAreRefusedAndNothingIsAppended() {
+        kit.createTopic("orders", 1);
+        MemoryRecords good = ServerTestKit.batch("a", "b");
+        ByteBuffer corrupt = ByteBuffer.allocate(good.sizeInBytes());
+        corrupt.put(good.buffer().duplicate()).flip();
+        corrupt.put(corrupt.limit() - 1, (byte) (corrupt.get(corrupt.limit() - 1) ^ 0xff));
+
+        PartitionProduceResponse crc = produce("orders", 0, MemoryRecords.readableRecords(corrupt));
+        PartitionProduceResponse empty = produce("orders", 0, MemoryRecords.EMPTY);
+
+        assertThat(crc.errorCode()).isEqualTo(Errors.CORRUPT_MESSAGE.code());
+        assertThat(crc.baseOffset()).isEqualTo(-1);
+        assertThat(empty.errorCode()).isEqualTo(Errors.INVALID_RECORD.code());
+        assertThat(highWatermark("orders", 0)).isZero();
+    }
+
+    @Test
+    void aBatchAboveTheTopicsMessageMaxBytesIsTooLarge() {
+        kit.createTopic("small", 1, Map.of("message.max.bytes", "100"));
+        PartitionProduceResponse r = produce("small", 0, ServerTestKit.batch("x".repeat(200)));
+
+        assertThat(r.errorCode()).isEqualTo(Errors.MESSAGE_TOO_LARGE.code());
+        assertThat(r.errorMessage()).contains("message.max.bytes");
+        assertThat(highWatermark("small", 0)).isZero();
+        assertThat(produce("small", 0, ServerTestKit.batch("y")).errorCode())
+                .as("a small batch still goes in")
+                .isEqualTo(Errors.NONE.code());
+    }
+
+    @Test
+    void acksOtherThanZeroOneOrAllAreInvalid() {
+        kit.createTopic("orders", 1);
+        ProduceResponseData resp =
+                kit.call(
+                        ApiKeys.PRODUCE,
+                        V9,
+                        request((short) 2, "orders", 0, ServerTestKit.batch("a")));
+        assertThat(resp.responses().iterator().next().partitionResponses().get(0).errorCode())
+                .isEqualTo(Errors.INVALID_REQUIRED_ACKS.code());
+        assertThat(highWatermark("orders", 0)).isZero();
+    }
+
+    @Test
+    void acksZeroGetsNoResponseAndAFailureClosesTheConnection() {
+        kit.createTopic("orders", 1);
+        Object none =
+                kit.call(
+                        ApiKeys.PRODUCE,
+                        V9,
+                        request((short) 0, "orders", 0, ServerTestKit.batch("a")));
+        assertThat(none).isNull();
+        assertThat(highWatermark("orders", 0)).isEqualTo(1);
+
+        assertThatThrownBy(
+                        () ->
+                                kit.send(
+                                        ApiKeys.PRODUCE,
+                                        V9,
+                                        request((short) 0, "missing", 0, ServerTestKit.batch("a"))))
+                .isInstanceOf(CloseConnectionException.class);
+    }
+}
