@@ -1,4 +1,4 @@
-package io.tierlog.server.group;
+package io.tierlog.server.group.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
