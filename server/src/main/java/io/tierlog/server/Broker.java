@@ -2,24 +2,24 @@ package io.tierlog.server;
 
 import io.tierlog.common.Config;
 import io.tierlog.common.Time;
-import io.tierlog.hot.LogManager;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
 import io.tierlog.server.meta.ProducerIdManager;
-import io.tierlog.server.meta.TopicRegistry;
 import java.util.function.Supplier;
 
 /**
- * Everything a request handler needs: settings, topics, the hot tier, the fetch source, producer
- * ids, long-poll waiters, and the advertised endpoint. Built once at startup by {@link
- * TierlogServer}; immutable references to thread-safe parts, so thread-safe.
+ * Everything a request handler needs: settings, the engine (storage and topics, the handlers' only
+ * door to both), the fetch source, producer ids, long-poll waiters, and the advertised endpoint.
+ * Built once at startup by {@link TierlogServer}; immutable references to thread-safe parts, so
+ * thread-safe.
  */
 public final class Broker {
     private final Config config;
     private final int nodeId;
     private final String clusterId;
-    private final TopicRegistry topics;
-    private final LogManager logs;
+    private final TieredLog engine;
     private final FetchSource fetchSource;
     private final ProducerIdManager producerIds;
     private final FetchWaiters waiters;
@@ -27,12 +27,10 @@ public final class Broker {
     private final Time time;
     private final java.util.concurrent.Executor blockingExecutor;
     private final io.tierlog.server.group.GroupCoordinator groups;
-    private final java.util.Optional<io.tierlog.engine.TieredLog> tiered;
 
     public Broker(
             Config config,
-            TopicRegistry topics,
-            LogManager logs,
+            TieredLog engine,
             FetchSource fetchSource,
             ProducerIdManager producerIds,
             FetchWaiters waiters,
@@ -40,39 +38,10 @@ public final class Broker {
             Time time,
             java.util.concurrent.Executor blockingExecutor,
             io.tierlog.server.group.GroupCoordinator groups) {
-        this(
-                config,
-                topics,
-                logs,
-                fetchSource,
-                producerIds,
-                waiters,
-                advertised,
-                time,
-                blockingExecutor,
-                groups,
-                java.util.Optional.empty());
-    }
-
-    /** As above, with the engine serving both tiers (cold reads, ListOffsets, topic deletion). */
-    public Broker(
-            Config config,
-            TopicRegistry topics,
-            LogManager logs,
-            FetchSource fetchSource,
-            ProducerIdManager producerIds,
-            FetchWaiters waiters,
-            Supplier<Listener> advertised,
-            Time time,
-            java.util.concurrent.Executor blockingExecutor,
-            io.tierlog.server.group.GroupCoordinator groups,
-            java.util.Optional<io.tierlog.engine.TieredLog> tiered) {
-        this.tiered = tiered;
         this.config = config;
         this.nodeId = config.get(ServerOptions.NODE_ID);
         this.clusterId = config.get(ServerOptions.CLUSTER_ID);
-        this.topics = topics;
-        this.logs = logs;
+        this.engine = engine;
         this.fetchSource = fetchSource;
         this.producerIds = producerIds;
         this.waiters = waiters;
@@ -82,9 +51,9 @@ public final class Broker {
         this.groups = groups;
     }
 
-    /** The engine serving both tiers, when {@code tiered.enabled}. */
-    public java.util.Optional<io.tierlog.engine.TieredLog> tiered() {
-        return tiered;
+    /** The engine: appends, reads, offsets and topics of both tiers (or of the hot tier only). */
+    public TieredLog engine() {
+        return engine;
     }
 
     public Config config() {
@@ -99,14 +68,10 @@ public final class Broker {
         return clusterId;
     }
 
+    /** The engine's topic registry (lookups from memory). */
     public TopicRegistry topics() {
-        return topics;
+        return engine.topicRegistry();
     }
-
-    public LogManager logs() {
-        return logs;
-    }
-
     public FetchSource fetchSource() {
         return fetchSource;
     }

@@ -3,14 +3,12 @@ package io.tierlog.server;
 import io.tierlog.common.Config;
 import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
-import io.tierlog.hot.HotTierOptions;
-import io.tierlog.hot.LogManager;
+import io.tierlog.engine.TieredLog;
 import io.tierlog.server.api.ApiHandlers;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
-import io.tierlog.server.fetch.HotFetchSource;
+import io.tierlog.server.fetch.TieredFetchSource;
 import io.tierlog.server.meta.ProducerIdManager;
-import io.tierlog.server.meta.TopicRegistry;
 import io.tierlog.server.net.ApiRegistry;
 import io.tierlog.server.net.NettyServer;
 import java.io.Closeable;
@@ -37,24 +35,24 @@ import org.slf4j.LoggerFactory;
  * and stopped in reverse.
  *
  * <p>Startup: validate every option; take the data dir's lock ({@code <data.dir>/log/.lock}) before
- * anything else, then check that the listener ports are free; open {@code <data.dir>/meta} (topics,
- * producer ids); open the hot tier in {@code <data.dir>/log} (recovering after an unclean stop);
- * start extra services (the seam for the embedded object store, catalog and offloader of later
- * issues: {@link Builder#service}); build the fetch source (hot only, or wrapped by a tiered source
- * via {@link Builder#fetchSource}); bind the listeners last, so no client is served before storage
- * is ready.
+ * anything else, then check that the listener ports are free; open the engine ({@link TieredLog}:
+ * the hot tier in {@code <data.dir>/log}, recovering after an unclean stop, the catalog with the
+ * topics, and with {@code tiered.enabled} the object store, offloader and cold reader); open
+ * {@code <data.dir>/meta} (producer ids, committed offsets); start extra services ({@link
+ * Builder#service}); build the fetch source over the engine (optionally wrapped, {@link
+ * Builder#fetchSource}); bind the listeners last, so no client is served before storage is ready.
  *
  * <p>Shutdown ({@link #close()}, also on SIGTERM through the CLI): stop accepting, close
- * connections and event loops, stop services, then close the hot tier (flush, recovery-point
- * checkpoint, clean-shutdown marker). Thread-safe; close is idempotent.
+ * connections and event loops, stop services, then close the engine (offload and cold reads
+ * stopped, then the hot tier: flush, recovery-point checkpoint, clean-shutdown marker).
+ * Thread-safe; close is idempotent.
  */
 public final class TierlogServer implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(TierlogServer.class);
 
     private final Broker broker;
     private final NettyServer net;
-    private final LogManager logs;
-    private final io.tierlog.engine.TieredLog tiered;
+    private final TieredLog engine;
     private final ScheduledExecutorService scheduler;
     private final Deque<AutoCloseable> services;
     private boolean closed;
@@ -62,14 +60,12 @@ public final class TierlogServer implements Closeable {
     private TierlogServer(
             Broker broker,
             NettyServer net,
-            LogManager logs,
-            io.tierlog.engine.TieredLog tiered,
+            TieredLog engine,
             ScheduledExecutorService scheduler,
             Deque<AutoCloseable> services) {
         this.broker = broker;
         this.net = net;
-        this.logs = logs;
-        this.tiered = tiered;
+        this.engine = engine;
         this.scheduler = scheduler;
         this.services = services;
     }
@@ -105,7 +101,7 @@ public final class TierlogServer implements Closeable {
             return this;
         }
 
-        /** Wraps the hot-tier fetch source (e.g. to route old offsets to the cold tier). */
+        /** Wraps the engine's fetch source (e.g. to inject faults in a test). */
         public Builder fetchSource(Function<FetchSource, FetchSource> wrapper) {
             this.fetchSource = wrapper;
             return this;
@@ -119,16 +115,13 @@ public final class TierlogServer implements Closeable {
     private static TierlogServer start(Builder b) throws IOException {
         Config config = b.config;
         config.validate(ServerOptions.all());
-        config.validate(HotTierOptions.all());
-        config.validate(HotTierOptions.logDirOptions());
         Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath().normalize();
         Path metaDir = dataDir.resolve("meta");
         Path logDir = dataDir.resolve("log");
         List<Listener> listeners = Listener.parseList(config.get(ServerOptions.LISTENERS));
         // The data dir's lock before anything starts or is written: a second server on the same
         // data dir fails here, having started no S3 server, metrics endpoint or catalog.
-        Files.createDirectories(logDir);
-        DirLock lock = LogManager.lock(logDir);
+        DirLock lock = TieredLog.lock(logDir);
         List<InetSocketAddress> addresses = new ArrayList<>();
         try {
             for (Listener l : listeners) {
@@ -166,38 +159,20 @@ public final class TierlogServer implements Closeable {
                     blocking.shutdown();
                     blocking.awaitTermination(30, TimeUnit.SECONDS);
                 });
-        LogManager logs = null;
-        io.tierlog.engine.TieredLog tiered = null;
-        DirLock unowned = lock; // until the engine or the log manager owns it
+        TieredLog engine = null;
+        DirLock unowned = lock; // until the engine owns it
         try {
-            TopicRegistry topics = TopicRegistry.load(metaDir, config);
-            if (config.get(ServerOptions.TIERED_ENABLED)) {
-                // The engine owns the hot tier (same <data.dir>/log), the catalog, the object
-                // store and the offload loop; topic overrides come from the registry.
-                unowned = null; // owned by the engine even if open fails
-                tiered =
-                        io.tierlog.engine.TieredLog.open(
-                                config.with(ServerOptions.DATA_DIR.key(), dataDir.toString()),
-                                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-                                name ->
-                                        topics.topic(name)
-                                                .map(io.tierlog.server.meta.TopicMeta::configs)
-                                                .orElse(java.util.Map.of()),
-                                lock);
-                logs = tiered.logManager();
-            } else {
-                unowned = null; // owned by the manager even if open fails
-                logs =
-                        LogManager.open(
-                                lock,
-                                topics::logConfig,
-                                b.time,
-                                scheduler,
-                                config.get(HotTierOptions.LOG_OPEN_FILES_MAX),
-                                tp -> 0L);
-            }
+            // The engine owns the hot tier (<data.dir>/log), the catalog with the topics and, with
+            // tiered.enabled, the object store and the offload loop.
+            unowned = null; // owned by the engine even if open fails
+            engine =
+                    TieredLog.open(
+                            config.with(ServerOptions.DATA_DIR.key(), dataDir.toString()),
+                            new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                            b.time,
+                            lock);
             FetchWaiters waiters = new FetchWaiters();
-            topics.attach(logs, pl -> pl.addListener(waiters));
+            engine.addAppendListener(waiters);
             ProducerIdManager producerIds =
                     ProducerIdManager.open(
                             metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
@@ -207,25 +182,19 @@ public final class TierlogServer implements Closeable {
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
             }
-            FetchSource source =
-                    b.fetchSource.apply(
-                            tiered != null
-                                    ? new io.tierlog.server.fetch.TieredFetchSource(tiered)
-                                    : new HotFetchSource(logs));
+            FetchSource source = b.fetchSource.apply(new TieredFetchSource(engine));
             NettyServer[] net = new NettyServer[1];
             Broker broker =
                     new Broker(
                             config,
-                            topics,
-                            logs,
+                            engine,
                             source,
                             producerIds,
                             waiters,
                             memoize(() -> advertised(config, listeners, net[0])),
                             b.time,
                             blocking,
-                            groups,
-                            java.util.Optional.ofNullable(tiered));
+                            groups);
             ApiRegistry[] registry = new ApiRegistry[1];
             registry[0] = new ApiRegistry(ApiHandlers.all(broker, () -> registry[0]));
             net[0] =
@@ -245,29 +214,25 @@ public final class TierlogServer implements Closeable {
                     net[0].boundAddresses(),
                     dataDir,
                     broker.advertised());
-            if (tiered != null) {
-                var pool = net[0].requestMemory();
-                tiered.meterRegistry()
-                        .gauge(
-                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_RESERVED_BYTES,
-                                pool,
-                                p -> p.reservedBytes());
-                tiered.meterRegistry()
-                        .gauge(
-                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_WAITING_CONNECTIONS,
-                                pool,
-                                p -> p.waitingConnections());
-            }
-            return new TierlogServer(broker, net[0], logs, tiered, scheduler, opened);
+            var pool = net[0].requestMemory();
+            engine.meterRegistry()
+                    .gauge(
+                            io.tierlog.engine.MetricNames.REQUEST_MEMORY_RESERVED_BYTES,
+                            pool,
+                            p -> p.reservedBytes());
+            engine.meterRegistry()
+                    .gauge(
+                            io.tierlog.engine.MetricNames.REQUEST_MEMORY_WAITING_CONNECTIONS,
+                            pool,
+                            p -> p.waitingConnections());
+            return new TierlogServer(broker, net[0], engine, scheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
             if (unowned != null) {
                 unowned.close();
             }
-            if (tiered != null) {
-                tiered.close();
-            } else if (logs != null) {
-                logs.close();
+            if (engine != null) {
+                engine.close();
             }
             scheduler.shutdownNow();
             throw e;
@@ -336,6 +301,11 @@ public final class TierlogServer implements Closeable {
         return broker;
     }
 
+    /** The engine this server serves (storage and topics). */
+    public TieredLog engine() {
+        return engine;
+    }
+
     /** The bound port of the first listener. */
     public int port() {
         return net.boundAddresses().get(0).getPort();
@@ -363,14 +333,10 @@ public final class TierlogServer implements Closeable {
         log.info("tierlog shutting down");
         net.close();
         closeQuietly(services);
-        if (tiered != null) {
-            try {
-                tiered.close(); // stops offload and cold reads, then closes the hot tier
-            } catch (IOException e) {
-                log.warn("error closing the tiered log", e);
-            }
-        } else {
-            logs.close();
+        try {
+            engine.close(); // stops offload and cold reads, then closes the hot tier
+        } catch (IOException e) {
+            log.warn("error closing the engine", e);
         }
         scheduler.shutdownNow();
         try {

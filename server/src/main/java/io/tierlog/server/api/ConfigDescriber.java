@@ -3,7 +3,7 @@ package io.tierlog.server.api;
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigOption;
-import io.tierlog.hot.HotTierOptions;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.Broker;
 import io.tierlog.server.ServerOptions;
 import java.time.Duration;
@@ -30,11 +30,11 @@ final class ConfigDescriber {
 
     private ConfigDescriber() {}
 
-    /** Every hot-tier option of a topic: its override, else the server value, else the default. */
+    /** Every topic option of a topic: its override, else the server value, else the default. */
     static List<Entry> topicConfigs(Broker broker, Map<String, String> overrides) {
-        Config server = broker.topics().hotDefaults();
+        Config server = broker.topics().topicDefaults();
         List<Entry> out = new ArrayList<>();
-        for (ConfigOption<?> o : HotTierOptions.all()) {
+        for (ConfigOption<?> o : TopicRegistry.topicOptions()) {
             if (overrides.containsKey(o.key())) {
                 out.add(entry(o, overrides.get(o.key()), SOURCE_TOPIC));
             } else if (server.contains(o)) {

@@ -2,7 +2,7 @@ package io.tierlog.server.api;
 
 import io.tierlog.server.Broker;
 import io.tierlog.server.ServerOptions;
-import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.HashSet;
@@ -107,7 +107,7 @@ public final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsReques
             configs.put(c.name(), c.value());
         }
         try {
-            TopicMeta meta = broker.topics().create(t.name(), partitions, configs, validateOnly);
+            TopicInfo meta = broker.topics().create(t.name(), partitions, configs, validateOnly);
             res.setTopicId(meta.id())
                     .setNumPartitions(meta.partitions())
                     .setReplicationFactor((short) 1);

@@ -2,7 +2,7 @@ package io.tierlog.server.api;
 
 import io.tierlog.server.Broker;
 import io.tierlog.server.ServerOptions;
-import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.Optional;
@@ -45,7 +45,7 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
         DeleteTopicsResponseData r = new DeleteTopicsResponseData();
         if (version >= 6) {
             for (DeleteTopicState s : request.topics()) {
-                Optional<TopicMeta> t =
+                Optional<TopicInfo> t =
                         s.name() != null
                                 ? broker.topics().topic(s.name())
                                 : broker.topics().topic(s.topicId());
@@ -74,12 +74,12 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
         }
     }
 
-    private DeletableTopicResult delete(Optional<TopicMeta> t, String name, Uuid id, boolean byName)
+    private DeletableTopicResult delete(Optional<TopicInfo> t, String name, Uuid id, boolean byName)
             throws IOException {
         DeletableTopicResult res =
                 new DeletableTopicResult()
-                        .setName(t.map(TopicMeta::name).orElse(name))
-                        .setTopicId(t.map(TopicMeta::id).orElse(id == null ? Uuid.ZERO_UUID : id));
+                        .setName(t.map(TopicInfo::name).orElse(name))
+                        .setTopicId(t.map(TopicInfo::id).orElse(id == null ? Uuid.ZERO_UUID : id));
         if (!broker.config().get(ServerOptions.DELETE_TOPIC_ENABLE)) {
             return res.setErrorCode(Errors.TOPIC_DELETION_DISABLED.code());
         }
@@ -88,12 +88,9 @@ public final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsReques
             return res.setErrorCode(e.code()).setErrorMessage(e.message());
         }
         try {
+            // both tiers: hot partitions, catalog rows, then the cold objects (the sweeper
+            // finishes what a failure leaves)
             broker.topics().delete(t.get().name());
-            if (broker.tiered().isPresent()) {
-                // The cold tier too: catalog rows first, then the objects (the sweeper finishes
-                // what a failure leaves).
-                broker.tiered().get().deleteTopic(t.get().name());
-            }
         } catch (ApiException e) {
             res.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         } catch (IOException | RuntimeException e) {

@@ -1,7 +1,7 @@
 package io.tierlog.server.api;
 
 import io.tierlog.server.Broker;
-import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.RequestContext;
 import java.util.List;
 import java.util.Optional;
@@ -47,7 +47,7 @@ public final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigs
                             .setResourceName(res.resourceName());
             List<ConfigDescriber.Entry> entries;
             if (res.resourceType() == TOPIC) {
-                Optional<TopicMeta> t = broker.topics().topic(res.resourceName());
+                Optional<TopicInfo> t = broker.topics().topic(res.resourceName());
                 if (t.isEmpty()) {
                     r.results()
                             .add(

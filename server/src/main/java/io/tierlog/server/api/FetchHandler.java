@@ -1,7 +1,7 @@
 package io.tierlog.server.api;
 
 import io.tierlog.server.Broker;
-import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.ApiHandler;
 import io.tierlog.server.net.RequestContext;
 import java.util.ArrayList;
@@ -85,7 +85,7 @@ public final class FetchHandler implements ApiHandler {
     private List<FetchReader.Target> resolve(FetchRequestData request, short version) {
         List<FetchReader.Target> targets = new ArrayList<>();
         for (FetchTopic ft : request.topics()) {
-            Optional<TopicMeta> meta;
+            Optional<TopicInfo> meta;
             Errors missing;
             if (version >= 13) {
                 meta = broker.topics().topic(ft.topicId());
@@ -94,8 +94,8 @@ public final class FetchHandler implements ApiHandler {
                 meta = broker.topics().topic(ft.topic());
                 missing = Errors.UNKNOWN_TOPIC_OR_PARTITION;
             }
-            String name = meta.map(TopicMeta::name).orElse(ft.topic());
-            Uuid id = meta.map(TopicMeta::id).orElse(ft.topicId());
+            String name = meta.map(TopicInfo::name).orElse(ft.topic());
+            Uuid id = meta.map(TopicInfo::id).orElse(ft.topicId());
             for (FetchPartition fp : ft.partitions()) {
                 Errors err = Errors.NONE;
                 if (meta.isEmpty()) {

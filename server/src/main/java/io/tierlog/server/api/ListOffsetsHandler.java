@@ -1,9 +1,10 @@
 package io.tierlog.server.api;
 
-import io.tierlog.hot.PartitionLog;
-import io.tierlog.hot.TimestampOffset;
+import io.tierlog.engine.LogOffsets;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.engine.TimestampOffset;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.Broker;
-import io.tierlog.server.meta.TopicMeta;
 import io.tierlog.server.net.RequestContext;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
@@ -48,7 +49,7 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
         ListOffsetsResponseData r = new ListOffsetsResponseData();
         for (ListOffsetsTopic t : request.topics()) {
             ListOffsetsTopicResponse tr = new ListOffsetsTopicResponse().setName(t.name());
-            Optional<TopicMeta> meta = broker.topics().topic(t.name());
+            Optional<TopicInfo> meta = broker.topics().topic(t.name());
             for (ListOffsetsPartition p : t.partitions()) {
                 ListOffsetsPartitionResponse pr =
                         new ListOffsetsPartitionResponse()
@@ -56,23 +57,16 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
                                 .setTimestamp(-1)
                                 .setOffset(-1)
                                 .setLeaderEpoch(-1);
-                Optional<PartitionLog> log =
-                        meta.isEmpty()
-                                ? Optional.empty()
-                                : broker.logs()
-                                        .partition(
-                                                new TopicPartition(t.name(), p.partitionIndex()));
-                if (log.isEmpty()) {
+                if (meta.isEmpty()
+                        || p.partitionIndex() < 0
+                        || p.partitionIndex() >= meta.get().partitions()) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                } else if (broker.tiered().isPresent()) {
-                    lookupTiered(
-                            broker.tiered().get(),
-                            log.get(),
+                } else {
+                    lookup(
+                            broker.engine(),
                             new TopicPartition(t.name(), p.partitionIndex()),
                             p.timestamp(),
                             pr);
-                } else {
-                    lookup(log.get(), p.timestamp(), pr);
                 }
                 tr.partitions().add(pr);
             }
@@ -81,50 +75,43 @@ public final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestD
         return r;
     }
 
-    private static void lookup(PartitionLog log, long ts, ListOffsetsPartitionResponse pr) {
-        if (ts == LATEST) {
-            pr.setOffset(log.highWatermark());
-        } else if (ts == EARLIEST || ts == EARLIEST_LOCAL) {
-            pr.setOffset(log.logStartOffset());
-        } else if (ts == MAX_TIMESTAMP) {
-            log.maxTimestamp().ifPresent(to -> set(pr, to));
-        } else if (ts < 0) {
-            pr.setErrorCode(Errors.INVALID_REQUEST.code());
-        } else {
-            log.offsetForTimestamp(ts).ifPresent(to -> set(pr, to));
-        }
-    }
-
-    /** Tiered ListOffsets may read the catalog and cold objects: off the event loop. */
+    /**
+     * Only a search by time (a timestamp >= 0, or -3) may read the catalog and cold objects: such a
+     * request runs off the event loop. Earliest, latest and earliest-local come from the engine's
+     * memory.
+     */
     @Override
     boolean mayBlock(ListOffsetsRequestData request) {
-        return broker.tiered().isPresent();
+        for (ListOffsetsTopic t : request.topics()) {
+            for (ListOffsetsPartition p : t.partitions()) {
+                if (p.timestamp() >= 0 || p.timestamp() == MAX_TIMESTAMP) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
      * Across tiers: earliest is the cold log start when the cold tier holds older data, -4 the hot
-     * (local) start, timestamps search the cold tier's time ranges and then the hot time index.
-     * Runs on the blocking executor (see {@link #mayBlock}).
+     * (local) start, timestamps search the cold tier's time ranges and then the hot time index (on
+     * the blocking executor, see {@link #mayBlock}).
      */
-    private static void lookupTiered(
-            io.tierlog.engine.TieredLog tiered,
-            PartitionLog log,
-            TopicPartition tp,
-            long ts,
-            ListOffsetsPartitionResponse pr) {
+    private static void lookup(
+            TieredLog engine, TopicPartition tp, long ts, ListOffsetsPartitionResponse pr) {
         try {
-            if (ts == LATEST) {
-                pr.setOffset(log.highWatermark());
-            } else if (ts == EARLIEST) {
-                pr.setOffset(tiered.earliestOffset(tp));
-            } else if (ts == EARLIEST_LOCAL) {
-                pr.setOffset(log.logStartOffset());
+            if (ts == LATEST || ts == EARLIEST || ts == EARLIEST_LOCAL) {
+                LogOffsets o = engine.offsets(tp);
+                pr.setOffset(
+                        ts == LATEST
+                                ? o.highWatermark()
+                                : ts == EARLIEST ? o.logStartOffset() : o.hotLogStartOffset());
             } else if (ts == MAX_TIMESTAMP) {
-                tiered.maxTimestamp(tp).ifPresent(to -> set(pr, to));
+                engine.maxTimestamp(tp).ifPresent(to -> set(pr, to));
             } else if (ts < 0) {
                 pr.setErrorCode(Errors.INVALID_REQUEST.code());
             } else {
-                tiered.offsetForTimestamp(tp, ts)
+                engine.offsetForTimestamp(tp, ts)
                         .get(60, java.util.concurrent.TimeUnit.SECONDS)
                         .ifPresent(to -> set(pr, to));
             }

@@ -3,7 +3,7 @@ package io.tierlog.server.api;
 import io.tierlog.server.Broker;
 import io.tierlog.server.Listener;
 import io.tierlog.server.ServerOptions;
-import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -64,7 +64,7 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                 .setPort(ep.port()));
         boolean all = request.topics() == null || (version == 0 && request.topics().isEmpty());
         if (all) {
-            for (TopicMeta t : broker.topics().topics()) {
+            for (TopicInfo t : broker.topics().topics()) {
                 r.topics().add(describe(t));
             }
             return r;
@@ -72,7 +72,7 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
         boolean mayCreate = autoCreate && (version < 4 || request.allowAutoTopicCreation());
         for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
             if (rt.name() == null) {
-                Optional<TopicMeta> byId = broker.topics().topic(rt.topicId());
+                Optional<TopicInfo> byId = broker.topics().topic(rt.topicId());
                 r.topics()
                         .add(
                                 byId.map(this::describe)
@@ -85,7 +85,7 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                                                 Errors.UNKNOWN_TOPIC_ID)));
                 continue;
             }
-            Optional<TopicMeta> t = broker.topics().topic(rt.name());
+            Optional<TopicInfo> t = broker.topics().topic(rt.name());
             if (t.isEmpty() && mayCreate) {
                 try {
                     t =
@@ -124,7 +124,7 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                 .setErrorCode(err.code());
     }
 
-    private MetadataResponseTopic describe(TopicMeta t) {
+    private MetadataResponseTopic describe(TopicInfo t) {
         List<MetadataResponsePartition> parts = new ArrayList<>(t.partitions());
         List<Integer> replicas = List.of(broker.nodeId());
         for (int i = 0; i < t.partitions(); i++) {

@@ -2,7 +2,7 @@ package io.tierlog.server.api;
 
 import io.tierlog.server.Broker;
 import io.tierlog.server.group.OffsetStore;
-import io.tierlog.server.meta.TopicMeta;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.HashMap;
@@ -51,7 +51,7 @@ public final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitReques
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : r.topics()) {
             OffsetCommitResponseData.OffsetCommitResponseTopic rt =
                     new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
-            Optional<TopicMeta> meta = broker.topics().topic(t.name());
+            Optional<TopicInfo> meta = broker.topics().topic(t.name());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 Errors e = groupError;
                 if (e == Errors.NONE

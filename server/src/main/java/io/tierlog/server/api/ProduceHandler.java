@@ -1,18 +1,16 @@
 package io.tierlog.server.api;
 
-import io.tierlog.hot.AppendResult;
-import io.tierlog.hot.Durability;
-import io.tierlog.hot.InvalidBatchException;
-import io.tierlog.hot.LogOfflineException;
-import io.tierlog.hot.PartitionLog;
-import io.tierlog.hot.ProducerStateException;
+import io.tierlog.engine.Appended;
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.Broker;
-import io.tierlog.server.meta.TopicMeta;
 import io.tierlog.server.net.CloseConnectionException;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
@@ -29,9 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Produce: hands each partition's record batches, still in the request buffer (never copied), to
- * {@link PartitionLog#append}, which validates, assigns offsets, checks idempotent sequences and
- * writes. Errors are per partition, mapped to Kafka codes; a retried idempotent batch is answered
- * with its original offsets. A storage fault (the append failed and was rolled back, or the
+ * the engine's {@code TieredLog.append}, which validates, assigns offsets, checks idempotent
+ * sequences and writes. Errors are per partition: the engine's Kafka exceptions mapped to their
+ * codes; a retried idempotent batch is answered with its original offsets. A storage fault (the append failed and was rolled back, or the
  * partition is offline after one) answers {@code KAFKA_STORAGE_ERROR}, which producers retry.
  * {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code INVALID_REQUIRED_ACKS}.
  * Thread-safe.
@@ -60,7 +58,7 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
         ProduceResponseData response = new ProduceResponseData();
         for (TopicProduceData td : request.topicData()) {
             TopicProduceResponse tr = new TopicProduceResponse().setName(td.name());
-            Optional<TopicMeta> topic = broker.topics().topic(td.name());
+            Optional<TopicInfo> topic = broker.topics().topic(td.name());
             for (PartitionProduceData pd : td.partitionData()) {
                 PartitionProduceResponse pr =
                         new PartitionProduceResponse()
@@ -102,7 +100,7 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     @Override
     boolean mayBlock(ProduceRequestData request) {
         for (TopicProduceData td : request.topicData()) {
-            if (broker.topics().logConfig(td.name()).durability() == Durability.FSYNC) {
+            if (broker.topics().appendWaitsForFsync(td.name())) {
                 return true;
             }
         }
@@ -110,7 +108,7 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     }
 
     private void append(
-            Optional<TopicMeta> topic,
+            Optional<TopicInfo> topic,
             String name,
             PartitionProduceData pd,
             PartitionProduceResponse pr) {
@@ -122,11 +120,6 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             return;
         }
         TopicPartition tp = new TopicPartition(name, pd.index());
-        Optional<PartitionLog> pl = broker.logs().partition(tp);
-        if (pl.isEmpty()) {
-            pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-            return;
-        }
         BaseRecords records = pd.records();
         if (!(records instanceof MemoryRecords mr) || mr.sizeInBytes() == 0) {
             pr.setErrorCode(Errors.INVALID_RECORD.code())
@@ -134,18 +127,17 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             return;
         }
         try {
-            AppendResult r = pl.get().append(mr.buffer());
+            Appended r = broker.engine().append(tp, mr.buffer());
             pr.setBaseOffset(r.firstOffset())
                     .setLogAppendTimeMs(r.logAppendTime())
                     .setLogStartOffset(r.logStartOffset());
-        } catch (InvalidBatchException e) {
-            pr.setErrorCode(code(e.kind()).code()).setErrorMessage(e.getMessage());
-        } catch (ProducerStateException e) {
-            pr.setErrorCode(code(e.kind()).code()).setErrorMessage(e.getMessage());
-        } catch (LogOfflineException e) {
+        } catch (KafkaStorageException e) {
             // The log logged the fault when it went offline; the producer retries.
             log.debug("append to {} refused: {}", tp, e.getMessage());
             pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.getMessage());
+        } catch (ApiException e) {
+            // a bad batch, producer state (fenced, out of order), an unknown partition
+            pr.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         } catch (IOException e) {
             log.error("append to {} failed", tp, e);
             pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.toString());
@@ -155,38 +147,7 @@ public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
         }
     }
 
-    static Errors code(InvalidBatchException.Kind kind) {
-        switch (kind) {
-            case CORRUPT_MESSAGE:
-                return Errors.CORRUPT_MESSAGE;
-            case MESSAGE_TOO_LARGE:
-                return Errors.MESSAGE_TOO_LARGE;
-            case INVALID_TIMESTAMP:
-                return Errors.INVALID_TIMESTAMP;
-            case INVALID_RECORD:
-                return Errors.INVALID_RECORD;
-            default:
-                return Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT;
-        }
-    }
-
-    static Errors code(ProducerStateException.Kind kind) {
-        switch (kind) {
-            case OUT_OF_ORDER_SEQUENCE:
-                return Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
-            case INVALID_PRODUCER_EPOCH:
-                return Errors.INVALID_PRODUCER_EPOCH;
-            default:
-                return Errors.UNKNOWN_PRODUCER_ID;
-        }
-    }
-
     static boolean validName(String name) {
-        try {
-            io.tierlog.hot.TopicNames.validate(name);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return TopicRegistry.isValidName(name);
     }
 }
