@@ -351,6 +351,10 @@ public final class TieredLog implements Closeable {
                 }
                 // Local retention moved the hot start past offset meanwhile: the cold tier has it.
                 hotStart = log.logStartOffset();
+            } catch (LogOfflineException e) {
+                return CompletableFuture.failedFuture(
+                        new org.apache.kafka.common.errors.KafkaStorageException(
+                                e.getMessage(), e));
             } catch (IOException e) {
                 return CompletableFuture.failedFuture(e);
             }
