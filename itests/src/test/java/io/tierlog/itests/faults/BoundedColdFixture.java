@@ -89,7 +89,7 @@ final class BoundedColdFixture {
     /** Waits (with a deadline) until everything closed is offloaded and local retention ran. */
     static PartitionReport awaitOffloaded(TierlogServer server, String topic, long hotBytesAtMost)
             throws InterruptedException {
-        TieredLog tiered = server.broker().tiered().get();
+        TieredLog tiered = server.engine();
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         PartitionReport r = tiered.inspect(Optional.of(topic)).get(0);
         while (System.nanoTime() < deadline
@@ -104,9 +104,7 @@ final class BoundedColdFixture {
     /** Sum of {@link MetricNames#COLD_READ_ERRORS} with {@code cause}. */
     static double coldReadErrors(TierlogServer server, String cause) {
         Counter c =
-                server.broker()
-                        .tiered()
-                        .get()
+                server.engine()
                         .meterRegistry()
                         .find(MetricNames.COLD_READ_ERRORS)
                         .tag("cause", cause)
@@ -116,9 +114,7 @@ final class BoundedColdFixture {
 
     static double s3Errors(TierlogServer server, String op) {
         Counter c =
-                server.broker()
-                        .tiered()
-                        .get()
+                server.engine()
                         .meterRegistry()
                         .find(MetricNames.S3_ERRORS)
                         .tag("op", op)
