@@ -325,7 +325,8 @@ final class JdbcCatalog implements Catalog {
                     Instant createdAt =
                             existing.map(TopicRecord::createdAt)
                                     .orElse(Instant.ofEpochMilli(System.currentTimeMillis()));
-                    int count = Math.max(partitions, existing.map(TopicRecord::partitions).orElse(0));
+                    int count =
+                            Math.max(partitions, existing.map(TopicRecord::partitions).orElse(0));
                     if (existing.isEmpty()) {
                         insertTopicRow(c, id, name, count, createdAt);
                         CatalogQueries.insertPartitions(c, id, 0, count);
@@ -339,8 +340,7 @@ final class JdbcCatalog implements Catalog {
                             ps.setString(2, id.toString());
                             ps.executeUpdate();
                         }
-                        CatalogQueries.insertPartitions(
-                                c, id, existing.get().partitions(), count);
+                        CatalogQueries.insertPartitions(c, id, existing.get().partitions(), count);
                     }
                     try (PreparedStatement ps =
                             c.prepareStatement("DELETE FROM topic_configs WHERE topic_id = ?")) {

@@ -72,7 +72,8 @@ abstract class CatalogContract {
         catalog.createTopic(T, 1, Map.of("segment.bytes", "1048576"));
         TopicRecord t = catalog.ensureTopic(T, 3);
         assertThat(t.partitions()).isEqualTo(3);
-        assertThat(catalog.topic(T).orElseThrow().configs()).containsEntry("segment.bytes", "1048576");
+        assertThat(catalog.topic(T).orElseThrow().configs())
+                .containsEntry("segment.bytes", "1048576");
         assertThat(catalog.ensureTopic(T, 2).partitions()).isEqualTo(3);
         assertThat(catalog.ensureTopic("fresh", 2).configs()).isEmpty();
     }

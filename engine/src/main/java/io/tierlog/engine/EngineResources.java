@@ -37,7 +37,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,10 +124,7 @@ final class EngineResources implements Closeable {
     }
 
     static EngineResources open(
-            Config config,
-            MeterRegistry userRegistry,
-            Time time,
-            DirLock heldLock)
+            Config config, MeterRegistry userRegistry, Time time, DirLock heldLock)
             throws IOException {
         Builder b = new Builder();
         b.config = config;
@@ -515,7 +511,10 @@ final class EngineResources implements Closeable {
         return topics;
     }
 
-    /** Whether the cold tier is served ({@code tiered.enabled}); else store, reader, retention and compactor are absent. */
+    /**
+     * Whether the cold tier is served ({@code tiered.enabled}); else store, reader, retention and
+     * compactor are absent.
+     */
     boolean tiered() {
         return store != null;
     }

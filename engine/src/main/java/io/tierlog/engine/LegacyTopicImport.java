@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * data dir. The old registry kept one Java properties file per topic in {@code
  * <data.dir>/meta/topics/}: {@code <stem>.properties} with {@code topic.name} (absent in 50e958a,
  * where the stem is the name), {@code topic.id} (Kafka's base64 topic id), {@code partitions} and
- * one {@code config.<key>} per override; {@code <stem>.deleting} for a deletion in progress
- * (same content); {@code <stem>.creating} for a creation never committed.
+ * one {@code config.<key>} per override; {@code <stem>.deleting} for a deletion in progress (same
+ * content); {@code <stem>.creating} for a creation never committed.
  *
  * <p>Each topic is imported with {@link Catalog#importTopic}, keeping its id (the catalog's UUID
  * holds the same 128 bits as the Kafka id, so clients that cached it see no change), partitions and
@@ -41,7 +41,9 @@ final class LegacyTopicImport {
 
     private LegacyTopicImport() {}
 
-    /** Imports {@code <dataDir>/meta/topics} if it exists; returns the number of topics imported. */
+    /**
+     * Imports {@code <dataDir>/meta/topics} if it exists; returns the number of topics imported.
+     */
     static int run(Path dataDir, Catalog catalog) throws IOException {
         Path meta = dataDir.resolve("meta");
         Path dir = meta.resolve("topics");

@@ -12,16 +12,15 @@ import io.tierlog.compactor.PassResult;
 import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.FileSlice;
 import io.tierlog.hot.InvalidBatchException;
-import io.tierlog.hot.LogOfflineException;
-import io.tierlog.hot.ProducerStateException;
 import io.tierlog.hot.LogManager;
+import io.tierlog.hot.LogOfflineException;
 import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.ProducerStateException;
 import io.tierlog.hot.ReadOnlyLogDir;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -561,7 +560,8 @@ public final class TieredLog implements Closeable {
                         o -> {
                             if (o.isEmpty() || o.get().firstOffset() >= log.logStartOffset()) {
                                 return CompletableFuture.completedFuture(
-                                        log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
+                                        log.offsetForTimestamp(timestampMs)
+                                                .map(TimestampOffset::of));
                             }
                             return scanCold(tp, log, o.get().firstOffset(), timestampMs);
                         });
@@ -571,7 +571,8 @@ public final class TieredLog implements Closeable {
             TopicPartition tp, PartitionLog log, long offset, long timestampMs) {
         long hotStart = log.logStartOffset();
         if (offset >= hotStart) {
-            return CompletableFuture.completedFuture(log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
+            return CompletableFuture.completedFuture(
+                    log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
         }
         return read(tp, offset, chunkBytes)
                 .thenCompose(
@@ -591,7 +592,8 @@ public final class TieredLog implements Closeable {
                             }
                             if (r.isEmpty() || r.nextOffset() <= offset) {
                                 return CompletableFuture.completedFuture(
-                                        log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
+                                        log.offsetForTimestamp(timestampMs)
+                                                .map(TimestampOffset::of));
                             }
                             return scanCold(tp, log, r.nextOffset(), timestampMs);
                         });
@@ -668,7 +670,8 @@ public final class TieredLog implements Closeable {
      */
     public List<Violation> verify(boolean deep) {
         if (res.store() == null) {
-            throw new IllegalStateException("tiered.enabled=false: there is no cold tier to verify");
+            throw new IllegalStateException(
+                    "tiered.enabled=false: there is no cold tier to verify");
         }
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
             // what a deep check finds corrupt in the hot tier is read from the cold tier from now

@@ -17,9 +17,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Inputs that used to brick a server: topic names of every legal length (the deletion markers'
- * file names must fit 255 bytes with every suffix), creations that fail half-way (nothing is left,
- * and the error says why), and deletion markers an open cannot read (skipped, never fatal).
+ * Inputs that used to brick a server: topic names of every legal length (the deletion markers' file
+ * names must fit 255 bytes with every suffix), creations that fail half-way (nothing is left, and
+ * the error says why), and deletion markers an open cannot read (skipped, never fatal).
  */
 class TopicRegistryBrickingInputsTest {
     @TempDir Path dir;
@@ -116,7 +116,6 @@ class TopicRegistryBrickingInputsTest {
             assertThat(log.topicRegistry().topic("good")).isPresent();
             assertThat(log.latestOffset(new TopicPartition("good", 1))).isZero();
         }
-        assertThat(files("meta/topics.deleting"))
-                .containsExactly("README", "broken.properties");
+        assertThat(files("meta/topics.deleting")).containsExactly("README", "broken.properties");
     }
 }

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The engine's one topic registry, in the catalog (real SQLite, hot tier only, so no object store):
  * topics survive reopening with their id, partitions and overrides; bad requests are Kafka errors;
- * an interrupted deletion is finished at the next open; partition folders the catalog does not
- * know are adopted, never deleted; a topic the catalog got from elsewhere (an offload, with no
- * configs) exists for {@code serve}.
+ * an interrupted deletion is finished at the next open; partition folders the catalog does not know
+ * are adopted, never deleted; a topic the catalog got from elsewhere (an offload, with no configs)
+ * exists for {@code serve}.
  */
 class TopicRegistryTest {
     @TempDir Path dir;
@@ -96,7 +96,8 @@ class TopicRegistryTest {
             assertThatThrownBy(() -> r.create("b", 1, Map.of("segment.bytes", "lots"), false))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageContaining("segment.bytes");
-            assertThatThrownBy(() -> r.delete("b")).isInstanceOf(UnknownTopicOrPartitionException.class);
+            assertThatThrownBy(() -> r.delete("b"))
+                    .isInstanceOf(UnknownTopicOrPartitionException.class);
             r.create("b", 1, Map.of(), true);
             assertThat(r.topic("b")).isEmpty();
             assertThat(log.catalog().topic("b")).isEmpty();

@@ -72,6 +72,7 @@ public final class Broker {
     public TopicRegistry topics() {
         return engine.topicRegistry();
     }
+
     public FetchSource fetchSource() {
         return fetchSource;
     }

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>Startup: validate every option; take the data dir's lock ({@code <data.dir>/log/.lock}) before
  * anything else, then check that the listener ports are free; open the engine ({@link TieredLog}:
  * the hot tier in {@code <data.dir>/log}, recovering after an unclean stop, the catalog with the
- * topics, and with {@code tiered.enabled} the object store, offloader and cold reader); open
- * {@code <data.dir>/meta} (producer ids, committed offsets); start extra services ({@link
+ * topics, and with {@code tiered.enabled} the object store, offloader and cold reader); open {@code
+ * <data.dir>/meta} (producer ids, committed offsets); start extra services ({@link
  * Builder#service}); build the fetch source over the engine (optionally wrapped, {@link
  * Builder#fetchSource}); bind the listeners last, so no client is served before storage is ready.
  *

@@ -114,11 +114,7 @@ final class BoundedColdFixture {
 
     static double s3Errors(TierlogServer server, String op) {
         Counter c =
-                server.engine()
-                        .meterRegistry()
-                        .find(MetricNames.S3_ERRORS)
-                        .tag("op", op)
-                        .counter();
+                server.engine().meterRegistry().find(MetricNames.S3_ERRORS).tag("op", op).counter();
         return c == null ? 0 : c.count();
     }
 

@@ -95,9 +95,9 @@ class ServeCommandIT {
     }
 
     /**
-     * Produce goes through the engine's append: the hot bytes-in counter that {@code serve}
-     * exports equals what the producer sent (its per-topic byte total, batch bytes as written)
-     * and what the segment files hold.
+     * Produce goes through the engine's append: the hot bytes-in counter that {@code serve} exports
+     * equals what the producer sent (its per-topic byte total, batch bytes as written) and what the
+     * segment files hold.
      */
     @Test
     void hotBytesInCountsExactlyTheBytesProducedThroughServe() throws Exception {

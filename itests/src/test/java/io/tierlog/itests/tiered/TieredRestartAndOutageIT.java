@@ -78,8 +78,7 @@ class TieredRestartAndOutageIT {
         try {
             produce(0, n);
             awaitOffloaded(server);
-            assertThat(server.engine().offsets(TP).hotLogStartOffset())
-                    .isGreaterThan(n / 4);
+            assertThat(server.engine().offsets(TP).hotLogStartOffset()).isGreaterThan(n / 4);
 
             // A consumer from 0 reads part of the cold range, the server restarts, it resumes.
             try (KafkaConsumer<byte[], byte[]> c = consumer()) {

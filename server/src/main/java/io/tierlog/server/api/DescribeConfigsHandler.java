@@ -1,7 +1,7 @@
 package io.tierlog.server.api;
 
-import io.tierlog.server.Broker;
 import io.tierlog.engine.TopicInfo;
+import io.tierlog.server.Broker;
 import io.tierlog.server.net.RequestContext;
 import java.util.List;
 import java.util.Optional;

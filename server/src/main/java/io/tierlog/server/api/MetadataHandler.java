@@ -1,9 +1,9 @@
 package io.tierlog.server.api;
 
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.Broker;
 import io.tierlog.server.Listener;
 import io.tierlog.server.ServerOptions;
-import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -115,6 +115,23 @@ public final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
             }
         }
         return r;
+    }
+
+    /**
+     * The topic list is the engine's memory; only an auto-creation writes (catalog, partition
+     * folders), so only a request that may auto-create an unknown topic leaves the event loop.
+     */
+    @Override
+    boolean mayBlock(MetadataRequestData request) {
+        if (!autoCreate || request.topics() == null) {
+            return false;
+        }
+        for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
+            if (rt.name() != null && broker.topics().topic(rt.name()).isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static MetadataResponseTopic error(String name, Uuid id, Errors err) {

@@ -1,8 +1,8 @@
 package io.tierlog.server.api;
 
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.Broker;
 import io.tierlog.server.group.OffsetStore;
-import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.net.RequestContext;
 import java.io.IOException;
 import java.util.HashMap;

@@ -29,10 +29,10 @@ import org.slf4j.LoggerFactory;
  * Produce: hands each partition's record batches, still in the request buffer (never copied), to
  * the engine's {@code TieredLog.append}, which validates, assigns offsets, checks idempotent
  * sequences and writes. Errors are per partition: the engine's Kafka exceptions mapped to their
- * codes; a retried idempotent batch is answered with its original offsets. A storage fault (the append failed and was rolled back, or the
- * partition is offline after one) answers {@code KAFKA_STORAGE_ERROR}, which producers retry.
- * {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code INVALID_REQUIRED_ACKS}.
- * Thread-safe.
+ * codes; a retried idempotent batch is answered with its original offsets. A storage fault (the
+ * append failed and was rolled back, or the partition is offline after one) answers {@code
+ * KAFKA_STORAGE_ERROR}, which producers retry. {@code acks=0} gets no response; acks other than 0,
+ * 1, -1 get {@code INVALID_REQUIRED_ACKS}. Thread-safe.
  */
 public final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);

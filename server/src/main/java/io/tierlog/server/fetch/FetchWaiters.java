@@ -8,9 +8,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Long-poll fetches waiting for data, by partition (Kafka's fetch purgatory). Registered as a
- * {@link AppendListener} with the engine: an append wakes the fetches waiting on that
- * partition, which then re-read and answer if they have enough bytes. When nobody waits an append
- * costs one map lookup. Thread-safe.
+ * {@link AppendListener} with the engine: an append wakes the fetches waiting on that partition,
+ * which then re-read and answer if they have enough bytes. When nobody waits an append costs one
+ * map lookup. Thread-safe.
  */
 public final class FetchWaiters implements AppendListener {
     /** A waiting fetch; {@link #wake()} must be cheap and thread-safe (it hops to its loop). */
