@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
+import io.tierlog.engine.Appended;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.MaintenanceResult;
 import io.tierlog.engine.TierRead;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.Violation;
-import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.SegmentInfo;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -81,7 +81,7 @@ class RecoveryBelowColdIT {
     private static long produce(TieredLog log, int batches, int perBatch) throws Exception {
         long next = log.latestOffset(TP);
         for (int b = 0; b < batches; b++) {
-            AppendResult r = log.append(TP, batch(next, perBatch));
+            Appended r = log.append(TP, batch(next, perBatch));
             assertThat(r.firstOffset()).as("offset assigned to batch %d", b).isEqualTo(next);
             next = r.lastOffset() + 1;
         }
