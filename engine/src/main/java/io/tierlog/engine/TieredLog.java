@@ -261,9 +261,9 @@ public final class TieredLog implements Closeable {
         try {
             r = hot(tp).append(batches);
         } catch (InvalidBatchException e) {
-            throw invalidBatch(e);
+            throw AppendErrors.invalidBatch(e);
         } catch (ProducerStateException e) {
-            throw producerState(e);
+            throw AppendErrors.producerState(e);
         } catch (LogOfflineException e) {
             throw new org.apache.kafka.common.errors.KafkaStorageException(e.getMessage(), e);
         }
@@ -282,36 +282,6 @@ public final class TieredLog implements Closeable {
     /** As {@link #append(TopicPartition, ByteBuffer)}, with the records' buffer (not consumed). */
     public Appended append(TopicPartition tp, MemoryRecords records) throws IOException {
         return append(tp, records.buffer().duplicate());
-    }
-
-    private static org.apache.kafka.common.errors.ApiException invalidBatch(
-            InvalidBatchException e) {
-        String m = e.getMessage();
-        switch (e.kind()) {
-            case CORRUPT_MESSAGE:
-                return new org.apache.kafka.common.errors.CorruptRecordException(m);
-            case MESSAGE_TOO_LARGE:
-                return new org.apache.kafka.common.errors.RecordTooLargeException(m);
-            case INVALID_TIMESTAMP:
-                return new org.apache.kafka.common.errors.InvalidTimestampException(m);
-            case INVALID_RECORD:
-                return new org.apache.kafka.common.InvalidRecordException(m);
-            default:
-                return new org.apache.kafka.common.errors.UnsupportedForMessageFormatException(m);
-        }
-    }
-
-    private static org.apache.kafka.common.errors.ApiException producerState(
-            ProducerStateException e) {
-        String m = e.getMessage();
-        switch (e.kind()) {
-            case OUT_OF_ORDER_SEQUENCE:
-                return new org.apache.kafka.common.errors.OutOfOrderSequenceException(m);
-            case INVALID_PRODUCER_EPOCH:
-                return new org.apache.kafka.common.errors.InvalidProducerEpochException(m);
-            default:
-                return new org.apache.kafka.common.errors.UnknownProducerIdException(m);
-        }
     }
 
     // ---------------------------------------------------------------- read
