@@ -52,8 +52,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Delete</b>: a marker {@code <data.dir>/meta/topics.deleting/<stem>.properties} (the topic's
  * name and id, written atomically) is the commit point; then the hot partitions go, then the
- * catalog row (only if it still has the marker's id), then the cold objects (any the store refuses
- * are left to the orphan sweeper), then the marker. Opening finishes an interrupted deletion.
+ * catalog row, then the cold objects (any the store refuses are left to the orphan sweeper), then
+ * the marker. Opening finishes an interrupted deletion; until it is finished the name cannot be
+ * created again (Kafka's "marked for deletion"). A marker whose id is not the catalog row's (the
+ * name was created again elsewhere) is dropped without deleting anything.
  *
  * <p><b>Open</b>: interrupted deletions are finished; partition folders of a topic the catalog does
  * not know are adopted (registered with no configs, partitions = highest index + 1, WARN), never
@@ -77,6 +79,10 @@ public final class TopicRegistry {
     private final Map<Uuid, TopicInfo> byId = new ConcurrentHashMap<>();
     private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
     private final Set<PartitionLog> listened = ConcurrentHashMap.newKeySet();
+
+    /** Topics whose deletion is committed (marker written) but not finished yet. */
+    private final Set<String> deleting = ConcurrentHashMap.newKeySet();
+
     private final LogListener dispatch =
             new LogListener() {
                 @Override
@@ -124,6 +130,7 @@ public final class TopicRegistry {
                 r.finishDelete(m);
                 LOG.info("finished the interrupted deletion of topic {}", m.name());
             } catch (IOException | RuntimeException e) {
+                r.deleting.add(m.name());
                 LOG.warn(
                         "cannot finish the deletion of topic {} (retried at next open): {}",
                         m.name(),
@@ -131,7 +138,9 @@ public final class TopicRegistry {
             }
         }
         for (TopicRecord t : catalog.topics()) {
-            r.remember(t);
+            if (!r.deleting.contains(t.name())) {
+                r.remember(t);
+            }
         }
         Map<String, Integer> onDisk = new TreeMap<>();
         for (PartitionLog pl : logs.partitions()) {
@@ -140,6 +149,9 @@ public final class TopicRegistry {
         }
         for (Map.Entry<String, Integer> e : onDisk.entrySet()) {
             TopicInfo known = r.byName.get(e.getKey());
+            if (r.deleting.contains(e.getKey())) {
+                continue; // the partitions of a topic being deleted are no orphans
+            }
             if (known == null || known.partitions() < e.getValue()) {
                 LOG.warn(
                         "adopting partition folders of topic {} that the catalog does not know"
@@ -214,6 +226,9 @@ public final class TopicRegistry {
             TopicNames.validate(name);
         } catch (RuntimeException e) {
             throw new InvalidTopicException(e.getMessage());
+        }
+        if (deleting.contains(name)) {
+            throw new TopicExistsException("Topic '" + name + "' is marked for deletion.");
         }
         if (!byName.containsKey(name)) {
             // another process sharing the catalog may have created it since we loaded
@@ -309,6 +324,7 @@ public final class TopicRegistry {
             throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist.");
         }
         DeleteMarkers.Marker m = markers.write(name, t.uuid());
+        deleting.add(name);
         byName.remove(name);
         byId.remove(t.id());
         try {
@@ -326,8 +342,17 @@ public final class TopicRegistry {
 
     private void finishDelete(DeleteMarkers.Marker m) throws IOException {
         String name = m.name();
-        deletePartitions(name);
         Optional<TopicRecord> row = catalog.topic(name);
+        if (row.isPresent() && !row.get().id().equals(m.id())) {
+            // a topic of that name created since (by another process sharing the catalog): the
+            // marker is about data no longer there, and must not delete the new topic's
+            LOG.warn(
+                    "topic {} exists with another id than the deletion marker's; keeping it", name);
+            markers.remove(m);
+            deleting.remove(name);
+            return;
+        }
+        deletePartitions(name);
         List<ColdObject> objects = new ArrayList<>();
         if (row.isPresent() && row.get().id().equals(m.id())) {
             for (int p = 0; p < row.get().partitions(); p++) {
@@ -339,6 +364,7 @@ public final class TopicRegistry {
         coldIndex.invalidateTopic(name);
         deleteObjects.accept(objects);
         markers.remove(m);
+        deleting.remove(name);
     }
 
     /**

@@ -156,6 +156,22 @@ class TopicRegistryTest {
     }
 
     @Test
+    void aStaleDeletionMarkerNeverDeletesATopicCreatedAgainUnderTheName() throws Exception {
+        try (TieredLog log = open()) {
+            log.topicRegistry().create("again", 1, Map.of(), false);
+            log.append(new TopicPartition("again", 0), batch("keep me"));
+        }
+        // a marker of an earlier topic of that name (another id) that was never removed
+        Path data = dir.resolve("data");
+        new DeleteMarkers(data.resolve("meta/topics.deleting")).write("again", UUID.randomUUID());
+        try (TieredLog log = open()) {
+            assertThat(log.topicRegistry().topic("again")).isPresent();
+            assertThat(log.latestOffset(new TopicPartition("again", 0))).isEqualTo(1);
+            assertThat(data.resolve("meta/topics.deleting")).isEmptyDirectory();
+        }
+    }
+
+    @Test
     void partitionsAndConfigsChangeInTheCatalog() throws Exception {
         try (TieredLog log = open()) {
             TopicRegistry r = log.topicRegistry();
