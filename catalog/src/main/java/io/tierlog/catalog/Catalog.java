@@ -93,6 +93,31 @@ public interface Catalog extends AutoCloseable {
      */
     TopicRecord createTopic(String name, int partitions, Map<String, String> configs);
 
+    /**
+     * Makes sure a topic exists with at least {@code partitions} partitions: creates it with no
+     * configs if absent, else raises its partition count (never lowers it, never touches its
+     * configs). The one way a process registers a partition it found on disk (an offload of a log
+     * dir, an orphan partition folder). Idempotent; safe against a concurrent creator.
+     */
+    default TopicRecord ensureTopic(String name, int partitions) {
+        if (topic(name).isEmpty()) {
+            try {
+                return createTopic(name, partitions, Map.of());
+            } catch (TopicConflictException e) {
+                // created concurrently, or exists with other settings: raise it below
+            }
+        }
+        return ensurePartitions(name, partitions);
+    }
+
+    /**
+     * Imports a topic known elsewhere under a fixed id (the topic registry of an older release), in
+     * one transaction: absent, it is created with {@code id}; present, it takes {@code id} (its
+     * partitions and cold objects keep their state), at least {@code partitions} partitions and
+     * {@code configs}. Idempotent: importing the same topic again changes nothing.
+     */
+    TopicRecord importTopic(UUID id, String name, int partitions, Map<String, String> configs);
+
     /** The topic named {@code name}, if any. */
     Optional<TopicRecord> topic(String name);
 

@@ -313,6 +313,103 @@ final class JdbcCatalog implements Catalog {
     }
 
     @Override
+    public TopicRecord importTopic(
+            UUID id, String name, int partitions, Map<String, String> configs) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
+        }
+        Map<String, String> wanted = Map.copyOf(configs);
+        return inTransaction(
+                c -> {
+                    Optional<TopicRecord> existing = CatalogQueries.readTopic(c, name);
+                    Instant createdAt =
+                            existing.map(TopicRecord::createdAt)
+                                    .orElse(Instant.ofEpochMilli(System.currentTimeMillis()));
+                    int count =
+                            Math.max(partitions, existing.map(TopicRecord::partitions).orElse(0));
+                    if (existing.isEmpty()) {
+                        insertTopicRow(c, id, name, count, createdAt);
+                        CatalogQueries.insertPartitions(c, id, 0, count);
+                    } else if (!existing.get().id().equals(id)) {
+                        reId(c, existing.get(), id, count);
+                    } else if (existing.get().partitions() < count) {
+                        try (PreparedStatement ps =
+                                c.prepareStatement(
+                                        "UPDATE topics SET partition_count = ? WHERE id = ?")) {
+                            ps.setInt(1, count);
+                            ps.setString(2, id.toString());
+                            ps.executeUpdate();
+                        }
+                        CatalogQueries.insertPartitions(c, id, existing.get().partitions(), count);
+                    }
+                    try (PreparedStatement ps =
+                            c.prepareStatement("DELETE FROM topic_configs WHERE topic_id = ?")) {
+                        ps.setString(1, id.toString());
+                        ps.executeUpdate();
+                    }
+                    CatalogQueries.writeConfigs(c, id, wanted);
+                    return new TopicRecord(id, name, count, wanted, createdAt);
+                });
+    }
+
+    private static void insertTopicRow(
+            Connection c, UUID id, String name, int partitions, Instant createdAt)
+            throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "INSERT INTO topics (id, name, partition_count, created_at)"
+                                + " VALUES (?, ?, ?, ?)")) {
+            ps.setString(1, id.toString());
+            ps.setString(2, name);
+            ps.setInt(3, partitions);
+            ps.setLong(4, createdAt.toEpochMilli());
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Moves a topic's rows to a new id (the foreign keys have no ON UPDATE CASCADE): the old row is
+     * renamed out of the way of the unique name, the new rows are written, the cold objects are
+     * pointed at them, and the old rows deleted; all in the caller's transaction.
+     */
+    private static void reId(Connection c, TopicRecord old, UUID id, int partitions)
+            throws SQLException {
+        String from = old.id().toString();
+        String to = id.toString();
+        try (PreparedStatement ps = c.prepareStatement("UPDATE topics SET name = ? WHERE id = ?")) {
+            ps.setString(1, "~re-id~" + from); // never a topic name: no "~" in one
+            ps.setString(2, from);
+            ps.executeUpdate();
+        }
+        insertTopicRow(c, id, old.name(), partitions, old.createdAt());
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "INSERT INTO partitions (topic_id, partition_id, cold_hw, cold_log_start)"
+                                + " SELECT ?, partition_id, cold_hw, cold_log_start FROM partitions"
+                                + " WHERE topic_id = ?")) {
+            ps.setString(1, to);
+            ps.setString(2, from);
+            ps.executeUpdate();
+        }
+        if (partitions > old.partitions()) {
+            CatalogQueries.insertPartitions(c, id, old.partitions(), partitions);
+        }
+        update(c, "UPDATE cold_objects SET topic_id = ? WHERE topic_id = ?", to, from);
+        update(c, "DELETE FROM topic_configs WHERE topic_id = ?", from);
+        update(c, "DELETE FROM partitions WHERE topic_id = ?", from);
+        update(c, "DELETE FROM topics WHERE id = ?", from);
+    }
+
+    private static void update(Connection c, String sql, String... args) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setString(i + 1, args[i]);
+            }
+            ps.executeUpdate();
+        }
+    }
+
+    @Override
     public Optional<TopicRecord> topic(String name) {
         return call(c -> CatalogQueries.readTopic(c, name));
     }

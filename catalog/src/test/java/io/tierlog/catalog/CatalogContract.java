@@ -68,6 +68,43 @@ abstract class CatalogContract {
     }
 
     @Test
+    void ensureTopicCreatesOrRaisesWithoutTouchingConfigs() {
+        catalog.createTopic(T, 1, Map.of("segment.bytes", "1048576"));
+        TopicRecord t = catalog.ensureTopic(T, 3);
+        assertThat(t.partitions()).isEqualTo(3);
+        assertThat(catalog.topic(T).orElseThrow().configs())
+                .containsEntry("segment.bytes", "1048576");
+        assertThat(catalog.ensureTopic(T, 2).partitions()).isEqualTo(3);
+        assertThat(catalog.ensureTopic("fresh", 2).configs()).isEmpty();
+    }
+
+    @Test
+    void importTopicTakesTheGivenIdAndKeepsColdObjects() {
+        java.util.UUID id = java.util.UUID.randomUUID();
+        catalog.createTopic(T, 2, Map.of());
+        catalog.commit(obj(T, 1, 0, 9, "k/imported"));
+        TopicRecord t = catalog.importTopic(id, T, 3, Map.of("segment.bytes", "1048576"));
+        assertThat(t.id()).isEqualTo(id);
+        assertThat(catalog.topic(T).orElseThrow())
+                .satisfies(
+                        r -> {
+                            assertThat(r.id()).isEqualTo(id);
+                            assertThat(r.partitions()).isEqualTo(3);
+                            assertThat(r.configs()).containsEntry("segment.bytes", "1048576");
+                        });
+        assertThat(catalog.objects(T, 1)).extracting(ColdObject::key).containsExactly("k/imported");
+        assertThat(catalog.partitionState(T, 1).coldHighWatermark()).isEqualTo(10);
+        assertThat(catalog.topics()).extracting(TopicRecord::name).containsExactly(T);
+        // again: no change
+        assertThat(catalog.importTopic(id, T, 3, Map.of("segment.bytes", "1048576")))
+                .isEqualTo(catalog.topic(T).orElseThrow());
+        // absent: created under the id
+        java.util.UUID other = java.util.UUID.randomUUID();
+        assertThat(catalog.importTopic(other, "other", 1, Map.of()).id()).isEqualTo(other);
+        assertThat(catalog.topic("other").orElseThrow().id()).isEqualTo(other);
+    }
+
+    @Test
     void createTopicIsIdempotentForSameDefinitionAndRefusesADifferentOne() {
         TopicRecord t = catalog.createTopic(T, 3, Map.of("cleanup.policy", "delete"));
         assertThat(catalog.createTopic(T, 3, Map.of("cleanup.policy", "delete"))).isEqualTo(t);

@@ -1,7 +1,6 @@
 package io.tierlog.compactor;
 
 import io.tierlog.catalog.Catalog;
-import io.tierlog.catalog.TopicConflictException;
 import io.tierlog.catalog.TopicRecord;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.ObjectStore;
@@ -281,15 +280,7 @@ public final class Compactor implements Closeable {
             return;
         }
         synchronized (knownTopics) {
-            Optional<TopicRecord> t = catalog.topic(tp.topic());
-            if (t.isEmpty()) {
-                try {
-                    catalog.createTopic(tp.topic(), tp.partition() + 1, Map.of());
-                } catch (TopicConflictException e) {
-                    LOG.debug("topic {} created concurrently", tp.topic());
-                }
-            }
-            TopicRecord r = catalog.ensurePartitions(tp.topic(), tp.partition() + 1);
+            TopicRecord r = catalog.ensureTopic(tp.topic(), tp.partition() + 1);
             knownTopics.put(tp.topic(), r.partitions());
         }
     }

@@ -20,8 +20,13 @@ import org.apache.kafka.common.TopicPartition;
  * #invalidate}), on a miss ({@link #refresh}), and when it is older than the age a caller accepts
  * (another process, such as a separate offload daemon, may have committed).
  *
- * <p>Calls that load go to the catalog (blocking JDBC): never call them on an event loop.
- * Thread-safe.
+ * <p>Besides the snapshots, it keeps each partition's last known cold offsets ({@link #bounds}),
+ * set by every load and kept across {@link #invalidate}: what offset queries answer from memory,
+ * never calling the catalog. Whoever changes the cold tier (a commit, retention, a topic change)
+ * refreshes them on its own thread ({@link #refreshQuietly}).
+ *
+ * <p>Calls that load go to the catalog (blocking JDBC): never call them on an event loop; {@link
+ * #bounds} and {@link #cached} never load. Thread-safe.
  */
 final class ColdIndex {
 
@@ -59,8 +64,22 @@ final class ColdIndex {
         }
     }
 
+    /**
+     * A partition's cold offsets as last loaded. Immutable.
+     *
+     * @param empty whether the cold tier holds no object of it
+     * @param coldLogStartOffset first offset in cold (= coldHighWatermark when empty)
+     * @param coldHighWatermark next offset not in cold (0 if never committed)
+     */
+    record Bounds(boolean empty, long coldLogStartOffset, long coldHighWatermark) {
+        static final Bounds NONE = new Bounds(true, 0, 0);
+    }
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ColdIndex.class);
+
     private final Catalog catalog;
     private final Map<TopicPartition, Snapshot> snapshots = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, Bounds> bounds = new ConcurrentHashMap<>();
 
     ColdIndex(Catalog catalog) {
         this.catalog = catalog;
@@ -119,7 +138,23 @@ final class ColdIndex {
                         bytes,
                         now);
         snapshots.put(tp, s);
+        bounds.put(tp, new Bounds(s.isEmpty(), s.coldLogStartOffset(), s.coldHighWatermark()));
         return s;
+    }
+
+    /** As {@link #refresh}, logging a failure (the last known bounds stay) instead of throwing. */
+    void refreshQuietly(TopicPartition tp) {
+        try {
+            refresh(tp);
+        } catch (RuntimeException e) {
+            snapshots.remove(tp);
+            LOG.warn("cannot reload the cold offsets of {}: {}", tp, e.toString());
+        }
+    }
+
+    /** The last known cold offsets of {@code tp} (none known: an empty cold tier). No I/O. */
+    Bounds bounds(TopicPartition tp) {
+        return bounds.getOrDefault(tp, Bounds.NONE);
     }
 
     Catalog catalog() {
@@ -130,7 +165,9 @@ final class ColdIndex {
         snapshots.remove(tp);
     }
 
+    /** Forgets a deleted topic, bounds included. */
     void invalidateTopic(String topic) {
         snapshots.keySet().removeIf(tp -> tp.topic().equals(topic));
+        bounds.keySet().removeIf(tp -> tp.topic().equals(topic));
     }
 }

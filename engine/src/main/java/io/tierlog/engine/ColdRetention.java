@@ -105,7 +105,7 @@ final class ColdRetention {
         }
         List<ColdObject> removed =
                 catalog.removeObjectsBelow(tp.topic(), tp.partition(), last.lastOffset() + 1);
-        index.invalidate(tp);
+        index.refreshQuietly(tp); // the new cold log start, for offset queries
         LOG.info(
                 "retention removed {} cold objects of {} below offset {}",
                 removed.size(),

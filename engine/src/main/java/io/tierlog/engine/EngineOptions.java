@@ -21,6 +21,17 @@ public final class EngineOptions {
     public static final ConfigOption<String> DATA_DIR = CompactorOptions.DATA_DIR;
     public static final ConfigOption<String> CATALOG_URL = CompactorOptions.CATALOG_URL;
 
+    public static final ConfigOption<Boolean> TIERED_ENABLED =
+            ConfigOption.booleanOption("tiered.enabled")
+                    .defaultValue(true)
+                    .doc(
+                            "Serve both tiers: closed segments are offloaded to Parquet in S3"
+                                    + " (embedded s3proxy under data.dir/s3 unless s3.endpoint is"
+                                    + " set) and old offsets are read back from there. false: hot"
+                                    + " tier only (no object store, offload or cold reads; the"
+                                    + " catalog still holds the topics).")
+                    .build();
+
     public static final ConfigOption<String> S3_MODE =
             ConfigOption.stringOption("s3.mode")
                     .defaultValue("auto")
@@ -155,6 +166,7 @@ public final class EngineOptions {
     /** Every option declared here (not the reused compactor ones). */
     public static final List<ConfigOption<?>> ALL =
             List.of(
+                    TIERED_ENABLED,
                     S3_MODE,
                     OFFLOAD_ENABLED,
                     BACKGROUND_ENABLED,

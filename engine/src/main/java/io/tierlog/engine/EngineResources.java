@@ -37,7 +37,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +73,7 @@ final class EngineResources implements Closeable {
     private final Optional<Compactor> compactor;
     private final ColdRetention retention;
     private final TopicConfigs topicConfigs;
+    private final TopicRegistry topics;
     private final MeterRegistry registry;
     private final Deque<AutoCloseable> closeables;
     private final Optional<MetricsEndpoint> metricsEndpoint;
@@ -94,6 +94,7 @@ final class EngineResources implements Closeable {
         this.compactor = Optional.ofNullable(b.compactor);
         this.retention = b.retention;
         this.topicConfigs = b.topicConfigs;
+        this.topics = b.topics;
         this.registry = b.registry;
         this.closeables = b.closeables;
         this.metricsEndpoint = Optional.ofNullable(b.metricsEndpoint);
@@ -115,6 +116,7 @@ final class EngineResources implements Closeable {
         Compactor compactor;
         ColdRetention retention;
         TopicConfigs topicConfigs;
+        TopicRegistry topics;
         MeterRegistry registry;
         MetricsEndpoint metricsEndpoint;
         DirLock lock;
@@ -134,7 +136,6 @@ final class EngineResources implements Closeable {
             MeterRegistry userRegistry,
             Time time,
             ScheduledExecutorService scheduler,
-            Function<String, Map<String, String>> topicOverrides,
             DirLock heldLock)
             throws IOException {
         Builder b = new Builder();
@@ -163,7 +164,7 @@ final class EngineResources implements Closeable {
                                 + ", not on the log dir of data.dir "
                                 + b.dataDir);
             }
-            openAll(b, config, userRegistry, time, scheduler, coldOptions, topicOverrides);
+            openAll(b, config, userRegistry, time, scheduler, coldOptions);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(b.closeables, e);
             throw e;
@@ -177,9 +178,9 @@ final class EngineResources implements Closeable {
             MeterRegistry userRegistry,
             Time time,
             ScheduledExecutorService givenScheduler,
-            ColdTierOptions coldOptions,
-            Function<String, Map<String, String>> topicOverrides)
+            ColdTierOptions coldOptions)
             throws IOException {
+        boolean tiered = config.get(EngineOptions.TIERED_ENABLED);
 
         String listen = config.get(EngineOptions.METRICS_LISTEN);
         b.registry = userRegistry;
@@ -203,7 +204,9 @@ final class EngineResources implements Closeable {
                     endpoint.port());
         }
 
-        if (embeddedS3(config)) {
+        if (!tiered) {
+            b.storeConfig = config; // hot tier only: no object store, offload or cold reads
+        } else if (embeddedS3(config)) {
             EmbeddedObjectStore s3 = EmbeddedObjectStore.start(b.dataDir.resolve("s3"));
             b.closeables.push(s3);
             b.storeConfig = config.with(s3.clientConfig().asMap());
@@ -211,8 +214,10 @@ final class EngineResources implements Closeable {
         } else {
             b.storeConfig = config;
         }
-        b.store = new MeteredObjectStore(S3ObjectStore.create(b.storeConfig), b.registry);
-        b.closeables.push(b.store);
+        if (tiered) {
+            b.store = new MeteredObjectStore(S3ObjectStore.create(b.storeConfig), b.registry);
+            b.closeables.push(b.store);
+        }
 
         b.catalog = CatalogBinding.openBound(b.dataDir, catalogUrl(config, b.dataDir), Map.of());
         b.closeables.push(b.catalog);
@@ -225,7 +230,9 @@ final class EngineResources implements Closeable {
                         "Actions refused because the catalog was missing, replaced or unreadable"
                                 + " (local segment deletion, offload commits, sweeps, retention)")
                 .register(b.registry);
-        b.topicConfigs = new TopicConfigs(config, b.catalog, topicOverrides);
+        // before anything reads topic configs: the topics of an older release's own registry
+        LegacyTopicImport.run(b.dataDir, b.catalog);
+        b.topicConfigs = new TopicConfigs(config, b.catalog);
 
         boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
         if (givenScheduler != null) {
@@ -249,13 +256,20 @@ final class EngineResources implements Closeable {
                         time,
                         background ? b.scheduler : null,
                         config.get(io.tierlog.hot.HotTierOptions.LOG_OPEN_FILES_MAX),
-                        tp -> offsetFloor(guard, index, tp),
-                        log -> retentionBound(guard, index, log));
+                        tiered ? tp -> offsetFloor(guard, index, tp) : tp -> 0L,
+                        // else the hot tier is the whole log: retention is not bounded by a cold
+                        // copy
+                        tiered ? log -> retentionBound(guard, index, log) : log -> Long.MAX_VALUE);
         b.closeables.push(b.logs);
         b.registry.gauge(
                 MetricNames.HOT_OFFLINE_PARTITIONS,
                 b.logs,
                 m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
+        b.topics = TopicRegistry.open(b.catalog, b.logs, b.topicConfigs, b.coldIndex, b.dataDir);
+        for (PartitionLog l : b.logs.partitions()) {
+            // the cold offsets that offset queries answer from memory
+            b.coldIndex.refreshQuietly(l.topicPartition());
+        }
 
         b.coldExecutor =
                 Executors.newFixedThreadPool(
@@ -272,32 +286,37 @@ final class EngineResources implements Closeable {
                         1, threads("tierlog-cold-read-deadline"));
         coldDeadlines.setRemoveOnCancelPolicy(true); // most reads finish long before it fires
         b.closeables.push(coldDeadlines::shutdownNow);
-        b.coldReader =
-                new ColdReader(
-                        b.store,
-                        b.coldIndex,
-                        b.coldExecutor,
-                        config.get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact(),
-                        config.get(EngineOptions.COLD_READ_AHEAD),
-                        config.get(EngineOptions.COLD_READ_AHEAD_CHUNKS),
-                        coldOptions.cacheBytes(),
-                        config.get(EngineOptions.COLD_METADATA_CACHE_OBJECTS),
-                        b.registry,
-                        coldDeadlines,
-                        config.get(EngineOptions.COLD_READ_TIMEOUT_MS),
-                        time);
-        b.retention =
-                new ColdRetention(
-                        b.catalog,
-                        b.store,
-                        b.logs,
-                        b.coldIndex,
-                        b.coldReader,
-                        b.topicConfigs,
-                        time,
-                        b.registry);
+        if (tiered) {
+            b.coldReader =
+                    new ColdReader(
+                            b.store,
+                            b.coldIndex,
+                            b.coldExecutor,
+                            config.get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact(),
+                            config.get(EngineOptions.COLD_READ_AHEAD),
+                            config.get(EngineOptions.COLD_READ_AHEAD_CHUNKS),
+                            coldOptions.cacheBytes(),
+                            config.get(EngineOptions.COLD_METADATA_CACHE_OBJECTS),
+                            b.registry,
+                            coldDeadlines,
+                            config.get(EngineOptions.COLD_READ_TIMEOUT_MS),
+                            time);
+            b.retention =
+                    new ColdRetention(
+                            b.catalog,
+                            b.store,
+                            b.logs,
+                            b.coldIndex,
+                            b.coldReader,
+                            b.topicConfigs,
+                            time,
+                            b.registry);
+            TopicRegistry topics = b.topics;
+            ColdRetention deleter = b.retention;
+            topics.onDeletedObjects(deleter::deleteObjects);
+        }
 
-        if (config.get(EngineOptions.OFFLOAD_ENABLED)) {
+        if (tiered && config.get(EngineOptions.OFFLOAD_ENABLED)) {
             Config cc = b.storeConfig;
             if (!cc.contains(CompactorOptions.OFFLOAD_TMP_DIR)) {
                 cc =
@@ -320,7 +339,7 @@ final class EngineResources implements Closeable {
                     new OffloadListener() {
                         @Override
                         public void onObjectCommitted(ObjectReport report) {
-                            index.invalidate(report.tp());
+                            index.refreshQuietly(report.tp()); // offsets, from memory
                             coldIn.increment(report.objectBytes());
                         }
                     });
@@ -341,7 +360,7 @@ final class EngineResources implements Closeable {
                     b.scheduler.scheduleWithFixedDelay(
                             () -> {
                                 try {
-                                    if (guard.allows("total retention pass")) {
+                                    if (r != null && guard.allows("total retention pass")) {
                                         r.apply();
                                     }
                                 } catch (RuntimeException | Error e) {
@@ -417,10 +436,6 @@ final class EngineResources implements Closeable {
         long bound;
         try {
             ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
-            if (!s.known()) {
-                register(index.catalog(), tp);
-                index.invalidate(tp);
-            }
             bound = s.known() ? s.coldHighWatermark() : Long.MIN_VALUE;
         } catch (RuntimeException e) {
             LOG.warn("cannot read the cold high watermark of {}: local retention paused", tp);
@@ -433,19 +448,6 @@ final class EngineResources implements Closeable {
             return Long.MIN_VALUE;
         }
         return bound;
-    }
-
-    /**
-     * Makes the catalog know a partition that appeared in the hot tier without going through {@link
-     * TieredLog#createTopic} (a server's topic registry, auto-creation, a topic created again after
-     * a delete), so the offload loop can commit it.
-     */
-    private static void register(Catalog catalog, TopicPartition tp) {
-        try {
-            catalog.createTopic(tp.topic(), tp.partition() + 1, Map.of());
-        } catch (io.tierlog.catalog.TopicConflictException e) {
-            catalog.ensurePartitions(tp.topic(), tp.partition() + 1);
-        }
     }
 
     private static java.util.concurrent.ThreadFactory threads(String name) {
@@ -522,6 +524,18 @@ final class EngineResources implements Closeable {
 
     TopicConfigs topicConfigs() {
         return topicConfigs;
+    }
+
+    TopicRegistry topics() {
+        return topics;
+    }
+
+    /**
+     * Whether the cold tier is served ({@code tiered.enabled}); else store, reader, retention and
+     * compactor are absent.
+     */
+    boolean tiered() {
+        return store != null;
     }
 
     Optional<MetricsEndpoint> metricsEndpoint() {

@@ -70,6 +70,11 @@ public sealed interface TierRead permits TierRead.Hot, TierRead.Cold {
             return Tier.HOT;
         }
 
+        /** The batches as a region of the segment file, for a zero-copy send. */
+        public FileRegion region() {
+            return new FileRegion(slice);
+        }
+
         @Override
         public int sizeInBytes() {
             return slice.sizeInBytes();

@@ -4,22 +4,22 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.catalog.TopicRecord;
 import io.tierlog.common.Config;
+import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
 import io.tierlog.compactor.PassResult;
 import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.FileSlice;
+import io.tierlog.hot.InvalidBatchException;
 import io.tierlog.hot.LogManager;
+import io.tierlog.hot.LogOfflineException;
 import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.ProducerStateException;
 import io.tierlog.hot.ReadOnlyLogDir;
-import io.tierlog.hot.TimestampOffset;
-import io.tierlog.hot.TopicNames;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * ranges (catalog) and the object's records, then the hot time index, and returns the first offset
  * whose record timestamp is at or after the target.
  *
+ * <p><b>Hot tier only.</b> With {@code tiered.enabled=false} the engine opens the hot tier and the
+ * catalog (which holds the topics, {@link TopicRegistry}) but no object store, offloader or cold
+ * reader: reads below the hot log start fail with {@link OffsetOutOfRangeException}, and retention
+ * deletes hot segments unbounded by any cold copy.
+ *
  * <p>The caller closes the log. Thread-safe: every method may be called from any thread.
  */
 public final class TieredLog implements Closeable {
@@ -75,6 +80,7 @@ public final class TieredLog implements Closeable {
     private final Optional<Compactor> compactor;
     private final ColdRetention retention;
     private final TopicConfigs topicConfigs;
+    private final TopicRegistry topics;
     private final MeterRegistry registry;
     private final Counter hotBytesIn;
     private final Counter hotBytesOut;
@@ -97,6 +103,7 @@ public final class TieredLog implements Closeable {
         this.compactor = res.compactor();
         this.retention = res.retention();
         this.topicConfigs = res.topicConfigs();
+        this.topics = res.topics();
         this.registry = res.registry();
         this.chunkBytes = res.config().get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact();
         this.hotBytesIn = registry.counter(MetricNames.BYTES_IN, "tier", "hot");
@@ -126,30 +133,19 @@ public final class TieredLog implements Closeable {
     }
 
     /**
-     * As {@link #open(Config, MeterRegistry)}, with topic overrides: see {@link
-     * TieredLogBuilder#topicConfigs}.
+     * As {@link #open(Config, MeterRegistry)}, with the clock of retention, rolls and expiry, and
+     * with the lock of the hot log dir ({@code <data.dir>/log}, from {@link #lock}) already taken
+     * by the caller, who took it before starting anything of its own: see {@link
+     * TieredLogBuilder#time} and {@link TieredLogBuilder#lock}.
+     *
+     * @throws IllegalArgumentException if {@code lock} is not on {@code <data.dir>/log}
      */
     public static TieredLog open(
-            Config config,
-            MeterRegistry registry,
-            java.util.function.Function<String, Map<String, String>> topicOverrides)
-            throws IOException {
-        return builder(config).meterRegistry(registry).topicConfigs(topicOverrides).open();
-    }
-
-    /**
-     * As {@link #open(Config, MeterRegistry, java.util.function.Function)}, with the lock of the
-     * hot log dir already taken: see {@link TieredLogBuilder#lock}.
-     */
-    public static TieredLog open(
-            Config config,
-            MeterRegistry registry,
-            java.util.function.Function<String, Map<String, String>> topicOverrides,
-            io.tierlog.common.DirLock lock)
+            Config config, MeterRegistry registry, Time time, io.tierlog.common.DirLock lock)
             throws IOException {
         return builder(config)
                 .meterRegistry(registry)
-                .topicConfigs(topicOverrides)
+                .time(time)
                 .lock(java.util.Objects.requireNonNull(lock))
                 .open();
     }
@@ -162,39 +158,66 @@ public final class TieredLog implements Closeable {
         return new TieredLogBuilder(config);
     }
 
+    /**
+     * Takes the lock of the hot log dir {@code logDir} ({@code <data.dir>/log}, created if needed)
+     * for {@link TieredLogBuilder#lock}.
+     *
+     * @throws IOException if another process holds it
+     */
+    public static io.tierlog.common.DirLock lock(java.nio.file.Path logDir) throws IOException {
+        java.nio.file.Files.createDirectories(logDir);
+        return LogManager.lock(logDir);
+    }
+
     // ---------------------------------------------------------------- topics
 
     /**
-     * Creates a topic in both tiers, with topic-level overrides of any hot-tier or retention key.
-     * Idempotent when the topic exists with the same partition count and configs.
+     * Creates a topic in both tiers, with topic-level overrides of any hot-tier or retention key
+     * (see {@link TopicRegistry#create}). Idempotent when the topic exists with the same partition
+     * count and configs.
      *
      * @throws org.apache.kafka.common.errors.InvalidTopicException for a bad name
-     * @throws io.tierlog.common.ConfigException for an invalid config value
+     * @throws org.apache.kafka.common.errors.InvalidConfigurationException for an invalid config
      * @throws io.tierlog.catalog.TopicConflictException if it exists with other settings
      */
     public void createTopic(String name, int partitions, Map<String, String> configs)
             throws IOException {
-        TopicNames.validate(name);
-        if (partitions < 1) {
-            throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
+        Optional<TopicInfo> t = topics.topic(name);
+        if (t.isEmpty()) {
+            try {
+                topics.create(name, partitions, configs, false);
+                return;
+            } catch (org.apache.kafka.common.errors.TopicExistsException e) {
+                t = topics.topic(name); // created meanwhile, or found in a shared catalog
+            }
         }
-        topicConfigs.validate(configs);
-        catalog.createTopic(name, partitions, configs);
-        topicConfigs.put(name, configs);
-        for (int p = 0; p < partitions; p++) {
-            logs.getOrCreate(new TopicPartition(name, p));
+        if (t.isPresent()
+                && (t.get().partitions() != partitions
+                        || !t.get().configs().equals(new java.util.TreeMap<>(configs)))) {
+            throw new io.tierlog.catalog.TopicConflictException(
+                    "topic '"
+                            + name
+                            + "' already exists with "
+                            + t.get().partitions()
+                            + " partitions and configs "
+                            + t.get().configs(),
+                    null);
         }
-        coldIndex.invalidateTopic(name);
     }
 
-    /** Names of all topics, sorted. */
+    /** Names of all topics, sorted (from memory). */
     public List<String> topics() {
-        return catalog.topics().stream().map(TopicRecord::name).toList();
+        return topics.topics().stream().map(TopicInfo::name).toList();
     }
 
-    /** The topic's partition count and configs, if it exists. */
-    public Optional<TopicRecord> topic(String name) {
-        return catalog.topic(name);
+    /** The topic's id, partition count and configs, if it exists (from memory). */
+    public Optional<TopicInfo> topic(String name) {
+        return topics.topic(name);
+    }
+
+    /** The registry of topics: lookups, create, delete, partitions and configs. */
+    public TopicRegistry topicRegistry() {
+        return topics;
     }
 
     /**
@@ -203,44 +226,70 @@ public final class TieredLog implements Closeable {
      * an unknown topic.
      */
     public void deleteTopic(String name) throws IOException {
-        Optional<TopicRecord> t = catalog.topic(name);
-        int partitions = t.map(TopicRecord::partitions).orElse(0);
-        for (PartitionLog l : logs.partitions()) {
-            if (l.topicPartition().topic().equals(name)) {
-                partitions = Math.max(partitions, l.topicPartition().partition() + 1);
+        if (topics.topic(name).isPresent()) {
+            try {
+                topics.delete(name);
+                return;
+            } catch (UnknownTopicOrPartitionException e) {
+                // deleted meanwhile: remove what may be left below
             }
         }
-        List<ColdObject> objects = new ArrayList<>();
-        for (int p = 0; p < partitions; p++) {
-            logs.delete(new TopicPartition(name, p));
-            objects.addAll(catalog.objects(name, p));
+        // partitions made behind the registry's back (a test's or tool's getOrCreate)
+        for (PartitionLog l : logs.partitions()) {
+            if (l.topicPartition().topic().equals(name)) {
+                logs.delete(l.topicPartition());
+            }
         }
-        catalog.deleteTopic(name);
-        topicConfigs.remove(name);
-        coldIndex.invalidateTopic(name);
-        retention.deleteObjects(objects);
+    }
+
+    /** Registers a listener told of every append to any partition, present or future. */
+    public void addAppendListener(AppendListener listener) {
+        topics.addAppendListener(listener);
     }
 
     // ---------------------------------------------------------------- append
 
     /**
      * Appends record batches (magic v2, as a producer sends them) to the hot tier: validated,
-     * offsets assigned; see {@code PartitionLog.append}.
+     * offsets assigned, idempotent producers' sequences checked (a retried batch is answered with
+     * its original offsets, {@link Appended#duplicate()}). Failures are Kafka's exceptions, so a
+     * server answers with {@code Errors.forException}: {@code CorruptRecordException}, {@code
+     * RecordTooLargeException}, {@code InvalidTimestampException}, {@code InvalidRecordException},
+     * {@code UnsupportedForMessageFormatException} for a bad batch (nothing written); {@code
+     * OutOfOrderSequenceException}, {@code InvalidProducerEpochException} (fenced), {@code
+     * UnknownProducerIdException} for producer state; {@code KafkaStorageException} when the
+     * partition is offline after a storage fault (retriable). Counts the bytes in {@code
+     * tierlog_bytes_in_total{tier="hot"}}.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
-     * @throws io.tierlog.hot.InvalidBatchException for bad batches (nothing written)
+     * @throws IOException if the write failed (rolled back; the producer may retry)
      */
-    public AppendResult append(TopicPartition tp, ByteBuffer batches) throws IOException {
+    public Appended append(TopicPartition tp, ByteBuffer batches) throws IOException {
         int size = batches.remaining();
-        AppendResult r = hot(tp).append(batches);
+        AppendResult r;
+        try {
+            r = hot(tp).append(batches);
+        } catch (InvalidBatchException e) {
+            throw AppendErrors.invalidBatch(e);
+        } catch (ProducerStateException e) {
+            throw AppendErrors.producerState(e);
+        } catch (LogOfflineException e) {
+            throw new org.apache.kafka.common.errors.KafkaStorageException(e.getMessage(), e);
+        }
         if (!r.duplicate()) {
             hotBytesIn.increment(size);
         }
-        return r;
+        return new Appended(
+                r.firstOffset(),
+                r.lastOffset(),
+                r.logAppendTime(),
+                r.logStartOffset(),
+                r.recordCount(),
+                r.duplicate());
     }
 
     /** As {@link #append(TopicPartition, ByteBuffer)}, with the records' buffer (not consumed). */
-    public AppendResult append(TopicPartition tp, MemoryRecords records) throws IOException {
+    public Appended append(TopicPartition tp, MemoryRecords records) throws IOException {
         return append(tp, records.buffer().duplicate());
     }
 
@@ -261,7 +310,7 @@ public final class TieredLog implements Closeable {
         long hw = log.highWatermark();
         if (offset >= hotStart) {
             long damagedEnd = log.damagedRangeEnd(offset);
-            if (damagedEnd >= 0 && offset < hw) {
+            if (damagedEnd >= 0 && offset < hw && coldReader != null) {
                 return readDamaged(tp, log, offset, maxBytes, damagedEnd);
             }
             try {
@@ -280,6 +329,10 @@ public final class TieredLog implements Closeable {
                 }
                 // Local retention moved the hot start past offset meanwhile: the cold tier has it.
                 hotStart = log.logStartOffset();
+            } catch (LogOfflineException e) {
+                return CompletableFuture.failedFuture(
+                        new org.apache.kafka.common.errors.KafkaStorageException(
+                                e.getMessage(), e));
             } catch (IOException e) {
                 return CompletableFuture.failedFuture(e);
             }
@@ -288,6 +341,17 @@ public final class TieredLog implements Closeable {
             return CompletableFuture.failedFuture(
                     new OffsetOutOfRangeException(
                             "Offset " + offset + " of " + tp + " is negative"));
+        }
+        if (coldReader == null) {
+            return CompletableFuture.failedFuture(
+                    new OffsetOutOfRangeException(
+                            "Offset "
+                                    + offset
+                                    + " of "
+                                    + tp
+                                    + " is below the log start "
+                                    + hotStart
+                                    + " (hot tier only)"));
         }
         long stopBefore = hotStart;
         CompletableFuture<TierRead.Cold> cold;
@@ -401,22 +465,17 @@ public final class TieredLog implements Closeable {
 
     /**
      * The first offset either tier holds: the cold log start when the cold tier holds data and
-     * starts lower, else the hot log start. May query the catalog (cached).
+     * starts lower, else the hot log start. From memory (never calls the catalog).
      */
     public long earliestOffset(TopicPartition tp) {
-        PartitionLog log = hot(tp);
-        ColdIndex.Snapshot s = coldIndex.snapshot(tp, 1000);
-        return s.isEmpty()
-                ? log.logStartOffset()
-                : Math.min(s.coldLogStartOffset(), log.logStartOffset());
+        return earliestCached(tp, hot(tp));
     }
 
     private long earliestCached(TopicPartition tp, PartitionLog log) {
-        return coldIndex
-                .cached(tp)
-                .filter(s -> !s.isEmpty())
-                .map(s -> Math.min(s.coldLogStartOffset(), log.logStartOffset()))
-                .orElse(log.logStartOffset());
+        ColdIndex.Bounds b = coldIndex.bounds(tp);
+        return b.empty()
+                ? log.logStartOffset()
+                : Math.min(b.coldLogStartOffset(), log.logStartOffset());
     }
 
     /** The high watermark: the next offset to be written and read (hot tier end). */
@@ -424,35 +483,27 @@ public final class TieredLog implements Closeable {
         return hot(tp).highWatermark();
     }
 
-    /** Both tiers' offsets of a partition (may query the catalog). */
-    public LogOffsets offsets(TopicPartition tp) {
-        PartitionLog log = hot(tp);
-        ColdIndex.Snapshot s = coldIndex.snapshot(tp, 1000);
-        long earliest =
-                s.isEmpty()
-                        ? log.logStartOffset()
-                        : Math.min(s.coldLogStartOffset(), log.logStartOffset());
-        return new LogOffsets(
-                earliest,
-                s.coldLogStartOffset(),
-                s.coldHighWatermark(),
-                log.logStartOffset(),
-                log.highWatermark());
-    }
-
     /**
-     * As {@link #offsets}, never blocking the caller: completes at once when the cold tier's state
-     * is cached and fresh (under a second old), else on the cold-read executor.
+     * Both tiers' offsets of a partition, from memory: the hot tier's, and the cold tier's as this
+     * engine last loaded them (after each of its commits and retention passes, and at least every
+     * housekeeping interval while the cold tier is served). Never calls the catalog or blocks, so
+     * an event loop may ask.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      */
+    public LogOffsets offsets(TopicPartition tp) {
+        PartitionLog log = hot(tp);
+        ColdIndex.Bounds b = coldIndex.bounds(tp);
+        long hotStart = log.logStartOffset();
+        long hw = log.highWatermark();
+        long earliest = b.empty() ? hotStart : Math.min(b.coldLogStartOffset(), hotStart);
+        return new LogOffsets(
+                earliest, b.coldLogStartOffset(), b.coldHighWatermark(), hotStart, hw);
+    }
+
+    /** As {@link #offsets}, as a completed future (kept for callers written when it could load). */
     public CompletableFuture<LogOffsets> offsetsAsync(TopicPartition tp) {
-        hot(tp);
-        Optional<ColdIndex.Snapshot> s = coldIndex.cached(tp);
-        if (s.isPresent() && System.nanoTime() - s.get().loadedAtNanos() < 1_000_000_000L) {
-            return CompletableFuture.completedFuture(offsets(tp));
-        }
-        return CompletableFuture.supplyAsync(() -> offsets(tp), res.coldExecutor());
+        return CompletableFuture.completedFuture(offsets(tp));
     }
 
     /**
@@ -463,6 +514,10 @@ public final class TieredLog implements Closeable {
     public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(
             TopicPartition tp, long timestampMs) {
         PartitionLog log = hot(tp);
+        if (coldReader == null) {
+            return CompletableFuture.completedFuture(
+                    log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
+        }
         CompletableFuture<Optional<ColdObject>> first;
         try {
             first =
@@ -484,7 +539,8 @@ public final class TieredLog implements Closeable {
                         o -> {
                             if (o.isEmpty() || o.get().firstOffset() >= log.logStartOffset()) {
                                 return CompletableFuture.completedFuture(
-                                        log.offsetForTimestamp(timestampMs));
+                                        log.offsetForTimestamp(timestampMs)
+                                                .map(TimestampOffset::of));
                             }
                             return scanCold(tp, log, o.get().firstOffset(), timestampMs);
                         });
@@ -494,7 +550,8 @@ public final class TieredLog implements Closeable {
             TopicPartition tp, PartitionLog log, long offset, long timestampMs) {
         long hotStart = log.logStartOffset();
         if (offset >= hotStart) {
-            return CompletableFuture.completedFuture(log.offsetForTimestamp(timestampMs));
+            return CompletableFuture.completedFuture(
+                    log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
         }
         return read(tp, offset, chunkBytes)
                 .thenCompose(
@@ -514,16 +571,23 @@ public final class TieredLog implements Closeable {
                             }
                             if (r.isEmpty() || r.nextOffset() <= offset) {
                                 return CompletableFuture.completedFuture(
-                                        log.offsetForTimestamp(timestampMs));
+                                        log.offsetForTimestamp(timestampMs)
+                                                .map(TimestampOffset::of));
                             }
                             return scanCold(tp, log, r.nextOffset(), timestampMs);
                         });
     }
 
-    /** The largest record timestamp and its batch's last offset (Kafka's ListOffsets -3). */
+    /**
+     * The largest record timestamp and its batch's last offset (Kafka's ListOffsets -3). May query
+     * the catalog: call it off an event loop.
+     */
     public Optional<TimestampOffset> maxTimestamp(TopicPartition tp) {
         PartitionLog log = hot(tp);
-        Optional<TimestampOffset> hotMax = log.maxTimestamp();
+        Optional<TimestampOffset> hotMax = log.maxTimestamp().map(TimestampOffset::of);
+        if (coldReader == null) {
+            return hotMax;
+        }
         ColdIndex.Snapshot s = coldIndex.snapshot(tp, 1000);
         Optional<TimestampOffset> coldMax =
                 s.objects().values().stream()
@@ -552,10 +616,13 @@ public final class TieredLog implements Closeable {
         if (compactor.isPresent()) {
             pass = compactor.get().runOnce();
             for (PartitionLog l : logs.partitions()) {
-                coldIndex.invalidate(l.topicPartition());
+                coldIndex.refreshQuietly(l.topicPartition());
             }
         }
-        int deleted = res.guard().allows("total retention pass") ? retention.apply() : 0;
+        int deleted =
+                retention != null && res.guard().allows("total retention pass")
+                        ? retention.apply()
+                        : 0;
         logs.runHousekeeping();
         return new MaintenanceResult(Optional.ofNullable(pass), deleted);
     }
@@ -581,6 +648,10 @@ public final class TieredLog implements Closeable {
      *     hold offsets (otherwise only the footer and first batch of each object are read)
      */
     public List<Violation> verify(boolean deep) {
+        if (res.store() == null) {
+            throw new IllegalStateException(
+                    "tiered.enabled=false: there is no cold tier to verify");
+        }
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
             // what a deep check finds corrupt in the hot tier is read from the cold tier from now
             return new Verifier(catalog, res.store(), hot)
@@ -601,7 +672,7 @@ public final class TieredLog implements Closeable {
 
     // ---------------------------------------------------------------- accessors
 
-    /** The hot tier (for the server: listeners, producer state). */
+    /** The hot tier (for tests and tools that inspect it; a server goes through this API). */
     public LogManager logManager() {
         return logs;
     }

@@ -5,20 +5,16 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tierlog.common.Config;
 import io.tierlog.common.Time;
 import java.io.IOException;
-import java.util.Map;
 
 /**
- * What a log is opened with besides its config: the clock, the threads, the metrics registry, topic
- * overrides and an already held lock. Not thread-safe; {@link #open()} may be called once per log
- * to open.
+ * What a log is opened with besides its config: the clock, the threads, the metrics registry and an
+ * already held lock. Not thread-safe; {@link #open()} may be called once per log to open.
  */
 public final class TieredLogBuilder {
     private final Config config;
     private Time time = Time.SYSTEM;
     private java.util.concurrent.ScheduledExecutorService scheduler;
     private MeterRegistry registry;
-    private java.util.function.Function<String, Map<String, String>> topicOverrides =
-            topic -> Map.of();
     private io.tierlog.common.DirLock lock;
 
     TieredLogBuilder(Config config) {
@@ -54,17 +50,6 @@ public final class TieredLogBuilder {
     }
 
     /**
-     * For an embedder that keeps topic configs itself (a server's topic registry): a topic's
-     * overrides, which win over those stored in the catalog. Called often; must be fast and
-     * thread-safe. Default: none.
-     */
-    public TieredLogBuilder topicConfigs(
-            java.util.function.Function<String, Map<String, String>> topicOverrides) {
-        this.topicOverrides = java.util.Objects.requireNonNull(topicOverrides);
-        return this;
-    }
-
-    /**
      * The lock of the hot log dir ({@code <data.dir>/log}, from {@code LogManager.lock}), taken by
      * the caller before it started anything of its own. The log owns the lock from {@link #open()}
      * on (released on {@link TieredLog#close()}, or when opening fails); {@code open} throws {@link
@@ -90,7 +75,6 @@ public final class TieredLogBuilder {
                         registry != null ? registry : new SimpleMeterRegistry(),
                         time,
                         scheduler,
-                        topicOverrides,
                         lock));
     }
 }

@@ -8,7 +8,6 @@ import io.tierlog.hot.LogConfig;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * Effective configuration of each topic: the engine's config with the topic's overrides (kept in
@@ -21,15 +20,10 @@ import java.util.function.Function;
 final class TopicConfigs {
     private final Config base;
     private final Map<String, Map<String, String>> overrides = new ConcurrentHashMap<>();
-    private final Function<String, Map<String, String>> external;
 
-    /**
-     * @param external topic overrides kept elsewhere (a server's topic registry); they win over the
-     *     catalog's
-     */
-    TopicConfigs(Config base, Catalog catalog, Function<String, Map<String, String>> external) {
+    /** Starts with the overrides the catalog holds ({@link TopicRegistry} keeps them current). */
+    TopicConfigs(Config base, Catalog catalog) {
         this.base = base;
-        this.external = external;
         for (TopicRecord t : catalog.topics()) {
             overrides.put(t.name(), t.configs());
         }
@@ -37,13 +31,12 @@ final class TopicConfigs {
 
     /** The effective config of {@code topic} (the base config for an unknown topic). */
     Config config(String topic) {
-        Map<String, String> ext = external.apply(topic);
-        if (ext == null || ext.isEmpty()) {
-            return effective(overrides.getOrDefault(topic, Map.of()));
-        }
-        Map<String, String> merged = new HashMap<>(overrides.getOrDefault(topic, Map.of()));
-        merged.putAll(ext);
-        return effective(merged);
+        return effective(overrides.getOrDefault(topic, Map.of()));
+    }
+
+    /** The engine's config without any topic override (the topic defaults). */
+    Config base() {
+        return base;
     }
 
     private Config effective(Map<String, String> topicOverrides) {

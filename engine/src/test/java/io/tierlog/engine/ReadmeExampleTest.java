@@ -3,7 +3,6 @@ package io.tierlog.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.Config;
-import io.tierlog.hot.TimestampOffset;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,6 @@ import static io.tierlog.engine.EngineFixture.TP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tierlog.hot.TimestampOffset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,6 @@ package io.tierlog.server;
 
 import io.tierlog.common.Config;
 import io.tierlog.engine.TieredLog;
-import io.tierlog.hot.LogManager;
 import io.tierlog.server.admin.AdminApis;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.ApiRegistry;
@@ -13,12 +12,10 @@ import io.tierlog.server.group.GroupApis;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
-import io.tierlog.server.meta.TopicRegistry;
 import io.tierlog.server.metadata.MetadataApis;
 import io.tierlog.server.produce.ProduceApis;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -39,16 +36,14 @@ final class ApiHandlers {
     /**
      * The parts of a running server that handlers are built from, at the composition root only.
      *
-     * @param tiered the engine when {@code tiered.enabled}
+     * @param engine the storage of both tiers and the topic registry
      * @param blockingExecutor runs request work that may block (fsync-durable appends, topic
      *     creation), off the event loops
      */
     record Parts(
             Config config,
             MetadataService metadata,
-            TopicRegistry topics,
-            LogManager logs,
-            Optional<TieredLog> tiered,
+            TieredLog engine,
             FetchSource fetchSource,
             FetchWaiters waiters,
             ProducerIdManager producerIds,
@@ -61,22 +56,23 @@ final class ApiHandlers {
                 MetadataApis.handlers(
                         registry,
                         p.metadata(),
-                        p.topics(),
+                        p.engine().topicRegistry(),
                         p.config().get(ServerOptions.AUTO_CREATE_TOPICS_ENABLE),
                         p.config().get(ServerOptions.NUM_PARTITIONS)));
-        all.addAll(
-                ProduceApis.handlers(p.topics(), p.logs(), p.producerIds(), p.blockingExecutor()));
+        all.addAll(ProduceApis.handlers(p.engine(), p.producerIds(), p.blockingExecutor()));
         all.addAll(
                 FetchApis.handlers(
                         p.metadata(),
                         p.fetchSource(),
                         p.waiters(),
-                        p.logs(),
-                        p.tiered(),
+                        p.engine(),
                         p.blockingExecutor()));
         all.addAll(
                 AdminApis.handlers(
-                        p.config(), p.metadata(), p.topics(), p.tiered(), p.blockingExecutor()));
+                        p.config(),
+                        p.metadata(),
+                        p.engine().topicRegistry(),
+                        p.blockingExecutor()));
         all.addAll(GroupApis.handlers(p.groups(), p.metadata(), p.blockingExecutor()));
         return List.copyOf(all);
     }

@@ -153,21 +153,13 @@ public final class ServerOptions {
                                     + " false = Java NIO.")
                     .build();
 
-    /** Every server option, in documentation order. */
+    /** The engine's option (hot tier only when false), read by the server too. */
     public static final ConfigOption<Boolean> TIERED_ENABLED =
-            ConfigOption.booleanOption("tiered.enabled")
-                    .defaultValue(true)
-                    .doc(
-                            "Serve both tiers through the engine: closed segments are offloaded to"
-                                    + " Parquet in S3 (embedded s3proxy under data.dir/s3 unless"
-                                    + " s3.endpoint is set) and registered in the catalog (SQLite"
-                                    + " data.dir/catalog.db unless catalog.url is set); old offsets"
-                                    + " are read back from there. false: hot tier only.")
-                    .build();
+            io.tierlog.engine.EngineOptions.TIERED_ENABLED;
 
+    /** Every server option, in documentation order. */
     public static List<ConfigOption<?>> all() {
         return List.of(
-                TIERED_ENABLED,
                 NODE_ID,
                 CLUSTER_ID,
                 LISTENERS,

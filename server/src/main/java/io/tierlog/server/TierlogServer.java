@@ -3,15 +3,14 @@ package io.tierlog.server;
 import io.tierlog.common.Config;
 import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
-import io.tierlog.hot.HotTierOptions;
-import io.tierlog.hot.LogManager;
+import io.tierlog.engine.TieredLog;
 import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
-import io.tierlog.server.fetch.HotFetchSource;
+import io.tierlog.server.fetch.TieredFetchSource;
+import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
-import io.tierlog.server.meta.TopicRegistry;
 import io.tierlog.server.net.NettyServer;
 import java.io.Closeable;
 import java.io.IOException;
@@ -37,24 +36,25 @@ import org.slf4j.LoggerFactory;
  * and stopped in reverse.
  *
  * <p>Startup: validate every option; take the data dir's lock ({@code <data.dir>/log/.lock}) before
- * anything else, then check that the listener ports are free; open {@code <data.dir>/meta} (topics,
- * producer ids); open the engine ({@code TieredLog}: the hot tier in {@code <data.dir>/log},
- * recovering after an unclean stop, the catalog, the object store and the offload loop), or with
- * {@code tiered.enabled=false} the hot tier alone; start extra services ({@link Builder#service});
- * build the fetch source (tiered or hot only, which tests may wrap via {@link
+ * anything else, then check that the listener ports are free; open the engine ({@link TieredLog}:
+ * the hot tier in {@code <data.dir>/log}, recovering after an unclean stop, the catalog with the
+ * topics, and with {@code tiered.enabled} the object store, offloader and cold reader); open {@code
+ * <data.dir>/meta} (producer ids, committed offsets); start extra services ({@link
+ * Builder#service}); build the fetch source over the engine (optionally wrapped, {@link
  * Builder#fetchSource}); bind the listeners last, so no client is served before storage is ready.
  *
  * <p>Shutdown ({@link #close()}, also on SIGTERM through the CLI): stop accepting, close
- * connections and event loops, stop services, then close the hot tier (flush, recovery-point
- * checkpoint, clean-shutdown marker). Thread-safe; close is idempotent.
+ * connections and event loops, stop services, then close the engine (offload and cold reads
+ * stopped, then the hot tier: flush, recovery-point checkpoint, clean-shutdown marker).
+ * Thread-safe; close is idempotent.
  */
 public final class TierlogServer implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(TierlogServer.class);
 
     private final Listener advertised;
     private final NettyServer net;
-    private final LogManager logs;
-    private final io.tierlog.engine.TieredLog tiered;
+    private final TieredLog engine;
+    private final GroupCoordinator groups;
     private final ScheduledExecutorService scheduler;
     private final boolean ownScheduler;
     private final Deque<AutoCloseable> services;
@@ -63,15 +63,15 @@ public final class TierlogServer implements Closeable {
     private TierlogServer(
             Listener advertised,
             NettyServer net,
-            LogManager logs,
-            io.tierlog.engine.TieredLog tiered,
+            TieredLog engine,
+            GroupCoordinator groups,
             ScheduledExecutorService scheduler,
             boolean ownScheduler,
             Deque<AutoCloseable> services) {
         this.advertised = advertised;
         this.net = net;
-        this.logs = logs;
-        this.tiered = tiered;
+        this.engine = engine;
+        this.groups = groups;
         this.scheduler = scheduler;
         this.ownScheduler = ownScheduler;
         this.services = services;
@@ -124,7 +124,7 @@ public final class TierlogServer implements Closeable {
             return this;
         }
 
-        /** Wraps the hot-tier fetch source (e.g. to route old offsets to the cold tier). */
+        /** Wraps the engine's fetch source (e.g. to inject faults in a test). */
         public Builder fetchSource(Function<FetchSource, FetchSource> wrapper) {
             this.fetchSource = wrapper;
             return this;
@@ -138,16 +138,13 @@ public final class TierlogServer implements Closeable {
     private static TierlogServer start(Builder b) throws IOException {
         Config config = b.config;
         config.validate(ServerOptions.all());
-        config.validate(HotTierOptions.all());
-        config.validate(HotTierOptions.logDirOptions());
         Path dataDir = Paths.get(config.get(ServerOptions.DATA_DIR)).toAbsolutePath().normalize();
         Path metaDir = dataDir.resolve("meta");
         Path logDir = dataDir.resolve("log");
         List<Listener> listeners = Listener.parseList(config.get(ServerOptions.LISTENERS));
         // The data dir's lock before anything starts or is written: a second server on the same
         // data dir fails here, having started no S3 server, metrics endpoint or catalog.
-        Files.createDirectories(logDir);
-        DirLock lock = LogManager.lock(logDir);
+        DirLock lock = TieredLog.lock(logDir);
         List<InetSocketAddress> addresses = new ArrayList<>();
         try {
             for (Listener l : listeners) {
@@ -179,73 +176,44 @@ public final class TierlogServer implements Closeable {
                     blocking.shutdown();
                     blocking.awaitTermination(30, TimeUnit.SECONDS);
                 });
-        LogManager logs = null;
-        io.tierlog.engine.TieredLog tiered = null;
-        DirLock unowned = lock; // until the engine or the log manager owns it
+        TieredLog engine = null;
+        DirLock unowned = lock; // until the engine owns it
         try {
-            TopicRegistry topics = TopicRegistry.load(metaDir, config);
-            if (config.get(ServerOptions.TIERED_ENABLED)) {
-                // The engine owns the hot tier (same <data.dir>/log), the catalog, the object
-                // store and the offload loop; topic overrides come from the registry.
-                unowned = null; // owned by the engine even if open fails
-                tiered =
-                        io.tierlog.engine.TieredLog.builder(
-                                        config.with(
-                                                ServerOptions.DATA_DIR.key(), dataDir.toString()))
-                                .time(b.time)
-                                .scheduler(scheduler)
-                                .topicConfigs(
-                                        name ->
-                                                topics.topic(name)
-                                                        .map(
-                                                                io.tierlog.server.meta.TopicMeta
-                                                                        ::configs)
-                                                        .orElse(java.util.Map.of()))
-                                .lock(lock)
-                                .open();
-                logs = tiered.logManager();
-            } else {
-                unowned = null; // owned by the manager even if open fails
-                logs =
-                        LogManager.open(
-                                lock,
-                                topics::logConfig,
-                                b.time,
-                                scheduler,
-                                config.get(HotTierOptions.LOG_OPEN_FILES_MAX),
-                                tp -> 0L);
-            }
+            // The engine owns the hot tier (<data.dir>/log), the catalog with the topics and, with
+            // tiered.enabled, the object store and the offload loop; it runs on the server's clock
+            // and timer.
+            unowned = null; // owned by the engine even if open fails
+            engine =
+                    TieredLog.builder(config.with(ServerOptions.DATA_DIR.key(), dataDir.toString()))
+                            .meterRegistry(
+                                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry())
+                            .time(b.time)
+                            .scheduler(scheduler)
+                            .lock(lock)
+                            .open();
             FetchWaiters waiters = new FetchWaiters();
-            topics.attach(logs, pl -> pl.addListener(waiters));
+            engine.addAppendListener(waiters);
             ProducerIdManager producerIds =
                     ProducerIdManager.open(
                             metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
-            io.tierlog.server.group.coordinator.GroupCoordinator groups =
-                    io.tierlog.server.group.coordinator.GroupCoordinator.open(
-                            metaDir, scheduler, b.time);
+            GroupCoordinator groups = GroupCoordinator.open(metaDir, scheduler, b.time);
             opened.push(groups);
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
             }
-            FetchSource source =
-                    b.fetchSource.apply(
-                            tiered != null
-                                    ? new io.tierlog.server.fetch.TieredFetchSource(tiered)
-                                    : new HotFetchSource(logs));
+            FetchSource source = b.fetchSource.apply(new TieredFetchSource(engine));
             NettyServer[] net = new NettyServer[1];
             MetadataService metadata =
                     new MetadataService(
                             config.get(ServerOptions.NODE_ID),
                             config.get(ServerOptions.CLUSTER_ID),
                             memoize(() -> advertised(config, listeners, net[0])),
-                            topics);
+                            engine.topicRegistry());
             ApiHandlers.Parts parts =
                     new ApiHandlers.Parts(
                             config,
                             metadata,
-                            topics,
-                            logs,
-                            java.util.Optional.ofNullable(tiered),
+                            engine,
                             source,
                             waiters,
                             producerIds,
@@ -270,30 +238,26 @@ public final class TierlogServer implements Closeable {
                     net[0].boundAddresses(),
                     dataDir,
                     metadata.advertised());
-            if (tiered != null) {
-                var pool = net[0].requestMemory();
-                tiered.meterRegistry()
-                        .gauge(
-                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_RESERVED_BYTES,
-                                pool,
-                                p -> p.reservedBytes());
-                tiered.meterRegistry()
-                        .gauge(
-                                io.tierlog.engine.MetricNames.REQUEST_MEMORY_WAITING_CONNECTIONS,
-                                pool,
-                                p -> p.waitingConnections());
-            }
+            var pool = net[0].requestMemory();
+            engine.meterRegistry()
+                    .gauge(
+                            io.tierlog.engine.MetricNames.REQUEST_MEMORY_RESERVED_BYTES,
+                            pool,
+                            p -> p.reservedBytes());
+            engine.meterRegistry()
+                    .gauge(
+                            io.tierlog.engine.MetricNames.REQUEST_MEMORY_WAITING_CONNECTIONS,
+                            pool,
+                            p -> p.waitingConnections());
             return new TierlogServer(
-                    metadata.advertised(), net[0], logs, tiered, scheduler, ownScheduler, opened);
+                    metadata.advertised(), net[0], engine, groups, scheduler, ownScheduler, opened);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
             if (unowned != null) {
                 unowned.close();
             }
-            if (tiered != null) {
-                tiered.close();
-            } else if (logs != null) {
-                logs.close();
+            if (engine != null) {
+                engine.close();
             }
             if (ownScheduler) {
                 scheduler.shutdownNow();
@@ -360,14 +324,19 @@ public final class TierlogServer implements Closeable {
         return new Listener(l.name(), host, port);
     }
 
-    /** The engine serving both tiers, when {@code tiered.enabled} (for tools and tests). */
-    public java.util.Optional<io.tierlog.engine.TieredLog> tiered() {
-        return java.util.Optional.ofNullable(tiered);
+    /** The consumer-group coordinator (for tools and tests). */
+    public GroupCoordinator groups() {
+        return groups;
     }
 
     /** The endpoint clients are told to connect to. */
     public Listener advertised() {
         return advertised;
+    }
+
+    /** The engine this server serves (storage and topics). */
+    public TieredLog engine() {
+        return engine;
     }
 
     /** The bound port of the first listener. */
@@ -397,14 +366,10 @@ public final class TierlogServer implements Closeable {
         log.info("tierlog shutting down");
         net.close();
         closeQuietly(services);
-        if (tiered != null) {
-            try {
-                tiered.close(); // stops offload and cold reads, then closes the hot tier
-            } catch (IOException e) {
-                log.warn("error closing the tiered log", e);
-            }
-        } else {
-            logs.close();
+        try {
+            engine.close(); // stops offload and cold reads, then closes the hot tier
+        } catch (IOException e) {
+            log.warn("error closing the engine", e);
         }
         if (ownScheduler) {
             scheduler.shutdownNow();

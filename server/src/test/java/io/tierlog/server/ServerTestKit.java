@@ -5,17 +5,18 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Promise;
 import io.tierlog.common.Config;
 import io.tierlog.common.MockTime;
-import io.tierlog.hot.LogManager;
+import io.tierlog.engine.EngineOptions;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.fetch.FetchWaiters;
-import io.tierlog.server.fetch.HotFetchSource;
+import io.tierlog.server.fetch.TieredFetchSource;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
-import io.tierlog.server.meta.TopicMeta;
-import io.tierlog.server.meta.TopicRegistry;
 import io.tierlog.server.net.ZeroCopyRecords;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,7 +26,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,10 +40,10 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.RequestHeader;
 
 /**
- * The handlers of every API area, wired as {@link TierlogServer} wires them (hot tier only, no
- * network) on a temporary data dir: {@link #call} hands a request body to the handler of its API
- * and returns the response body. The one place where handler tests build the server's parts, so a
- * change of those parts is made here once.
+ * The handlers of every API area, wired as {@link TierlogServer} wires them (the engine on its hot
+ * tier alone, no network) on a temporary data dir: {@link #call} hands a request body to the
+ * handler of its API and returns the response body. The one place where handler tests build the
+ * server's parts, so a change of those parts is made here once.
  *
  * <p>The group coordinator runs on a {@link MockTime} that tests advance by hand; request contexts
  * share one event executor, as the connections of one event loop would. Not thread-safe; close it
@@ -59,8 +59,8 @@ public final class ServerTestKit implements AutoCloseable {
     private final ExecutorService blocking = Executors.newFixedThreadPool(2);
     private final EventExecutor eventLoop = new DefaultEventExecutor();
     private final Promise<Void> connectionClosed;
+    private final TieredLog engine;
     private final TopicRegistry topics;
-    private final LogManager logs;
     private final GroupCoordinator groups;
     private final MetadataService metadata;
     private final ApiRegistry registry;
@@ -70,14 +70,15 @@ public final class ServerTestKit implements AutoCloseable {
         Map<String, String> all = new HashMap<>();
         all.put(ServerOptions.DATA_DIR.key(), dataDir.toString());
         all.put(ServerOptions.ADVERTISED_LISTENERS.key(), "PLAINTEXT://kit.example:9092");
+        all.put(EngineOptions.TIERED_ENABLED.key(), "false"); // the engine on its hot tier alone
         all.putAll(settings);
         this.config = Config.of(all);
         Path metaDir = Files.createDirectories(dataDir.resolve("meta"));
         this.connectionClosed = eventLoop.newPromise();
-        this.topics = TopicRegistry.load(metaDir, config);
-        this.logs = LogManager.open(dataDir.resolve("log"), topics::logConfig, time, scheduler);
+        this.engine = TieredLog.builder(config).time(time).scheduler(scheduler).open();
+        this.topics = engine.topicRegistry();
         FetchWaiters waiters = new FetchWaiters();
-        topics.attach(logs, pl -> pl.addListener(waiters));
+        engine.addAppendListener(waiters);
         ProducerIdManager producerIds =
                 ProducerIdManager.open(metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
         this.groups = GroupCoordinator.open(metaDir, scheduler, time);
@@ -93,10 +94,8 @@ public final class ServerTestKit implements AutoCloseable {
                 new ApiHandlers.Parts(
                         config,
                         metadata,
-                        topics,
-                        logs,
-                        Optional.empty(),
-                        new HotFetchSource(logs),
+                        engine,
+                        new TieredFetchSource(engine),
                         waiters,
                         producerIds,
                         groups,
@@ -151,7 +150,7 @@ public final class ServerTestKit implements AutoCloseable {
     }
 
     /** Creates a topic as CreateTopics would, with topic configs. */
-    public TopicMeta createTopic(String name, int partitions, Map<String, String> configs) {
+    public TopicInfo createTopic(String name, int partitions, Map<String, String> configs) {
         try {
             return topics.create(name, partitions, configs, false);
         } catch (IOException e) {
@@ -159,7 +158,7 @@ public final class ServerTestKit implements AutoCloseable {
         }
     }
 
-    public TopicMeta createTopic(String name, int partitions) {
+    public TopicInfo createTopic(String name, int partitions) {
         return createTopic(name, partitions, Map.of());
     }
 
@@ -171,8 +170,9 @@ public final class ServerTestKit implements AutoCloseable {
         return topics;
     }
 
-    public LogManager logs() {
-        return logs;
+    /** The engine the handlers serve from (hot tier only). */
+    public TieredLog engine() {
+        return engine;
     }
 
     public Config config() {
@@ -218,7 +218,11 @@ public final class ServerTestKit implements AutoCloseable {
     @Override
     public void close() {
         groups.close();
-        logs.close();
+        try {
+            engine.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         blocking.shutdownNow();
         scheduler.shutdownNow();
         eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);

@@ -110,7 +110,7 @@ public final class TieredServerBench {
     }
 
     private TieredLog tiered() {
-        return server.tiered().orElseThrow();
+        return server.engine();
     }
 
     private void run() throws Exception {

@@ -50,6 +50,12 @@ public final class FaultyCatalog implements Catalog {
     }
 
     @Override
+    public TopicRecord importTopic(
+            java.util.UUID id, String name, int partitions, java.util.Map<String, String> configs) {
+        return delegate.importTopic(id, name, partitions, configs);
+    }
+
+    @Override
     public String describe() {
         return delegate.describe();
     }

@@ -89,7 +89,7 @@ final class BoundedColdFixture {
     /** Waits (with a deadline) until everything closed is offloaded and local retention ran. */
     static PartitionReport awaitOffloaded(TierlogServer server, String topic, long hotBytesAtMost)
             throws InterruptedException {
-        TieredLog tiered = server.tiered().get();
+        TieredLog tiered = server.engine();
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         PartitionReport r = tiered.inspect(Optional.of(topic)).get(0);
         while (System.nanoTime() < deadline
@@ -104,8 +104,7 @@ final class BoundedColdFixture {
     /** Sum of {@link MetricNames#COLD_READ_ERRORS} with {@code cause}. */
     static double coldReadErrors(TierlogServer server, String cause) {
         Counter c =
-                server.tiered()
-                        .get()
+                server.engine()
                         .meterRegistry()
                         .find(MetricNames.COLD_READ_ERRORS)
                         .tag("cause", cause)
@@ -115,12 +114,7 @@ final class BoundedColdFixture {
 
     static double s3Errors(TierlogServer server, String op) {
         Counter c =
-                server.tiered()
-                        .get()
-                        .meterRegistry()
-                        .find(MetricNames.S3_ERRORS)
-                        .tag("op", op)
-                        .counter();
+                server.engine().meterRegistry().find(MetricNames.S3_ERRORS).tag("op", op).counter();
         return c == null ? 0 : c.count();
     }
 

@@ -130,12 +130,12 @@ class BoundedTimeS3IT {
                     .isGreaterThanOrEqualTo(2);
             assertThat(logs.lines("WARN", "S3 call for key " + TOPIC + "/0/", "timed out"))
                     .anySatisfy(l -> assertThat(l).contains("s3.upload.timeout.ms=1500"));
-            assertThat(server.tiered().get().offsets(TP).coldHighWatermark())
+            assertThat(server.engine().offsets(TP).coldHighWatermark())
                     .as("nothing committed while S3 is silent")
                     .isLessThanOrEqualTo(0);
         }
         proxy.heal();
         awaitOffloaded(server, TOPIC, Long.MAX_VALUE);
-        assertThat(server.tiered().get().offsets(TP).coldHighWatermark()).isPositive();
+        assertThat(server.engine().offsets(TP).coldHighWatermark()).isPositive();
     }
 }

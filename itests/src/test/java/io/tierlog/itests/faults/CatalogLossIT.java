@@ -93,7 +93,7 @@ class CatalogLossIT {
         try {
             produce(port, 0, n);
             awaitOffloaded(server);
-            TieredLog tiered = server.tiered().get();
+            TieredLog tiered = server.engine();
             assertThat(tiered.offsets(TP).hotLogStartOffset())
                     .as("local retention deleted offloaded segments")
                     .isGreaterThan(n / 4);
@@ -183,7 +183,7 @@ class CatalogLossIT {
             }
             // Offload and local deletion resume on the rebuilt catalog.
             awaitOffloaded(server);
-            TieredLog tiered = server.tiered().get();
+            TieredLog tiered = server.engine();
             assertThat(healthy(tiered)).isEqualTo(1.0);
             assertThat(tiered.offsets(TP).hotLogStartOffset()).isGreaterThan(hotStartAtLoss);
         } finally {
@@ -207,7 +207,7 @@ class CatalogLossIT {
         try {
             produce(port, n, n);
             awaitOffloaded(server);
-            LogOffsets o = server.tiered().get().offsets(TP);
+            LogOffsets o = server.engine().offsets(TP);
             hotStart = o.hotLogStartOffset();
             coldHw = o.coldHighWatermark();
         } finally {
@@ -262,7 +262,7 @@ class CatalogLossIT {
         Files.copy(catalogDb(), backup);
         server = TierlogServer.start(config(port));
         try {
-            TieredLog tiered = server.tiered().get();
+            TieredLog tiered = server.engine();
             deleteCatalogFiles();
             await(() -> healthy(tiered) == 0.0, "catalog reported unhealthy");
             long hotStart = tiered.offsets(TP).hotLogStartOffset();
@@ -410,7 +410,7 @@ class CatalogLossIT {
     }
 
     private static void awaitOffloaded(TierlogServer server) throws InterruptedException {
-        TieredLog tiered = server.tiered().get();
+        TieredLog tiered = server.engine();
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         PartitionReport r = tiered.inspect(Optional.of(TOPIC)).get(0);
         while (System.nanoTime() < deadline

@@ -3,12 +3,12 @@ package io.tierlog.itests.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.Config;
+import io.tierlog.engine.Appended;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.MaintenanceResult;
 import io.tierlog.engine.TierRead;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.Violation;
-import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.SegmentInfo;
 import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.ByteBuffer;
@@ -81,7 +81,7 @@ class RecoveryBelowColdIT {
     private static long produce(TieredLog log, int batches, int perBatch) throws Exception {
         long next = log.latestOffset(TP);
         for (int b = 0; b < batches; b++) {
-            AppendResult r = log.append(TP, batch(next, perBatch));
+            Appended r = log.append(TP, batch(next, perBatch));
             assertThat(r.firstOffset()).as("offset assigned to batch %d", b).isEqualTo(next);
             next = r.lastOffset() + 1;
         }

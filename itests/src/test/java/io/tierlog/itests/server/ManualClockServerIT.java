@@ -71,7 +71,7 @@ class ManualClockServerIT {
     void rollOffloadAndLocalRetentionHappenOnlyWhenTheTestMovesTheClock() throws Exception {
         server = start(Map.of());
         String bootstrap = "127.0.0.1:" + server.port();
-        TieredLog engine = server.broker().tiered().orElseThrow();
+        TieredLog engine = server.engine();
         Clients.createTopic(bootstrap, TOPIC, 1);
         try (KafkaProducer<byte[], byte[]> p = Clients.producer(bootstrap, "none")) {
             for (int i = 0; i < RECORDS; i++) {
@@ -150,8 +150,8 @@ class ManualClockServerIT {
         }
         // A second member joins; the rebalance waits for the first (max.poll.interval.ms) unless
         // its session expires first.
-        var groups = server.broker().groups();
-        CompletableFuture<io.tierlog.server.group.GroupCoordinator.JoinResult> probe =
+        var groups = server.groups();
+        CompletableFuture<io.tierlog.server.group.coordinator.GroupCoordinator.JoinResult> probe =
                 groups.join(
                         "g",
                         "",
@@ -160,7 +160,7 @@ class ManualClockServerIT {
                         10_000,
                         "consumer",
                         List.of(
-                                new io.tierlog.server.group.GroupCoordinator.Protocol(
+                                new io.tierlog.server.group.coordinator.GroupCoordinator.Protocol(
                                         "range", new byte[0])));
         timer.advance(10_000);
         assertThat(probe).as("at session.timeout.ms the silent member is still in").isNotDone();

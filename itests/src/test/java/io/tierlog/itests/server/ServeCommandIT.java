@@ -94,6 +94,89 @@ class ServeCommandIT {
         }
     }
 
+    /**
+     * Produce goes through the engine's append: the hot bytes-in counter that {@code serve} exports
+     * equals what the producer sent (its per-topic byte total, batch bytes as written) and what the
+     * segment files hold.
+     */
+    @Test
+    void hotBytesInCountsExactlyTheBytesProducedThroughServe() throws Exception {
+        int port = freePort();
+        int metricsPort = freePort();
+        Path data = dir.resolve("data");
+        Process server =
+                startServe(port, data, "metered.log", "metrics.listen=127.0.0.1:" + metricsPort);
+        double sent;
+        try {
+            String bootstrap = "127.0.0.1:" + port;
+            Clients.createTopic(bootstrap, "metered", 2);
+            try (KafkaProducer<byte[], byte[]> prod = Clients.producer(bootstrap, "lz4")) {
+                for (int i = 0; i < 5000; i++) {
+                    prod.send(
+                            new ProducerRecord<>(
+                                    "metered", Clients.key("m", i), Clients.value("m", i)));
+                }
+                prod.flush();
+                sent =
+                        prod.metrics().entrySet().stream()
+                                .filter(
+                                        e ->
+                                                e.getKey().name().equals("byte-total")
+                                                        && e.getKey()
+                                                                .group()
+                                                                .equals("producer-topic-metrics")
+                                                        && "metered"
+                                                                .equals(
+                                                                        e.getKey()
+                                                                                .tags()
+                                                                                .get("topic")))
+                                .mapToDouble(
+                                        e -> ((Number) e.getValue().metricValue()).doubleValue())
+                                .sum();
+            }
+            assertThat(sent).isGreaterThan(5000);
+            assertThat(hotBytesIn(metricsPort)).isEqualTo(sent);
+        } finally {
+            server.destroy();
+        }
+        assertThat(server.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        long stored = 0;
+        try (var files = Files.walk(data.resolve("log"))) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+                if (f.getParent().getFileName().toString().startsWith("metered-")) {
+                    stored += Files.size(f);
+                }
+            }
+        }
+        assertThat((double) stored).isEqualTo(sent);
+    }
+
+    /** The value of {@code tierlog_bytes_in_total{tier="hot"}} as the endpoint exports it. */
+    private static double hotBytesIn(int metricsPort) throws Exception {
+        java.net.http.HttpResponse<String> r =
+                java.net.http.HttpClient.newHttpClient()
+                        .send(
+                                java.net.http.HttpRequest.newBuilder(
+                                                java.net.URI.create(
+                                                        "http://127.0.0.1:"
+                                                                + metricsPort
+                                                                + "/metrics"))
+                                        .build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString());
+        for (String line : r.body().split("\n")) {
+            if (line.startsWith("tierlog_bytes_in_total{") && line.contains("tier=\"hot\"")) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        throw new AssertionError("no hot bytes-in counter in:\n" + r.body());
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
     @Test
     void killMinus9DuringIdempotentProduceLosesNothingAcknowledgedAndDuplicatesNothing()
             throws Exception {
@@ -179,10 +262,12 @@ class ServeCommandIT {
         }
     }
 
-    private Process startServe(int port, Path data, String logName) throws Exception {
+    private Process startServe(int port, Path data, String logName, String... sets)
+            throws Exception {
         String javaExe = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p =
-                new ProcessBuilder(
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
                                 javaExe,
                                 "-Xmx512m",
                                 "-cp",
@@ -192,7 +277,13 @@ class ServeCommandIT {
                                 "--set",
                                 "listeners=PLAINTEXT://127.0.0.1:" + port,
                                 "--set",
-                                "data.dir=" + data)
+                                "data.dir=" + data));
+        for (String set : sets) {
+            cmd.add("--set");
+            cmd.add(set);
+        }
+        Process p =
+                new ProcessBuilder(cmd)
                         .redirectErrorStream(true)
                         .redirectOutput(dir.resolve(logName).toFile())
                         .start();

@@ -55,7 +55,7 @@ class TieredCliWhileServingIT {
         String dataDir = "data.dir=" + dir.resolve("data");
         try (TierlogServer server = TierlogServer.start(Config.of(settings()))) {
             produce("127.0.0.1:" + server.port(), 20_000);
-            TieredLog tiered = server.tiered().orElseThrow();
+            TieredLog tiered = server.engine();
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
             PartitionReport report = tiered.inspect(Optional.of(TOPIC)).get(0);
             while (System.nanoTime() < deadline

@@ -86,7 +86,7 @@ class TieredEndToEndIT {
         String bootstrap = "127.0.0.1:" + server.port();
         try {
             produce(bootstrap, n);
-            TieredLog tiered = server.tiered().orElseThrow();
+            TieredLog tiered = server.engine();
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             PartitionReport report = tiered.inspect(Optional.of(TOPIC)).get(0);
             // Wait (polling the server's own threads, with a deadline) until every closed segment

@@ -78,7 +78,7 @@ class TieredRestartAndOutageIT {
         try {
             produce(0, n);
             awaitOffloaded(server);
-            assertThat(server.tiered().get().offsets(TP).hotLogStartOffset()).isGreaterThan(n / 4);
+            assertThat(server.engine().offsets(TP).hotLogStartOffset()).isGreaterThan(n / 4);
 
             // A consumer from 0 reads part of the cold range, the server restarts, it resumes.
             try (KafkaConsumer<byte[], byte[]> c = consumer()) {
@@ -93,7 +93,7 @@ class TieredRestartAndOutageIT {
 
             // S3 down: hot goes on, cold fails retriably, local retention pauses.
             s3.close();
-            TieredLog tiered = server.tiered().get();
+            TieredLog tiered = server.engine();
             LogOffsets before = tiered.offsets(TP);
             produce(n, n / 5);
             try (KafkaConsumer<byte[], byte[]> c = consumer()) {
@@ -149,7 +149,7 @@ class TieredRestartAndOutageIT {
     }
 
     private static void awaitOffloaded(TierlogServer server) throws InterruptedException {
-        TieredLog tiered = server.tiered().get();
+        TieredLog tiered = server.engine();
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         PartitionReport r = tiered.inspect(Optional.of(TOPIC)).get(0);
         while (System.nanoTime() < deadline

@@ -1,12 +1,10 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.common.Config;
-import io.tierlog.engine.TieredLog;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicRegistry;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 
 /** The admin area's handlers: CreateTopics, DeleteTopics and DescribeConfigs. Stateless. */
@@ -17,19 +15,17 @@ public final class AdminApis {
      * @param config the server's settings ({@code num.partitions}, {@code delete.topic.enable}, and
      *     what DescribeConfigs reports for the broker)
      * @param metadata this server's node id (the broker resource of DescribeConfigs)
-     * @param topics the registry topics are created in and deleted from
-     * @param tiered the engine when both tiers serve; deleting a topic then deletes its cold data
+     * @param topics the engine's registry topics are created in and deleted from (both tiers)
      * @param blockingExecutor where topic creation and deletion run (many files, fsyncs)
      */
     public static List<ApiHandler> handlers(
             Config config,
             MetadataService metadata,
             TopicRegistry topics,
-            Optional<TieredLog> tiered,
             Executor blockingExecutor) {
         return List.of(
                 new CreateTopicsHandler(config, topics, blockingExecutor),
-                new DeleteTopicsHandler(config, topics, tiered, blockingExecutor),
+                new DeleteTopicsHandler(config, topics, blockingExecutor),
                 new DescribeConfigsHandler(config, metadata, topics));
     }
 }

@@ -3,9 +3,8 @@ package io.tierlog.server.admin;
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigOption;
-import io.tierlog.hot.HotTierOptions;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.ServerOptions;
-import io.tierlog.server.meta.TopicRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,11 +29,11 @@ final class ConfigDescriber {
 
     private ConfigDescriber() {}
 
-    /** Every hot-tier option of a topic: its override, else the server value, else the default. */
+    /** Every topic option of a topic: its override, else the server value, else the default. */
     static List<Entry> topicConfigs(TopicRegistry topics, Map<String, String> overrides) {
-        Config server = topics.hotDefaults();
+        Config server = topics.topicDefaults();
         List<Entry> out = new ArrayList<>();
-        for (ConfigOption<?> o : HotTierOptions.all()) {
+        for (ConfigOption<?> o : TopicRegistry.topicOptions()) {
             if (overrides.containsKey(o.key())) {
                 out.add(entry(o, overrides.get(o.key()), SOURCE_TOPIC));
             } else if (server.contains(o)) {

@@ -1,11 +1,11 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.common.Config;
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.ServerOptions;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
-import io.tierlog.server.meta.TopicMeta;
-import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -116,7 +116,7 @@ final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> 
             configs.put(c.name(), c.value());
         }
         try {
-            TopicMeta meta = topics.create(t.name(), partitions, configs, validateOnly);
+            TopicInfo meta = topics.create(t.name(), partitions, configs, validateOnly);
             res.setTopicId(meta.id())
                     .setNumPartitions(meta.partitions())
                     .setReplicationFactor((short) 1);

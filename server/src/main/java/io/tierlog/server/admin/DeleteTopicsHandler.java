@@ -1,12 +1,11 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.common.Config;
-import io.tierlog.engine.TieredLog;
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.ServerOptions;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
-import io.tierlog.server.meta.TopicMeta;
-import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -31,17 +30,11 @@ final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> 
 
     private final Config config;
     private final TopicRegistry topics;
-    private final Optional<TieredLog> tiered;
 
-    DeleteTopicsHandler(
-            Config config,
-            TopicRegistry topics,
-            Optional<TieredLog> tiered,
-            Executor blockingExecutor) {
+    DeleteTopicsHandler(Config config, TopicRegistry topics, Executor blockingExecutor) {
         super(DeleteTopicsRequestData.class, blockingExecutor);
         this.config = config;
         this.topics = topics;
-        this.tiered = tiered;
     }
 
     @Override
@@ -61,7 +54,7 @@ final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> 
         DeleteTopicsResponseData r = new DeleteTopicsResponseData();
         if (version >= 6) {
             for (DeleteTopicState s : request.topics()) {
-                Optional<TopicMeta> t =
+                Optional<TopicInfo> t =
                         s.name() != null ? topics.topic(s.name()) : topics.topic(s.topicId());
                 add(r, delete(t, s.name(), s.topicId(), s.name() != null));
             }
@@ -88,12 +81,12 @@ final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> 
         }
     }
 
-    private DeletableTopicResult delete(Optional<TopicMeta> t, String name, Uuid id, boolean byName)
+    private DeletableTopicResult delete(Optional<TopicInfo> t, String name, Uuid id, boolean byName)
             throws IOException {
         DeletableTopicResult res =
                 new DeletableTopicResult()
-                        .setName(t.map(TopicMeta::name).orElse(name))
-                        .setTopicId(t.map(TopicMeta::id).orElse(id == null ? Uuid.ZERO_UUID : id));
+                        .setName(t.map(TopicInfo::name).orElse(name))
+                        .setTopicId(t.map(TopicInfo::id).orElse(id == null ? Uuid.ZERO_UUID : id));
         if (!config.get(ServerOptions.DELETE_TOPIC_ENABLE)) {
             return res.setErrorCode(Errors.TOPIC_DELETION_DISABLED.code());
         }
@@ -102,12 +95,9 @@ final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> 
             return res.setErrorCode(e.code()).setErrorMessage(e.message());
         }
         try {
+            // both tiers: hot partitions, catalog rows, then the cold objects (the sweeper
+            // finishes what a failure leaves)
             topics.delete(t.get().name());
-            if (tiered.isPresent()) {
-                // The cold tier too: catalog rows first, then the objects (the sweeper finishes
-                // what a failure leaves).
-                tiered.get().deleteTopic(t.get().name());
-            }
         } catch (ApiException e) {
             res.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         } catch (IOException | RuntimeException e) {

@@ -1,11 +1,11 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.common.Config;
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicMeta;
-import io.tierlog.server.meta.TopicRegistry;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
@@ -58,7 +58,7 @@ final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequest
                             .setResourceName(res.resourceName());
             List<ConfigDescriber.Entry> entries;
             if (res.resourceType() == TOPIC) {
-                Optional<TopicMeta> t = topics.topic(res.resourceName());
+                Optional<TopicInfo> t = topics.topic(res.resourceName());
                 if (t.isEmpty()) {
                     r.results()
                             .add(

@@ -1,11 +1,9 @@
 package io.tierlog.server.fetch;
 
 import io.tierlog.engine.TieredLog;
-import io.tierlog.hot.LogManager;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.meta.MetadataService;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 
 /** The fetch area's handlers: Fetch (with long polls) and ListOffsets. Stateless. */
@@ -16,19 +14,17 @@ public final class FetchApis {
      * @param metadata topic lookup by name and id
      * @param source where records are read from (hot, or both tiers)
      * @param waiters wakes parked long-poll fetches on append
-     * @param logs the hot partitions (offsets of ListOffsets)
-     * @param tiered the engine when both tiers serve; ListOffsets then answers across tiers
-     * @param blockingExecutor where tiered ListOffsets runs (it may read the catalog)
+     * @param engine the log of both tiers (the offsets of ListOffsets)
+     * @param blockingExecutor where ListOffsets by timestamp runs (it may read the cold tier)
      */
     public static List<ApiHandler> handlers(
             MetadataService metadata,
             FetchSource source,
             FetchWaiters waiters,
-            LogManager logs,
-            Optional<TieredLog> tiered,
+            TieredLog engine,
             Executor blockingExecutor) {
         return List.of(
                 new FetchHandler(metadata, source, waiters),
-                new ListOffsetsHandler(metadata, logs, tiered, blockingExecutor));
+                new ListOffsetsHandler(metadata, engine, blockingExecutor));
     }
 }

@@ -1,9 +1,9 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicMeta;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -90,7 +90,7 @@ final class FetchHandler implements ApiHandler {
     private List<FetchReader.Target> resolve(FetchRequestData request, short version) {
         List<FetchReader.Target> targets = new ArrayList<>();
         for (FetchTopic ft : request.topics()) {
-            Optional<TopicMeta> meta;
+            Optional<TopicInfo> meta;
             Errors missing;
             if (version >= 13) {
                 meta = metadata.topic(ft.topicId());
@@ -99,8 +99,8 @@ final class FetchHandler implements ApiHandler {
                 meta = metadata.topic(ft.topic());
                 missing = Errors.UNKNOWN_TOPIC_OR_PARTITION;
             }
-            String name = meta.map(TopicMeta::name).orElse(ft.topic());
-            Uuid id = meta.map(TopicMeta::id).orElse(ft.topicId());
+            String name = meta.map(TopicInfo::name).orElse(ft.topic());
+            Uuid id = meta.map(TopicInfo::id).orElse(ft.topicId());
             for (FetchPartition fp : ft.partitions()) {
                 Errors err = Errors.NONE;
                 if (meta.isEmpty()) {

@@ -206,6 +206,8 @@ final class FetchReader {
     private void fail(State st, Target t, PartitionData pd, Exception e) {
         st.hasError = true;
         if (e instanceof ApiException) {
+            // includes KafkaStorageException for an offline partition (logged once by the log
+            // when it went offline; the consumer retries)
             pd.setErrorCode(Errors.forException(e).code());
             if (e instanceof org.apache.kafka.common.errors.OffsetOutOfRangeException) {
                 try {
@@ -214,10 +216,6 @@ final class FetchReader {
                     // The partition vanished meanwhile; the error code says enough.
                 }
             }
-        } else if (e instanceof io.tierlog.hot.LogOfflineException) {
-            // Logged once by the log when it went offline; the consumer retries.
-            log.debug("fetch of {} at {} refused: {}", t.tp(), t.fetchOffset(), e.getMessage());
-            pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
         } else {
             log.error("fetch of {} at {} failed", t.tp(), t.fetchOffset(), e);
             pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());

@@ -1,7 +1,6 @@
 package io.tierlog.server.fetch;
 
-import io.tierlog.hot.LogListener;
-import io.tierlog.hot.PartitionLog;
+import io.tierlog.engine.AppendListener;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,11 +8,11 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Long-poll fetches waiting for data, by partition (Kafka's fetch purgatory). Registered as a
- * {@link LogListener} on every partition log: an append wakes the fetches waiting on that
- * partition, which then re-read and answer if they have enough bytes. When nobody waits an append
- * costs one map lookup. Thread-safe.
+ * {@link AppendListener} with the engine: an append wakes the fetches waiting on that partition,
+ * which then re-read and answer if they have enough bytes. When nobody waits an append costs one
+ * map lookup. Thread-safe.
  */
-public final class FetchWaiters implements LogListener {
+public final class FetchWaiters implements AppendListener {
     /** A waiting fetch; {@link #wake()} must be cheap and thread-safe (it hops to its loop). */
     public interface Waiter {
         void wake();
@@ -50,8 +49,8 @@ public final class FetchWaiters implements LogListener {
     }
 
     @Override
-    public void onAppend(PartitionLog log, long highWatermark) {
-        wake(log.topicPartition());
+    public void onAppend(TopicPartition tp, long highWatermark) {
+        wake(tp);
     }
 
     /** Number of partitions with waiting fetches (tests). */

@@ -1,27 +1,27 @@
 package io.tierlog.server.fetch;
 
-import io.tierlog.hot.FileSlice;
+import io.tierlog.engine.FileRegion;
 import io.tierlog.server.net.ZeroCopyRecords;
 import java.nio.channels.FileChannel;
 
 /**
- * A hot-tier {@link FileSlice} as Kafka {@code BaseRecords} that the response writer sends as a
+ * A hot-tier {@link FileRegion} as Kafka {@code BaseRecords} that the response writer sends as a
  * file region (sendfile). Immutable.
  */
 final class FileSliceRecords implements ZeroCopyRecords {
-    private final FileSlice slice;
+    private final FileRegion slice;
 
-    public FileSliceRecords(FileSlice slice) {
+    public FileSliceRecords(FileRegion slice) {
         this.slice = slice;
     }
 
-    public FileSlice slice() {
+    public FileRegion slice() {
         return slice;
     }
 
     @Override
     public Pin pin() throws java.io.IOException {
-        FileSlice.Pin p = slice.pin();
+        FileRegion.Pin p = slice.pin();
         return new Pin() {
             @Override
             public FileChannel channel() {

@@ -1,13 +1,12 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.TieredLog;
-import io.tierlog.hot.LogManager;
-import io.tierlog.hot.PartitionLog;
-import io.tierlog.hot.TimestampOffset;
+import io.tierlog.engine.TimestampOffset;
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicMeta;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
@@ -34,18 +33,12 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     static final long EARLIEST_LOCAL = -4L;
 
     private final MetadataService metadata;
-    private final LogManager logs;
-    private final Optional<TieredLog> tiered;
+    private final TieredLog engine;
 
-    ListOffsetsHandler(
-            MetadataService metadata,
-            LogManager logs,
-            Optional<TieredLog> tiered,
-            Executor blockingExecutor) {
+    ListOffsetsHandler(MetadataService metadata, TieredLog engine, Executor blockingExecutor) {
         super(ListOffsetsRequestData.class, blockingExecutor);
         this.metadata = metadata;
-        this.logs = logs;
-        this.tiered = tiered;
+        this.engine = engine;
     }
 
     @Override
@@ -64,7 +57,7 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
         ListOffsetsResponseData r = new ListOffsetsResponseData();
         for (ListOffsetsTopic t : request.topics()) {
             ListOffsetsTopicResponse tr = new ListOffsetsTopicResponse().setName(t.name());
-            Optional<TopicMeta> meta = metadata.topic(t.name());
+            Optional<TopicInfo> meta = metadata.topic(t.name());
             for (ListOffsetsPartition p : t.partitions()) {
                 ListOffsetsPartitionResponse pr =
                         new ListOffsetsPartitionResponse()
@@ -72,21 +65,16 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
                                 .setTimestamp(-1)
                                 .setOffset(-1)
                                 .setLeaderEpoch(-1);
-                Optional<PartitionLog> log =
-                        meta.isEmpty()
-                                ? Optional.empty()
-                                : logs.partition(new TopicPartition(t.name(), p.partitionIndex()));
-                if (log.isEmpty()) {
+                if (meta.isEmpty()
+                        || p.partitionIndex() < 0
+                        || p.partitionIndex() >= meta.get().partitions()) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                } else if (tiered.isPresent()) {
-                    lookupTiered(
-                            tiered.get(),
-                            log.get(),
+                } else {
+                    lookup(
+                            engine,
                             new TopicPartition(t.name(), p.partitionIndex()),
                             p.timestamp(),
                             pr);
-                } else {
-                    lookup(log.get(), p.timestamp(), pr);
                 }
                 tr.partitions().add(pr);
             }
@@ -95,50 +83,43 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
         return r;
     }
 
-    private static void lookup(PartitionLog log, long ts, ListOffsetsPartitionResponse pr) {
-        if (ts == LATEST) {
-            pr.setOffset(log.highWatermark());
-        } else if (ts == EARLIEST || ts == EARLIEST_LOCAL) {
-            pr.setOffset(log.logStartOffset());
-        } else if (ts == MAX_TIMESTAMP) {
-            log.maxTimestamp().ifPresent(to -> set(pr, to));
-        } else if (ts < 0) {
-            pr.setErrorCode(Errors.INVALID_REQUEST.code());
-        } else {
-            log.offsetForTimestamp(ts).ifPresent(to -> set(pr, to));
-        }
-    }
-
-    /** Tiered ListOffsets may read the catalog and cold objects: off the event loop. */
+    /**
+     * Only a search by time (a timestamp >= 0, or -3) may read the catalog and cold objects: such a
+     * request runs off the event loop. Earliest, latest and earliest-local come from the engine's
+     * memory.
+     */
     @Override
     protected boolean mayBlock(ListOffsetsRequestData request) {
-        return tiered.isPresent();
+        for (ListOffsetsTopic t : request.topics()) {
+            for (ListOffsetsPartition p : t.partitions()) {
+                if (p.timestamp() >= 0 || p.timestamp() == MAX_TIMESTAMP) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
      * Across tiers: earliest is the cold log start when the cold tier holds older data, -4 the hot
-     * (local) start, timestamps search the cold tier's time ranges and then the hot time index.
-     * Runs on the blocking executor (see {@link #mayBlock}).
+     * (local) start, timestamps search the cold tier's time ranges and then the hot time index (on
+     * the blocking executor, see {@link #mayBlock}).
      */
-    private static void lookupTiered(
-            io.tierlog.engine.TieredLog tiered,
-            PartitionLog log,
-            TopicPartition tp,
-            long ts,
-            ListOffsetsPartitionResponse pr) {
+    private static void lookup(
+            TieredLog engine, TopicPartition tp, long ts, ListOffsetsPartitionResponse pr) {
         try {
-            if (ts == LATEST) {
-                pr.setOffset(log.highWatermark());
-            } else if (ts == EARLIEST) {
-                pr.setOffset(tiered.earliestOffset(tp));
-            } else if (ts == EARLIEST_LOCAL) {
-                pr.setOffset(log.logStartOffset());
+            if (ts == LATEST || ts == EARLIEST || ts == EARLIEST_LOCAL) {
+                LogOffsets o = engine.offsets(tp);
+                pr.setOffset(
+                        ts == LATEST
+                                ? o.highWatermark()
+                                : ts == EARLIEST ? o.logStartOffset() : o.hotLogStartOffset());
             } else if (ts == MAX_TIMESTAMP) {
-                tiered.maxTimestamp(tp).ifPresent(to -> set(pr, to));
+                engine.maxTimestamp(tp).ifPresent(to -> set(pr, to));
             } else if (ts < 0) {
                 pr.setErrorCode(Errors.INVALID_REQUEST.code());
             } else {
-                tiered.offsetForTimestamp(tp, ts)
+                engine.offsetForTimestamp(tp, ts)
                         .get(60, java.util.concurrent.TimeUnit.SECONDS)
                         .ifPresent(to -> set(pr, to));
             }

@@ -51,7 +51,7 @@ public final class TieredFetchSource implements FetchSource {
     private static PartitionRead toRead(TierRead r) {
         if (r instanceof TierRead.Hot h) {
             return new PartitionRead(
-                    h.isEmpty() ? MemoryRecords.EMPTY : new FileSliceRecords(h.slice()),
+                    h.isEmpty() ? MemoryRecords.EMPTY : new FileSliceRecords(h.region()),
                     h.highWatermark(),
                     h.highWatermark(),
                     h.logStartOffset());

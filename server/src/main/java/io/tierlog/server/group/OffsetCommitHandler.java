@@ -1,11 +1,11 @@
 package io.tierlog.server.group;
 
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.group.coordinator.OffsetStore;
 import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicMeta;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -59,7 +59,7 @@ final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> 
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : r.topics()) {
             OffsetCommitResponseData.OffsetCommitResponseTopic rt =
                     new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
-            Optional<TopicMeta> meta = metadata.topic(t.name());
+            Optional<TopicInfo> meta = metadata.topic(t.name());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 Errors e = groupError;
                 if (e == Errors.NONE

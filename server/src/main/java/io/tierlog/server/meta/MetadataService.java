@@ -1,5 +1,7 @@
 package io.tierlog.server.meta;
 
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.Listener;
 import java.util.Collection;
 import java.util.Objects;
@@ -16,7 +18,8 @@ import org.apache.kafka.common.Uuid;
  * <p>This server is the only broker, the controller and the leader of every partition, so the node
  * id answers "who leads", "who coordinates" and "who controls" alike.
  *
- * <p>Thread-safe: immutable identity, a memoised endpoint supplier, and a thread-safe registry.
+ * <p>Thread-safe: immutable identity, a memoised endpoint supplier, and the engine's thread-safe
+ * topic registry.
  */
 public final class MetadataService {
     private final int nodeId;
@@ -50,17 +53,17 @@ public final class MetadataService {
     }
 
     /** A topic by name; empty when it does not exist. */
-    public Optional<TopicMeta> topic(String name) {
+    public Optional<TopicInfo> topic(String name) {
         return topics.topic(name);
     }
 
     /** A topic by id; empty when no topic has that id. */
-    public Optional<TopicMeta> topic(Uuid id) {
+    public Optional<TopicInfo> topic(Uuid id) {
         return topics.topic(id);
     }
 
     /** Every topic, in no particular order; a snapshot. */
-    public Collection<TopicMeta> topics() {
+    public Collection<TopicInfo> topics() {
         return topics.topics();
     }
 
@@ -68,11 +71,6 @@ public final class MetadataService {
      * True when {@code name} is a legal topic name (Kafka's rules: length, characters, not ".").
      */
     public static boolean validTopicName(String name) {
-        try {
-            io.tierlog.hot.TopicNames.validate(name);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
+        return TopicRegistry.isValidName(name);
     }
 }

@@ -1,9 +1,9 @@
 package io.tierlog.server.metadata;
 
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicRegistry;
 import java.util.List;
 import java.util.function.Supplier;
 

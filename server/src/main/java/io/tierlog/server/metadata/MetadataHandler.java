@@ -1,11 +1,11 @@
 package io.tierlog.server.metadata;
 
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.Listener;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicMeta;
-import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +74,7 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                 .setPort(ep.port()));
         boolean all = request.topics() == null || (version == 0 && request.topics().isEmpty());
         if (all) {
-            for (TopicMeta t : metadata.topics()) {
+            for (TopicInfo t : topics.topics()) {
                 r.topics().add(describe(t));
             }
             return r;
@@ -82,7 +82,7 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
         boolean mayCreate = autoCreate && (version < 4 || request.allowAutoTopicCreation());
         for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
             if (rt.name() == null) {
-                Optional<TopicMeta> byId = metadata.topic(rt.topicId());
+                Optional<TopicInfo> byId = topics.topic(rt.topicId());
                 r.topics()
                         .add(
                                 byId.map(this::describe)
@@ -95,7 +95,7 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                                                 Errors.UNKNOWN_TOPIC_ID)));
                 continue;
             }
-            Optional<TopicMeta> t = metadata.topic(rt.name());
+            Optional<TopicInfo> t = topics.topic(rt.name());
             if (t.isEmpty() && mayCreate) {
                 try {
                     t = Optional.of(topics.create(rt.name(), defaultPartitions, Map.of(), false));
@@ -124,6 +124,23 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
         return r;
     }
 
+    /**
+     * The topic list is the engine's memory; only an auto-creation writes (catalog, partition
+     * folders), so only a request that may auto-create an unknown topic leaves the event loop.
+     */
+    @Override
+    protected boolean mayBlock(MetadataRequestData request) {
+        if (!autoCreate || request.topics() == null) {
+            return false;
+        }
+        for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
+            if (rt.name() != null && topics.topic(rt.name()).isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static MetadataResponseTopic error(String name, Uuid id, Errors err) {
         return new MetadataResponseTopic()
                 .setName(name)
@@ -131,7 +148,7 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                 .setErrorCode(err.code());
     }
 
-    private MetadataResponseTopic describe(TopicMeta t) {
+    private MetadataResponseTopic describe(TopicInfo t) {
         List<MetadataResponsePartition> parts = new ArrayList<>(t.partitions());
         List<Integer> replicas = List.of(metadata.nodeId());
         for (int i = 0; i < t.partitions(); i++) {

@@ -1,9 +1,8 @@
 package io.tierlog.server.produce;
 
-import io.tierlog.hot.LogManager;
+import io.tierlog.engine.TieredLog;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.meta.ProducerIdManager;
-import io.tierlog.server.meta.TopicRegistry;
 import java.util.List;
 import java.util.concurrent.Executor;
 
@@ -12,19 +11,15 @@ public final class ProduceApis {
     private ProduceApis() {}
 
     /**
-     * @param topics topic lookup and each topic's log config (durability decides where an append
-     *     runs)
-     * @param logs the partitions appended to
+     * @param engine the log appended to, with its topics (a topic's durability decides where an
+     *     append runs)
      * @param producerIds the issued producer ids (InitProducerId)
      * @param blockingExecutor where appends that wait for fsync run, off the event loops
      */
     public static List<ApiHandler> handlers(
-            TopicRegistry topics,
-            LogManager logs,
-            ProducerIdManager producerIds,
-            Executor blockingExecutor) {
+            TieredLog engine, ProducerIdManager producerIds, Executor blockingExecutor) {
         return List.of(
-                new ProduceHandler(topics, logs, blockingExecutor),
+                new ProduceHandler(engine, blockingExecutor),
                 new InitProducerIdHandler(producerIds, blockingExecutor));
     }
 }

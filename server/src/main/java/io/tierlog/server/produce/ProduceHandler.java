@@ -1,22 +1,18 @@
 package io.tierlog.server.produce;
 
-import io.tierlog.hot.AppendResult;
-import io.tierlog.hot.Durability;
-import io.tierlog.hot.InvalidBatchException;
-import io.tierlog.hot.LogManager;
-import io.tierlog.hot.LogOfflineException;
-import io.tierlog.hot.PartitionLog;
-import io.tierlog.hot.ProducerStateException;
+import io.tierlog.engine.Appended;
+import io.tierlog.engine.TieredLog;
+import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.CloseConnectionException;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
-import io.tierlog.server.meta.MetadataService;
-import io.tierlog.server.meta.TopicMeta;
-import io.tierlog.server.meta.TopicRegistry;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
@@ -33,23 +29,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Produce: hands each partition's record batches, still in the request buffer (never copied), to
- * {@link PartitionLog#append}, which validates, assigns offsets, checks idempotent sequences and
- * writes. Errors are per partition, mapped to Kafka codes; a retried idempotent batch is answered
- * with its original offsets. A storage fault (the append failed and was rolled back, or the
- * partition is offline after one) answers {@code KAFKA_STORAGE_ERROR}, which producers retry.
- * {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code INVALID_REQUIRED_ACKS}.
- * Thread-safe.
+ * the engine's {@code TieredLog.append}, which validates, assigns offsets, checks idempotent
+ * sequences and writes. Errors are per partition: the engine's Kafka exceptions mapped to their
+ * codes; a retried idempotent batch is answered with its original offsets. A storage fault (the
+ * append failed and was rolled back, or the partition is offline after one) answers {@code
+ * KAFKA_STORAGE_ERROR}, which producers retry. {@code acks=0} gets no response; acks other than 0,
+ * 1, -1 get {@code INVALID_REQUIRED_ACKS}. Thread-safe.
  */
 final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
 
+    private final TieredLog engine;
     private final TopicRegistry topics;
-    private final LogManager logs;
 
-    ProduceHandler(TopicRegistry topics, LogManager logs, Executor blockingExecutor) {
+    ProduceHandler(TieredLog engine, Executor blockingExecutor) {
         super(ProduceRequestData.class, blockingExecutor);
-        this.topics = topics;
-        this.logs = logs;
+        this.engine = engine;
+        this.topics = engine.topicRegistry();
     }
 
     @Override
@@ -69,7 +65,7 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
         ProduceResponseData response = new ProduceResponseData();
         for (TopicProduceData td : request.topicData()) {
             TopicProduceResponse tr = new TopicProduceResponse().setName(td.name());
-            Optional<TopicMeta> topic = topics.topic(td.name());
+            Optional<TopicInfo> topic = topics.topic(td.name());
             for (PartitionProduceData pd : td.partitionData()) {
                 PartitionProduceResponse pr =
                         new PartitionProduceResponse()
@@ -111,7 +107,7 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     @Override
     protected boolean mayBlock(ProduceRequestData request) {
         for (TopicProduceData td : request.topicData()) {
-            if (topics.logConfig(td.name()).durability() == Durability.FSYNC) {
+            if (topics.appendWaitsForFsync(td.name())) {
                 return true;
             }
         }
@@ -119,7 +115,7 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     }
 
     private void append(
-            Optional<TopicMeta> topic,
+            Optional<TopicInfo> topic,
             String name,
             PartitionProduceData pd,
             PartitionProduceResponse pr) {
@@ -131,11 +127,6 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             return;
         }
         TopicPartition tp = new TopicPartition(name, pd.index());
-        Optional<PartitionLog> pl = logs.partition(tp);
-        if (pl.isEmpty()) {
-            pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-            return;
-        }
         BaseRecords records = pd.records();
         if (!(records instanceof MemoryRecords mr) || mr.sizeInBytes() == 0) {
             pr.setErrorCode(Errors.INVALID_RECORD.code())
@@ -143,18 +134,17 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             return;
         }
         try {
-            AppendResult r = pl.get().append(mr.buffer());
+            Appended r = engine.append(tp, mr.buffer());
             pr.setBaseOffset(r.firstOffset())
                     .setLogAppendTimeMs(r.logAppendTime())
                     .setLogStartOffset(r.logStartOffset());
-        } catch (InvalidBatchException e) {
-            pr.setErrorCode(code(e.kind()).code()).setErrorMessage(e.getMessage());
-        } catch (ProducerStateException e) {
-            pr.setErrorCode(code(e.kind()).code()).setErrorMessage(e.getMessage());
-        } catch (LogOfflineException e) {
+        } catch (KafkaStorageException e) {
             // The log logged the fault when it went offline; the producer retries.
             log.debug("append to {} refused: {}", tp, e.getMessage());
             pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.getMessage());
+        } catch (ApiException e) {
+            // a bad batch, producer state (fenced, out of order), an unknown partition
+            pr.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         } catch (IOException e) {
             log.error("append to {} failed", tp, e);
             pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.toString());
@@ -164,33 +154,7 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
         }
     }
 
-    static Errors code(InvalidBatchException.Kind kind) {
-        switch (kind) {
-            case CORRUPT_MESSAGE:
-                return Errors.CORRUPT_MESSAGE;
-            case MESSAGE_TOO_LARGE:
-                return Errors.MESSAGE_TOO_LARGE;
-            case INVALID_TIMESTAMP:
-                return Errors.INVALID_TIMESTAMP;
-            case INVALID_RECORD:
-                return Errors.INVALID_RECORD;
-            default:
-                return Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT;
-        }
-    }
-
-    static Errors code(ProducerStateException.Kind kind) {
-        switch (kind) {
-            case OUT_OF_ORDER_SEQUENCE:
-                return Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
-            case INVALID_PRODUCER_EPOCH:
-                return Errors.INVALID_PRODUCER_EPOCH;
-            default:
-                return Errors.UNKNOWN_PRODUCER_ID;
-        }
-    }
-
     static boolean validName(String name) {
-        return MetadataService.validTopicName(name);
+        return TopicRegistry.isValidName(name);
     }
 }

@@ -2,8 +2,8 @@ package io.tierlog.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.ServerTestKit;
-import io.tierlog.server.meta.TopicMeta;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +85,7 @@ class CreateAndDeleteTopicsHandlerTest {
         assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(r.numPartitions()).isEqualTo(2);
         assertThat(r.replicationFactor()).isEqualTo((short) 1);
-        TopicMeta meta = kit.topics().topic("orders").orElseThrow();
+        TopicInfo meta = kit.topics().topic("orders").orElseThrow();
         assertThat(r.topicId()).isEqualTo(meta.id()).isNotEqualTo(Uuid.ZERO_UUID);
         assertThat(meta.configs()).containsEntry("segment.bytes", "1048576");
         CreatableTopicConfigs seg = config(r, "segment.bytes");
@@ -94,8 +94,8 @@ class CreateAndDeleteTopicsHandlerTest {
         assertThat(config(r, "local.retention.ms").configSource())
                 .isEqualTo(ConfigDescriber.SOURCE_DEFAULT);
         assertThat(
-                        kit.logs()
-                                .partition(new TopicPartition("orders", 1))
+                        kit.engine()
+                                .hotLog(new TopicPartition("orders", 1))
                                 .orElseThrow()
                                 .config()
                                 .segmentBytes())
@@ -150,7 +150,7 @@ class CreateAndDeleteTopicsHandlerTest {
         assertThat(result(r, "replicated").errorCode())
                 .isEqualTo(Errors.INVALID_REPLICATION_FACTOR.code());
         assertThat(kit.topics().topics()).isEmpty();
-        assertThat(kit.logs().partitions()).isEmpty();
+        assertThat(kit.engine().logManager().partitions()).isEmpty();
     }
 
     @Test
@@ -161,13 +161,13 @@ class CreateAndDeleteTopicsHandlerTest {
         assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(r.numPartitions()).isEqualTo(2);
         assertThat(kit.topics().topic("orders")).isEmpty();
-        assertThat(kit.logs().partitions()).isEmpty();
+        assertThat(kit.engine().logManager().partitions()).isEmpty();
     }
 
     @Test
     void deleteByNameRemovesTheTopicAndItsPartitions() throws Exception {
         kit = ServerTestKit.open(dir);
-        TopicMeta t = kit.createTopic("orders", 2);
+        TopicInfo t = kit.createTopic("orders", 2);
 
         DeleteTopicsResponseData r =
                 kit.call(
@@ -181,13 +181,13 @@ class CreateAndDeleteTopicsHandlerTest {
         assertThat(r.responses().find("missing").errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         assertThat(kit.topics().topic("orders")).isEmpty();
-        assertThat(kit.logs().partition(new TopicPartition("orders", 0))).isEmpty();
+        assertThat(kit.engine().hotLog(new TopicPartition("orders", 0))).isEmpty();
     }
 
     @Test
     void deleteByIdFromVersion6AndUnknownIdsAreErrors() throws Exception {
         kit = ServerTestKit.open(dir);
-        TopicMeta t = kit.createTopic("orders", 1);
+        TopicInfo t = kit.createTopic("orders", 1);
         Uuid unknown = Uuid.randomUuid();
 
         DeleteTopicsResponseData r =

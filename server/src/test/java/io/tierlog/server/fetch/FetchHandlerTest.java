@@ -2,8 +2,8 @@ package io.tierlog.server.fetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.ServerTestKit;
-import io.tierlog.server.meta.TopicMeta;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -49,8 +49,8 @@ class FetchHandlerTest {
     }
 
     private void append(String topic, int partition, String... values) throws Exception {
-        kit.logs()
-                .partition(new TopicPartition(topic, partition))
+        kit.engine()
+                .hotLog(new TopicPartition(topic, partition))
                 .orElseThrow()
                 .append(ServerTestKit.batch(values).buffer());
     }
@@ -109,7 +109,7 @@ class FetchHandlerTest {
 
     @Test
     void topicsAreResolvedByIdFromVersion13() throws Exception {
-        TopicMeta t = kit.createTopic("orders", 1);
+        TopicInfo t = kit.createTopic("orders", 1);
         append("orders", 0, "a");
 
         FetchResponseData r = kit.call(ApiKeys.FETCH, BY_ID, request(null, t.id(), 0, 0, 0));

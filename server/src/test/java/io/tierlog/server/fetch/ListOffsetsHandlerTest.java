@@ -32,7 +32,7 @@ class ListOffsetsHandlerTest {
         kit = ServerTestKit.open(dir);
         kit.createTopic("orders", 1);
         // offsets 0..2 at 1000..1002, then 3..4 at 1000..1001 (a second batch from the start)
-        var log = kit.logs().partition(new TopicPartition("orders", 0)).orElseThrow();
+        var log = kit.engine().hotLog(new TopicPartition("orders", 0)).orElseThrow();
         log.append(ServerTestKit.batch("a", "b", "c").buffer());
         log.append(ServerTestKit.batch("d", "e").buffer());
     }

@@ -2,8 +2,8 @@ package io.tierlog.server.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.ServerTestKit;
-import io.tierlog.server.meta.TopicMeta;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -63,7 +63,7 @@ class MetadataHandlerTest {
     @Test
     void allTopicsAreListedWithThisServerAsBrokerControllerAndLeader() throws Exception {
         open(Map.of());
-        TopicMeta orders = kit.createTopic("orders", 3);
+        TopicInfo orders = kit.createTopic("orders", 3);
         kit.createTopic("audit", 1);
 
         MetadataResponseData r = metadata(V12, false, (String[]) null);
@@ -115,10 +115,10 @@ class MetadataHandlerTest {
 
         assertThat(created.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(created.partitions()).hasSize(4);
-        TopicMeta meta = kit.topics().topic("fresh").orElseThrow();
+        TopicInfo meta = kit.topics().topic("fresh").orElseThrow();
         assertThat(created.topicId()).isEqualTo(meta.id());
         assertThat(meta.partitions()).isEqualTo(4);
-        assertThat(kit.logs().partitions()).hasSize(4);
+        assertThat(kit.engine().logManager().partitions()).hasSize(4);
     }
 
     @Test
@@ -134,7 +134,7 @@ class MetadataHandlerTest {
     @Test
     void topicsAreFoundByIdAndAnUnknownIdIsAnError() throws Exception {
         open(Map.of());
-        TopicMeta orders = kit.createTopic("orders", 1);
+        TopicInfo orders = kit.createTopic("orders", 1);
         Uuid unknown = Uuid.randomUuid();
         MetadataRequestData req =
                 new MetadataRequestData()

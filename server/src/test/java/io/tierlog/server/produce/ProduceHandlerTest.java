@@ -67,8 +67,8 @@ class ProduceHandlerTest {
     }
 
     private long highWatermark(String topic, int partition) {
-        return kit.logs()
-                .partition(new TopicPartition(topic, partition))
+        return kit.engine()
+                .hotLog(new TopicPartition(topic, partition))
                 .orElseThrow()
                 .highWatermark();
     }

@@ -1,0 +1,493 @@
+package io.tierlog.engine;
+
+import io.tierlog.catalog.Catalog;
+import io.tierlog.catalog.ColdObject;
+import io.tierlog.catalog.TopicRecord;
+import io.tierlog.common.Config;
+import io.tierlog.common.ConfigException;
+import io.tierlog.common.ConfigOption;
+import io.tierlog.hot.HotTierOptions;
+import io.tierlog.hot.LogListener;
+import io.tierlog.hot.LogManager;
+import io.tierlog.hot.OpenFiles;
+import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.TopicNames;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The topics of a data dir: ids, partition counts and config overrides, kept in the catalog (the
+ * one registry of {@code serve} and {@code offload} alike), with their partitions in the hot tier.
+ * Lookups answer from memory (no catalog call, so an event loop may ask); changes go to the catalog
+ * first and then to memory.
+ *
+ * <p><b>Create</b>: the catalog row is the commit point; the partitions are created after it. A
+ * failure creating them (out of descriptors or memory maps, a full disk) deletes the partitions
+ * made so far and the row, and is reported as a {@link KafkaStorageException} saying nothing was
+ * created; a crash after the commit leaves a topic whose missing partitions the next open creates.
+ * A topic the catalog already holds (created by another process, such as {@code tierlog offload},
+ * with or without configs) exists: creating it again is {@link TopicExistsException}, as Kafka.
+ *
+ * <p><b>Delete</b>: a marker {@code <data.dir>/meta/topics.deleting/<stem>.properties} (the topic's
+ * name and id, written atomically) is the commit point; then the hot partitions go, then the
+ * catalog row, then the cold objects (any the store refuses are left to the orphan sweeper), then
+ * the marker. Opening finishes an interrupted deletion; until it is finished the name cannot be
+ * created again (Kafka's "marked for deletion"). A marker whose id is not the catalog row's (the
+ * name was created again elsewhere) is dropped without deleting anything.
+ *
+ * <p><b>Open</b>: interrupted deletions are finished; partition folders of a topic the catalog does
+ * not know are adopted (registered with no configs, partitions = highest index + 1, WARN), never
+ * deleted, so a lost catalog never destroys data; every partition of every topic is opened.
+ * Unreadable markers are logged and skipped.
+ *
+ * <p>Thread-safe: reads are lock-free; changes are serialised.
+ */
+public final class TopicRegistry {
+    private static final Logger LOG = LoggerFactory.getLogger(TopicRegistry.class);
+
+    /** Upper bound of partitions per topic: a request cannot make the engine open millions. */
+    public static final int MAX_PARTITIONS = 10_000;
+
+    private final Catalog catalog;
+    private final LogManager logs;
+    private final TopicConfigs configs;
+    private final ColdIndex coldIndex;
+    private final DeleteMarkers markers;
+    private final Map<String, TopicInfo> byName = new ConcurrentHashMap<>();
+    private final Map<Uuid, TopicInfo> byId = new ConcurrentHashMap<>();
+    private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
+    private final Set<PartitionLog> listened = ConcurrentHashMap.newKeySet();
+
+    /** Topics whose deletion is committed (marker written) but not finished yet. */
+    private final Set<String> deleting = ConcurrentHashMap.newKeySet();
+
+    private final LogListener dispatch =
+            new LogListener() {
+                @Override
+                public void onAppend(PartitionLog log, long highWatermark) {
+                    for (AppendListener l : listeners) {
+                        l.onAppend(log.topicPartition(), highWatermark);
+                    }
+                }
+            };
+    private volatile Consumer<List<ColdObject>> deleteObjects = objects -> {};
+
+    private TopicRegistry(
+            Catalog catalog,
+            LogManager logs,
+            TopicConfigs configs,
+            ColdIndex coldIndex,
+            DeleteMarkers markers) {
+        this.catalog = catalog;
+        this.logs = logs;
+        this.configs = configs;
+        this.coldIndex = coldIndex;
+        this.markers = markers;
+    }
+
+    /**
+     * Loads the topics of {@code catalog}, finishes interrupted deletions, adopts orphan partition
+     * folders of {@code logs} and opens every topic's partitions (see the class comment).
+     */
+    static TopicRegistry open(
+            Catalog catalog,
+            LogManager logs,
+            TopicConfigs configs,
+            ColdIndex coldIndex,
+            Path dataDir)
+            throws IOException {
+        TopicRegistry r =
+                new TopicRegistry(
+                        catalog,
+                        logs,
+                        configs,
+                        coldIndex,
+                        new DeleteMarkers(dataDir.resolve("meta").resolve("topics.deleting")));
+        for (DeleteMarkers.Marker m : r.markers.list()) {
+            try {
+                r.finishDelete(m);
+                LOG.info("finished the interrupted deletion of topic {}", m.name());
+            } catch (IOException | RuntimeException e) {
+                r.deleting.add(m.name());
+                LOG.warn(
+                        "cannot finish the deletion of topic {} (retried at next open): {}",
+                        m.name(),
+                        e.toString());
+            }
+        }
+        for (TopicRecord t : catalog.topics()) {
+            if (!r.deleting.contains(t.name())) {
+                r.remember(t);
+            }
+        }
+        Map<String, Integer> onDisk = new TreeMap<>();
+        for (PartitionLog pl : logs.partitions()) {
+            TopicPartition tp = pl.topicPartition();
+            onDisk.merge(tp.topic(), tp.partition() + 1, Math::max);
+        }
+        for (Map.Entry<String, Integer> e : onDisk.entrySet()) {
+            TopicInfo known = r.byName.get(e.getKey());
+            if (r.deleting.contains(e.getKey())) {
+                continue; // the partitions of a topic being deleted are no orphans
+            }
+            if (known == null || known.partitions() < e.getValue()) {
+                LOG.warn(
+                        "adopting partition folders of topic {} that the catalog does not know"
+                                + " ({} partitions)",
+                        e.getKey(),
+                        e.getValue());
+                r.remember(catalog.ensureTopic(e.getKey(), e.getValue()));
+            }
+        }
+        for (TopicInfo t : r.byName.values()) {
+            r.openPartitions(t.name(), 0, t.partitions());
+        }
+        return r;
+    }
+
+    // ---------------------------------------------------------------- lookups (memory only)
+
+    /** The topic named {@code name}, if it exists. */
+    public Optional<TopicInfo> topic(String name) {
+        return name == null ? Optional.empty() : Optional.ofNullable(byName.get(name));
+    }
+
+    /** The topic with Kafka topic id {@code id}, if it exists. */
+    public Optional<TopicInfo> topic(Uuid id) {
+        return id == null ? Optional.empty() : Optional.ofNullable(byId.get(id));
+    }
+
+    /** Every topic, sorted by name. */
+    public List<TopicInfo> topics() {
+        return new ArrayList<>(new TreeMap<>(byName).values());
+    }
+
+    /** Whether {@code name} is a legal topic name (Kafka's rules, and one that fits a folder). */
+    public static boolean isValidName(String name) {
+        return name != null && TopicNames.isValid(name);
+    }
+
+    /** The topic-level options a topic may override (Kafka names). */
+    public static List<ConfigOption<?>> topicOptions() {
+        List<ConfigOption<?>> out = new ArrayList<>(HotTierOptions.all());
+        out.add(EngineOptions.RETENTION_MS);
+        out.add(EngineOptions.RETENTION_BYTES);
+        return out;
+    }
+
+    /** The engine-wide values of the topic options (what a topic without overrides gets). */
+    public Config topicDefaults() {
+        return configs.base().filter(topicOptions());
+    }
+
+    /** Whether an append to {@code topic} waits for fsync ({@code log.durability=fsync}). */
+    public boolean appendWaitsForFsync(String topic) {
+        return configs.logConfig(topic).durability() == io.tierlog.hot.Durability.FSYNC;
+    }
+
+    // ---------------------------------------------------------------- changes
+
+    /**
+     * Creates a topic with partitions {@code 0..partitions-1} (see the class comment). With {@code
+     * validateOnly}, only checks (the answer's id is zero).
+     *
+     * @throws InvalidTopicException bad name
+     * @throws TopicExistsException the topic exists (whatever its settings)
+     * @throws InvalidPartitionsException partitions out of {@code 1..MAX_PARTITIONS}
+     * @throws InvalidConfigurationException unknown config key or bad value
+     * @throws KafkaStorageException the partitions could not be created (nothing was)
+     */
+    public synchronized TopicInfo create(
+            String name, int partitions, Map<String, String> overrides, boolean validateOnly)
+            throws IOException {
+        try {
+            TopicNames.validate(name);
+        } catch (RuntimeException e) {
+            throw new InvalidTopicException(e.getMessage());
+        }
+        if (deleting.contains(name)) {
+            throw new TopicExistsException("Topic '" + name + "' is marked for deletion.");
+        }
+        if (!byName.containsKey(name)) {
+            // another process sharing the catalog may have created it since we loaded
+            catalog.topic(name).ifPresent(this::rememberAndOpen);
+        }
+        if (byName.containsKey(name)) {
+            throw new TopicExistsException("Topic '" + name + "' already exists.");
+        }
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            throw new InvalidPartitionsException(
+                    "Number of partitions must be between 1 and " + MAX_PARTITIONS + ".");
+        }
+        validateConfigs(overrides);
+        if (validateOnly) {
+            return new TopicInfo(name, new UUID(0, 0), partitions, overrides);
+        }
+        TopicRecord t;
+        try {
+            t = catalog.createTopic(name, partitions, overrides);
+        } catch (io.tierlog.catalog.TopicConflictException e) {
+            throw new TopicExistsException("Topic '" + name + "' already exists.");
+        }
+        configs.put(name, t.configs());
+        int created = 0;
+        try {
+            for (; created < partitions; created++) {
+                logs.getOrCreate(new TopicPartition(name, created));
+            }
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            rollBackCreate(name, partitions, created, e);
+            throw creationFailure(name, partitions, created, e);
+        }
+        TopicInfo info = remember(t);
+        openPartitions(name, 0, partitions);
+        LOG.info("created topic {} ({} partitions, id {})", name, partitions, info.id());
+        return info;
+    }
+
+    /** Deletes what a failed creation made (all of it new and empty). */
+    private void rollBackCreate(String name, int partitions, int created, Throwable cause) {
+        LOG.warn(
+                "creating topic {} failed after {} of {} partitions; deleting them: {}",
+                name,
+                created,
+                partitions,
+                cause.toString());
+        try {
+            deletePartitions(name);
+            catalog.deleteTopic(name);
+            configs.remove(name);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "cannot delete the partitions of the failed topic {} now; it exists, and the"
+                            + " next open creates what is missing: {}",
+                    name,
+                    e.toString());
+        }
+    }
+
+    /**
+     * The Kafka error for a creation that failed on a resource: descriptors, memory maps or disk
+     * are storage errors (retriable once the operator has freed them).
+     */
+    private static ApiException creationFailure(
+            String name, int partitions, int created, Throwable e) {
+        String what =
+                OpenFiles.isOutOfDescriptors(e)
+                        ? "out of file descriptors"
+                        : OpenFiles.isOutOfMemoryMaps(e)
+                                ? "out of memory maps (vm.max_map_count)"
+                                : e.toString();
+        return new KafkaStorageException(
+                "Cannot create topic '"
+                        + name
+                        + "' with "
+                        + partitions
+                        + " partitions: "
+                        + what
+                        + " after "
+                        + created
+                        + "; nothing was created",
+                e);
+    }
+
+    /**
+     * Deletes a topic from both tiers (see the class comment).
+     *
+     * @throws UnknownTopicOrPartitionException if it does not exist
+     */
+    public synchronized void delete(String name) throws IOException {
+        TopicInfo t = byName.get(name);
+        if (t == null) {
+            throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist.");
+        }
+        DeleteMarkers.Marker m = markers.write(name, t.uuid());
+        deleting.add(name);
+        byName.remove(name);
+        byId.remove(t.id());
+        try {
+            finishDelete(m);
+        } catch (IOException | RuntimeException e) {
+            // committed: the topic is gone for clients; the next open removes what is left
+            LOG.warn(
+                    "topic {} deleted, but removing its data failed (finished at the next open)",
+                    name,
+                    e);
+            return;
+        }
+        LOG.info("deleted topic {}", name);
+    }
+
+    private void finishDelete(DeleteMarkers.Marker m) throws IOException {
+        String name = m.name();
+        Optional<TopicRecord> row = catalog.topic(name);
+        if (row.isPresent() && !row.get().id().equals(m.id())) {
+            // a topic of that name created since (by another process sharing the catalog): the
+            // marker is about data no longer there, and must not delete the new topic's
+            LOG.warn(
+                    "topic {} exists with another id than the deletion marker's; keeping it", name);
+            markers.remove(m);
+            deleting.remove(name);
+            return;
+        }
+        deletePartitions(name);
+        List<ColdObject> objects = new ArrayList<>();
+        if (row.isPresent() && row.get().id().equals(m.id())) {
+            for (int p = 0; p < row.get().partitions(); p++) {
+                objects.addAll(catalog.objects(name, p));
+            }
+            catalog.deleteTopic(name);
+        }
+        configs.remove(name);
+        coldIndex.invalidateTopic(name);
+        deleteObjects.accept(objects);
+        markers.remove(m);
+        deleting.remove(name);
+    }
+
+    /**
+     * Raises a topic's partition count (Kafka's CreatePartitions).
+     *
+     * @throws UnknownTopicOrPartitionException if it does not exist
+     * @throws InvalidPartitionsException if {@code total} is not above the current count or too big
+     */
+    public synchronized TopicInfo addPartitions(String name, int total) throws IOException {
+        TopicInfo t = byName.get(name);
+        if (t == null) {
+            throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist.");
+        }
+        if (total <= t.partitions() || total > MAX_PARTITIONS) {
+            throw new InvalidPartitionsException(
+                    "Topic '"
+                            + name
+                            + "' has "
+                            + t.partitions()
+                            + " partitions; the new count must be above that and at most "
+                            + MAX_PARTITIONS);
+        }
+        TopicInfo info = remember(catalog.ensurePartitions(name, total));
+        openPartitions(name, t.partitions(), total);
+        return info;
+    }
+
+    /**
+     * Replaces a topic's config overrides (Kafka's IncrementalAlterConfigs computes the full set).
+     * New segments and retention passes use them; open segments keep the settings they have.
+     *
+     * @throws UnknownTopicOrPartitionException if it does not exist
+     * @throws InvalidConfigurationException unknown config key or bad value
+     */
+    public synchronized TopicInfo alterConfigs(String name, Map<String, String> overrides) {
+        if (!byName.containsKey(name)) {
+            throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist.");
+        }
+        validateConfigs(overrides);
+        TopicRecord t = catalog.updateTopicConfigs(name, overrides);
+        configs.put(name, t.configs());
+        return remember(t);
+    }
+
+    /**
+     * Checks topic overrides: known keys ({@link #topicOptions}), parseable values, and a valid
+     * effective config.
+     *
+     * @throws InvalidConfigurationException naming the first problem
+     */
+    public void validateConfigs(Map<String, String> overrides) {
+        Map<String, ConfigOption<?>> known = new HashMap<>();
+        for (ConfigOption<?> o : topicOptions()) {
+            known.put(o.key(), o);
+        }
+        for (Map.Entry<String, String> e : overrides.entrySet()) {
+            ConfigOption<?> o = known.get(e.getKey());
+            if (o == null) {
+                throw new InvalidConfigurationException("Unknown topic config name: " + e.getKey());
+            }
+            if (e.getValue() == null) {
+                throw new InvalidConfigurationException("Null value for " + e.getKey());
+            }
+            try {
+                o.parse(e.getValue());
+            } catch (ConfigException ce) {
+                throw new InvalidConfigurationException(ce.getMessage());
+            }
+        }
+        try {
+            configs.validate(overrides);
+        } catch (RuntimeException ce) {
+            throw new InvalidConfigurationException(ce.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- wiring
+
+    /** Registers a listener of appends to every partition, present and future. */
+    void addAppendListener(AppendListener l) {
+        listeners.add(l);
+    }
+
+    /** Where deleted topics' cold objects go (total retention's deleter). */
+    void onDeletedObjects(Consumer<List<ColdObject>> deleter) {
+        this.deleteObjects = deleter;
+    }
+
+    private TopicInfo remember(TopicRecord t) {
+        TopicInfo info = new TopicInfo(t.name(), t.id(), t.partitions(), t.configs());
+        TopicInfo old = byName.put(t.name(), info);
+        if (old != null && !old.uuid().equals(info.uuid())) {
+            byId.remove(old.id());
+        }
+        byId.put(info.id(), info);
+        configs.put(t.name(), t.configs());
+        return info;
+    }
+
+    private void rememberAndOpen(TopicRecord t) {
+        remember(t);
+        try {
+            openPartitions(t.name(), 0, t.partitions());
+        } catch (IOException e) {
+            LOG.warn("cannot open the partitions of topic {} now: {}", t.name(), e.toString());
+        }
+    }
+
+    private void openPartitions(String name, int from, int to) throws IOException {
+        for (int i = from; i < to; i++) {
+            PartitionLog pl = logs.getOrCreate(new TopicPartition(name, i));
+            if (listened.add(pl)) {
+                pl.addListener(dispatch);
+            }
+        }
+    }
+
+    private void deletePartitions(String topic) throws IOException {
+        for (PartitionLog pl : logs.partitions()) {
+            if (pl.topicPartition().topic().equals(topic)) {
+                listened.remove(pl);
+                logs.delete(pl.topicPartition());
+            }
+        }
+    }
+}
