@@ -58,7 +58,8 @@ final class ApiHandlers {
                         p.metadata(),
                         p.engine().topicRegistry(),
                         p.config().get(ServerOptions.AUTO_CREATE_TOPICS_ENABLE),
-                        p.config().get(ServerOptions.NUM_PARTITIONS)));
+                        p.config().get(ServerOptions.NUM_PARTITIONS),
+                        p.blockingExecutor()));
         all.addAll(ProduceApis.handlers(p.engine(), p.producerIds(), p.blockingExecutor()));
         all.addAll(
                 FetchApis.handlers(

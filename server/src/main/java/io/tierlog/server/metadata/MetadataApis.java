@@ -21,16 +21,20 @@ public final class MetadataApis {
      * @param topics where auto-created topics are created
      * @param autoCreate {@code auto.create.topics.enable}
      * @param defaultPartitions {@code num.partitions}, the partition count of auto-created topics
+     * @param blockingExecutor where a Metadata request that may auto-create a topic runs (catalog
+     *     write, partition folders), off the event loops
      */
     public static List<ApiHandler> handlers(
             Supplier<ApiRegistry> registry,
             MetadataService metadata,
             TopicRegistry topics,
             boolean autoCreate,
-            int defaultPartitions) {
+            int defaultPartitions,
+            java.util.concurrent.Executor blockingExecutor) {
         return List.of(
                 new ApiVersionsHandler(registry),
-                new MetadataHandler(metadata, topics, autoCreate, defaultPartitions),
+                new MetadataHandler(
+                        metadata, topics, autoCreate, defaultPartitions, blockingExecutor),
                 new FindCoordinatorHandler(metadata));
     }
 }

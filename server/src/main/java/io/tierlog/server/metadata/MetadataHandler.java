@@ -40,8 +40,9 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
             MetadataService metadata,
             TopicRegistry topics,
             boolean autoCreate,
-            int defaultPartitions) {
-        super(MetadataRequestData.class);
+            int defaultPartitions,
+            java.util.concurrent.Executor blockingExecutor) {
+        super(MetadataRequestData.class, blockingExecutor);
         this.metadata = metadata;
         this.topics = topics;
         this.autoCreate = autoCreate;
