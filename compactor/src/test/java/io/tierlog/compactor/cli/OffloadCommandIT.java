@@ -2,11 +2,7 @@ package io.tierlog.compactor.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.cold.EmbeddedS3Server;
-import io.tierlog.cold.ObjectStore;
-import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
 import java.io.ByteArrayOutputStream;
@@ -20,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code tierlog offload --once} with the embedded defaults, as a user runs it. */
-class OffloadCommandTest {
+class OffloadCommandIT {
     @TempDir Path dir;
 
     int run(ByteArrayOutputStream out, String... args) {
@@ -62,12 +58,11 @@ class OffloadCommandTest {
                 .contains("committed clicks-0 offsets 0..99", "committed clicks-1 offsets 0..109");
         assertThat(text).contains("offloaded 2 objects, 210 records");
 
-        try (Catalog catalog = Catalog.open("jdbc:sqlite:" + dir.resolve("data/catalog.db"));
-                EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("data/s3"));
-                ObjectStore store = S3ObjectStore.create(s3.clientConfig())) {
-            List<ColdObject> objects = catalog.objects("clicks", 1);
+        // What the command's embedded S3 server and catalog hold, reopened over the same files.
+        try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
+            List<ColdObject> objects = cold.catalog().objects("clicks", 1);
             assertThat(objects).hasSize(1);
-            assertThat(SegmentFiles.describe(ColdTierFixture.readBack(store, catalog, "clicks", 1)))
+            assertThat(SegmentFiles.describe(cold.readBack("clicks", 1)))
                     .isEqualTo(SegmentFiles.describe(log.allBatches(b)));
         }
     }

@@ -34,12 +34,12 @@ import org.junit.jupiter.api.Test;
  * thread: only the offending connection is closed, and every event loop keeps serving new
  * connections (before the fix, a dead event loop force-closed every connection assigned to it).
  */
-class HandlerErrorsDoNotKillEventLoopsTest {
+class HandlerErrorsDoNotKillEventLoopsIT {
     private static final ApiRegistry[] REF = new ApiRegistry[1];
     private final NettyServer server;
     private final InetSocketAddress address;
 
-    HandlerErrorsDoNotKillEventLoopsTest() throws IOException {
+    HandlerErrorsDoNotKillEventLoopsIT() throws IOException {
         REF[0] =
                 new ApiRegistry(
                         List.of(
