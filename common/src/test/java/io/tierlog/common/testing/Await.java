@@ -58,22 +58,45 @@ public final class Await {
     public static <T, E extends Exception> T until(
             String what, Probe<T, E> probe, Predicate<? super T> done, Duration timeout) throws E {
         Objects.requireNonNull(what, "what");
+        Polled<T> last = poll(what, probe, done, timeout);
+        if (!last.done) {
+            throw new AssertionError(
+                    "timed out after "
+                            + timeout
+                            + " waiting for "
+                            + what
+                            + "; last observed: "
+                            + last.value);
+        }
+        return last.value;
+    }
+
+    /**
+     * Polls {@code probe} until its value satisfies {@code done} or {@code timeout} passes, and
+     * returns the last value observed, without failing: for a wait whose timeout the caller handles
+     * itself (records a problem, falls back).
+     *
+     * @throws E what {@code probe} threw
+     */
+    public static <T, E extends Exception> T atMost(
+            Duration timeout, Probe<T, E> probe, Predicate<? super T> done) throws E {
+        return poll("a condition", probe, done, timeout).value;
+    }
+
+    private record Polled<T>(T value, boolean done) {}
+
+    private static <T, E extends Exception> Polled<T> poll(
+            String what, Probe<T, E> probe, Predicate<? super T> done, Duration timeout) throws E {
         long start = System.nanoTime();
         long pause = FIRST_PAUSE_NANOS;
         while (true) {
             T value = probe.observe();
             if (done.test(value)) {
-                return value;
+                return new Polled<>(value, true);
             }
             long waited = System.nanoTime() - start;
             if (waited >= timeout.toNanos()) {
-                throw new AssertionError(
-                        "timed out after "
-                                + timeout
-                                + " waiting for "
-                                + what
-                                + "; last observed: "
-                                + value);
+                return new Polled<>(value, false);
             }
             pause(Math.min(pause, timeout.toNanos() - waited), what);
             pause = Math.min(pause * 2, MAX_PAUSE_NANOS);

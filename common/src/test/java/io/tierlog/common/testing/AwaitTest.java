@@ -68,4 +68,12 @@ class AwaitTest {
             Thread.interrupted();
         }
     }
+
+    @Test
+    void atMostReturnsTheLastValueWithoutFailing() {
+        AtomicInteger polls = new AtomicInteger();
+        int v = Await.atMost(Duration.ofMillis(30), polls::incrementAndGet, n -> n < 0);
+        assertThat(v).isEqualTo(polls.get()).isGreaterThan(1);
+        assertThat(Await.atMost(Duration.ofSeconds(10), () -> 7, n -> n == 7)).isEqualTo(7);
+    }
 }

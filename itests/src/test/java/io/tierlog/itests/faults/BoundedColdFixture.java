@@ -3,21 +3,17 @@ package io.tierlog.itests.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Counter;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.common.Config;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.MetricNames;
 import io.tierlog.engine.PartitionReport;
-import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -37,12 +33,10 @@ final class BoundedColdFixture {
 
     private BoundedColdFixture() {}
 
-    /** Server settings over {@code s3}, reached through {@code endpoint}. */
-    static Map<String, String> settings(EmbeddedS3Server s3, URI endpoint, Path dataDir) {
-        Map<String, String> s = new HashMap<>(s3.clientConfig(endpoint).asMap());
-        s.put("s3.mode", "external");
+    /** Server settings over {@code cold}'s S3 server, reached through {@code endpoint}. */
+    static Map<String, String> settings(ColdTierFixture cold, URI endpoint) {
+        Map<String, String> s = cold.engineSettings(endpoint, Map.of());
         s.put("listeners", "PLAINTEXT://127.0.0.1:0");
-        s.put("data.dir", dataDir.toString());
         s.put("num.network.threads", "2");
         s.put("num.partitions", "1");
         s.put("segment.bytes", Integer.toString(SEGMENT_BYTES));
@@ -89,16 +83,23 @@ final class BoundedColdFixture {
     /** Waits (with a deadline) until everything closed is offloaded and local retention ran. */
     static PartitionReport awaitOffloaded(TierlogServer server, String topic, long hotBytesAtMost)
             throws InterruptedException {
-        TieredLog tiered = server.broker().tiered().get();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        PartitionReport r = tiered.inspect(Optional.of(topic)).get(0);
-        while (System.nanoTime() < deadline
-                && (r.offloadLagOffsets() > 0 || r.hotBytes() > hotBytesAtMost)) {
-            Thread.sleep(100); // polling the server's background threads, with a deadline
-            r = tiered.inspect(Optional.of(topic)).get(0);
-        }
-        assertThat(r.offloadLagOffsets()).as("offload lag of %s", topic).isZero();
-        return r;
+        return TieredWaits.awaitOffloaded(server, topic, hotBytesAtMost, Duration.ofMinutes(2));
+    }
+
+    /**
+     * Polls {@code c} from {@code next} until {@code until}, every record the one {@link #produce}
+     * wrote at its offset; returns the position reached.
+     */
+    static long readInOrder(KafkaConsumer<byte[], byte[]> c, long next, long until, Duration t) {
+        return TieredWaits.readInOrder(
+                c,
+                next,
+                until,
+                t,
+                r -> {
+                    assertThat(r.timestamp()).isEqualTo(BASE_TS + r.offset());
+                    assertThat(r.value()).isEqualTo(value(r.offset()));
+                });
     }
 
     /** Sum of {@link MetricNames#COLD_READ_ERRORS} with {@code cause}. */

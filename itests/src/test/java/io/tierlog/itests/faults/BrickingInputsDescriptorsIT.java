@@ -2,6 +2,7 @@ package io.tierlog.itests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.common.testing.Await;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -305,15 +306,7 @@ class BrickingInputsDescriptorsIT {
         }
     }
 
-    private static boolean await(Duration timeout, BooleanSupplier condition)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(100);
-        }
-        return condition.getAsBoolean();
+    private static boolean await(Duration timeout, BooleanSupplier condition) {
+        return Await.atMost(timeout, condition::getAsBoolean, holds -> holds);
     }
 }

@@ -3,6 +3,7 @@ package io.tierlog.itests.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.server.TierlogServer;
 import java.nio.charset.StandardCharsets;
@@ -83,14 +84,14 @@ class BrickingInputsLongNamesIT {
             TieredLog tiered = server.broker().tiered().orElseThrow();
             for (String n : names) {
                 TopicPartition tp = new TopicPartition(n, 0);
-                long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-                while (tiered.offsets(tp).coldHighWatermark() < RECORDS / 2
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(50);
-                }
-                assertThat(tiered.offsets(tp).coldHighWatermark())
-                        .as("offloaded offsets of the %d-character topic", n.length())
-                        .isGreaterThanOrEqualTo(RECORDS / 2);
+                Await.until(
+                        RECORDS / 2
+                                + " offloaded offsets of the "
+                                + n.length()
+                                + "-character topic",
+                        () -> tiered.offsets(tp).coldHighWatermark(),
+                        hw -> hw >= RECORDS / 2,
+                        Duration.ofMinutes(2));
             }
             // the cold objects are on the embedded S3's file system under names within limits
             assertEveryFileNameFits(dir.resolve("data"));

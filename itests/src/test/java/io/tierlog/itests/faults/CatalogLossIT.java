@@ -6,10 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tierlog.catalog.CatalogBinding;
 import io.tierlog.catalog.CatalogUnavailableException;
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.MetricNames;
-import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.ByteArrayOutputStream;
@@ -27,10 +28,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -357,14 +356,8 @@ class CatalogLossIT {
         return t.meterRegistry().get(MetricNames.CATALOG_REFUSALS).functionCounter().count();
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(50); // polling the server's background threads, with a deadline
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(what, condition::getAsBoolean, Duration.ofMinutes(1));
     }
 
     /** Path, size and modification time of everything under {@code root}. */
@@ -409,30 +402,21 @@ class CatalogLossIT {
         return r;
     }
 
-    private static void awaitOffloaded(TierlogServer server) throws InterruptedException {
-        TieredLog tiered = server.broker().tiered().get();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        PartitionReport r = tiered.inspect(Optional.of(TOPIC)).get(0);
-        while (System.nanoTime() < deadline
-                && (r.offloadLagOffsets() > 0 || r.hotBytes() > (256 << 10) + (128 << 10))) {
-            Thread.sleep(100); // polling the server's background threads, with a deadline
-            r = tiered.inspect(Optional.of(TOPIC)).get(0);
-        }
-        assertThat(r.offloadLagOffsets()).isZero();
+    private static void awaitOffloaded(TierlogServer server) {
+        TieredWaits.awaitOffloaded(server, TOPIC, (256 << 10) + (128 << 10), Duration.ofMinutes(3));
     }
 
     /** Polls until the position reaches {@code until}, checking every record; returns it. */
     private static long readUpTo(KafkaConsumer<byte[], byte[]> c, long next, long until) {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (next < until && System.nanoTime() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                assertThat(r.offset()).as("no gap, no duplicate").isEqualTo(next);
-                assertThat(r.timestamp()).isEqualTo(BASE_TS + next);
-                assertThat(r.value()).isEqualTo(value(next));
-                next++;
-            }
-        }
-        return next;
+        return TieredWaits.readInOrder(
+                c,
+                next,
+                until,
+                Duration.ofMinutes(3),
+                r -> {
+                    assertThat(r.timestamp()).isEqualTo(BASE_TS + r.offset());
+                    assertThat(r.value()).isEqualTo(value(r.offset()));
+                });
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(int port) {

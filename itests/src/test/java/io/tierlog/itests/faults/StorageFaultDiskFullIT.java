@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
 import io.tierlog.hot.IndexCheck;
 import io.tierlog.server.TierlogServer;
 import java.io.DataInputStream;
@@ -164,13 +165,10 @@ class StorageFaultDiskFullIT {
                 }
 
                 Files.delete(filler);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!send(producer, n, acked, failed, otherFailures)) {
-                    assertThat(System.nanoTime())
-                            .as("produce after space returned")
-                            .isLessThan(deadline);
-                    Thread.sleep(20);
-                }
+                Await.until(
+                        "produce to succeed after space returned",
+                        () -> send(producer, n, acked, failed, otherFailures),
+                        Duration.ofSeconds(60));
                 for (int i = 0; i < 200; i++) {
                     assertThat(send(producer, n, acked, failed, otherFailures)).isTrue();
                 }

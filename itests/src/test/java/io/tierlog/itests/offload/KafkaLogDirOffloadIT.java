@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.cold.EmbeddedS3Server;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
-import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.hot.FileSlice;
 import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.SegmentInfo;
@@ -72,7 +71,7 @@ class KafkaLogDirOffloadIT {
         Map<String, String> before = fileHashes(logDir);
         assertThat(before).containsKey(".kafka_cleanshutdown");
 
-        Path data = dir.resolve("tierlog-data");
+        Path data = dir.resolve("data");
         int rc =
                 TierlogCli.commandLine()
                         .execute(
@@ -87,9 +86,10 @@ class KafkaLogDirOffloadIT {
 
         long total = 0;
         try (ReadOnlyLogDir kafka = ReadOnlyLogDir.open(logDir);
-                Catalog catalog = Catalog.open("jdbc:sqlite:" + data.resolve("catalog.db"));
-                EmbeddedS3Server s3 = EmbeddedS3Server.start(data.resolve("s3"));
-                ObjectStore store = S3ObjectStore.create(s3.clientConfig())) {
+                // What the command's embedded S3 server and catalog hold, over the same files.
+                ColdTierFixture fixture = ColdTierFixture.start(dir)) {
+            Catalog catalog = fixture.catalog();
+            ObjectStore store = fixture.store();
             assertThat(catalog.topic("__cluster_metadata")).isEmpty();
             for (int p = 0; p < PARTITIONS; p++) {
                 TopicPartition tp = new TopicPartition(TOPIC, p);

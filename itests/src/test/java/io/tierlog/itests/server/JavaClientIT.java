@@ -2,6 +2,7 @@ package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.common.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -357,13 +358,12 @@ class JavaClientIT {
     }
 
     private static ConsumerRecord<byte[], byte[]> pollOne(KafkaConsumer<byte[], byte[]> c) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(200));
-            if (!rs.isEmpty()) {
-                return rs.iterator().next();
-            }
-        }
-        throw new AssertionError("no record within 30 s");
+        return Await.until(
+                        "a record",
+                        () -> c.poll(Duration.ofMillis(200)),
+                        rs -> !rs.isEmpty(),
+                        Duration.ofSeconds(30))
+                .iterator()
+                .next();
     }
 }

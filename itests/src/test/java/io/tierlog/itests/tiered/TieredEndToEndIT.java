@@ -6,6 +6,7 @@ import io.tierlog.common.Config;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.IOException;
@@ -20,12 +21,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -87,18 +86,11 @@ class TieredEndToEndIT {
         try {
             produce(bootstrap, n);
             TieredLog tiered = server.broker().tiered().orElseThrow();
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-            PartitionReport report = tiered.inspect(Optional.of(TOPIC)).get(0);
-            // Wait (polling the server's own threads, with a deadline) until every closed segment
-            // is offloaded and local retention has removed what it may.
-            while (System.nanoTime() < deadline
-                    && (report.offloadLagOffsets() > 0
-                            || report.hotBytes() > (1 << 20) + (512 << 10))) {
-                Thread.sleep(100);
-                report = tiered.inspect(Optional.of(TOPIC)).get(0);
-            }
+            // Every closed segment is offloaded and local retention has removed what it may.
+            PartitionReport report =
+                    TieredWaits.awaitOffloaded(
+                            server, TOPIC, (1 << 20) + (512 << 10), Duration.ofMinutes(3));
             LogOffsets o = tiered.offsets(TP);
-            assertThat(report.offloadLagOffsets()).isZero();
             assertThat(o.logStartOffset()).isZero();
             assertThat(o.hotLogStartOffset())
                     .as("local retention removed offloaded segments")
@@ -188,21 +180,24 @@ class TieredEndToEndIT {
         try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap)) {
             c.assign(List.of(TP));
             c.seekToBeginning(List.of(TP));
-            int next = 0;
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-            while (next < n && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                    assertThat(r.offset()).as("no gap, no duplicate").isEqualTo(next);
-                    assertThat(r.timestamp()).isEqualTo(BASE_TS + next);
-                    assertThat(r.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
-                    assertThat(r.key()).isEqualTo(key(next));
-                    assertThat(r.value()).isEqualTo(value(next));
-                    assertThat(r.headers().toArray()).hasSize(1);
-                    assertThat(ByteBuffer.wrap(r.headers().lastHeader("i").value()).getInt())
-                            .isEqualTo(next);
-                    next++;
-                }
-            }
+            long next =
+                    TieredWaits.readInOrder(
+                            c,
+                            0,
+                            n,
+                            Duration.ofMinutes(3),
+                            r -> {
+                                int i = Math.toIntExact(r.offset());
+                                assertThat(r.timestamp()).isEqualTo(BASE_TS + i);
+                                assertThat(r.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
+                                assertThat(r.key()).isEqualTo(key(i));
+                                assertThat(r.value()).isEqualTo(value(i));
+                                assertThat(r.headers().toArray()).hasSize(1);
+                                assertThat(
+                                                ByteBuffer.wrap(r.headers().lastHeader("i").value())
+                                                        .getInt())
+                                        .isEqualTo(i);
+                            });
             assertThat(next).isEqualTo(n);
         }
     }
