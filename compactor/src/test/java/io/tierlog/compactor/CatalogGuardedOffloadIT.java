@@ -106,12 +106,10 @@ class CatalogGuardedOffloadIT {
         MockTime later = new MockTime(System.currentTimeMillis() + Duration.ofDays(1).toMillis());
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         try (Compactor c =
-                Compactor.create(
+                cold.compactor(
                         hotStartingAt(0),
                         Optional.empty(),
-                        cold.catalog(),
-                        cold.store(),
-                        cold.config(Map.of("offload.tmp.dir", tmp.toString())),
+                        Map.of("offload.tmp.dir", tmp.toString()),
                         later)) {
             CatalogGuard wrongId =
                     new CatalogGuard(cold.catalog(), UUID.randomUUID(), later::milliseconds);

@@ -53,14 +53,7 @@ class CompactorIT {
     }
 
     Compactor compactor() throws Exception {
-        Compactor c =
-                Compactor.create(
-                        log,
-                        Optional.of(log.dir()),
-                        cold.catalog(),
-                        cold.store(),
-                        cold.config(settings),
-                        Time.SYSTEM);
+        Compactor c = cold.compactor(log, Optional.of(log.dir()), settings, Time.SYSTEM);
         c.addListener(
                 new OffloadListener() {
                     @Override

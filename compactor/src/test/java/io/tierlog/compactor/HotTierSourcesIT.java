@@ -108,13 +108,7 @@ class HotTierSourcesIT {
             assertThat(log.segments().size()).isGreaterThan(3);
             try (LogManagerSource source = new LogManagerSource(lm);
                     Compactor c =
-                            Compactor.create(
-                                    source,
-                                    Optional.of(logDir),
-                                    cold.catalog(),
-                                    cold.store(),
-                                    cold.config(settings),
-                                    Time.SYSTEM)) {
+                            cold.compactor(source, Optional.of(logDir), settings, Time.SYSTEM)) {
                 c.runOnce();
                 List<SegmentInfo> segments = log.segments();
                 long closedEnd = segments.get(segments.size() - 2).nextOffset();
@@ -135,13 +129,7 @@ class HotTierSourcesIT {
             PartitionLog log = lm.getOrCreate(TP);
             try (LogManagerSource source = new LogManagerSource(lm);
                     Compactor c =
-                            Compactor.create(
-                                    source,
-                                    Optional.of(logDir),
-                                    cold.catalog(),
-                                    cold.store(),
-                                    cold.config(hourly),
-                                    Time.SYSTEM)) {
+                            cold.compactor(source, Optional.of(logDir), hourly, Time.SYSTEM)) {
                 java.util.concurrent.CountDownLatch firstPass =
                         new java.util.concurrent.CountDownLatch(1);
                 c.addListener(
@@ -190,14 +178,7 @@ class HotTierSourcesIT {
                             time.milliseconds(), null, "idle".getBytes(StandardCharsets.UTF_8));
             log.append(MemoryRecords.withRecords(0L, Compression.NONE, r).buffer());
             try (LogManagerSource source = new LogManagerSource(lm);
-                    Compactor c =
-                            Compactor.create(
-                                    source,
-                                    Optional.of(logDir),
-                                    cold.catalog(),
-                                    cold.store(),
-                                    cold.config(settings),
-                                    time)) {
+                    Compactor c = cold.compactor(source, Optional.of(logDir), settings, time)) {
                 assertThat(c.runOnce().objects()).as("the only segment is active").isZero();
                 time.advance(java.time.Duration.ofHours(2).toMillis());
                 lm.runHousekeeping(); // segment.ms passed: rolls; retention may not delete it yet
@@ -222,14 +203,7 @@ class HotTierSourcesIT {
         }
         Map<Path, byte[]> before = CompactorIT.snapshot(logDir);
         try (LogDirSource source = LogDirSource.open(logDir);
-                Compactor c =
-                        Compactor.create(
-                                source,
-                                Optional.of(logDir),
-                                cold.catalog(),
-                                cold.store(),
-                                cold.config(settings),
-                                Time.SYSTEM)) {
+                Compactor c = cold.compactor(source, Optional.of(logDir), settings, Time.SYSTEM)) {
             PassResult r = c.runOnce();
             assertThat(r.failedPartitions()).isZero();
         }

@@ -131,12 +131,10 @@ class RecoveryGapOffloadIT {
             long firstBatchBytes = straddling.sizeInBytes() / 3;
             long floor = straddling.baseOffset() + 20;
             try (Compactor c =
-                    Compactor.create(
+                    cold.compactor(
                             upTo(new LogManagerSource(m), floor, 2 * firstBatchBytes),
                             Optional.of(logDir),
-                            cold.catalog(),
-                            cold.store(),
-                            cold.config(settings),
+                            settings,
                             Time.SYSTEM)) {
                 assertThat(c.runOnce().failedPartitions()).isZero();
             }
@@ -161,13 +159,8 @@ class RecoveryGapOffloadIT {
             assertThat(log.logStartOffset()).isEqualTo(floor);
             assertThat(log.logEndOffset()).isEqualTo(end);
             try (Compactor c =
-                    Compactor.create(
-                            new LogManagerSource(m),
-                            Optional.of(logDir),
-                            cold.catalog(),
-                            cold.store(),
-                            cold.config(settings),
-                            Time.SYSTEM)) {
+                    cold.compactor(
+                            new LogManagerSource(m), Optional.of(logDir), settings, Time.SYSTEM)) {
                 PassResult r = c.runOnce();
                 assertThat(r.failedPartitions()).isZero();
             }
@@ -201,12 +194,10 @@ class RecoveryGapOffloadIT {
             SegmentInfo straddling = log.segments().get(1);
             long floor = straddling.baseOffset() + 20;
             try (Compactor c =
-                    Compactor.create(
+                    cold.compactor(
                             upTo(new LogManagerSource(m), floor, 2 * straddling.sizeInBytes() / 3),
                             Optional.of(logDir),
-                            cold.catalog(),
-                            cold.store(),
-                            cold.config(settings),
+                            settings,
                             Time.SYSTEM)) {
                 assertThat(c.runOnce().failedPartitions()).isZero();
             }
@@ -223,13 +214,8 @@ class RecoveryGapOffloadIT {
             }
             assertThat(log.damagedRangeEnd(straddling.baseOffset())).isEqualTo(-1);
             try (Compactor c =
-                    Compactor.create(
-                            new LogManagerSource(m),
-                            Optional.of(logDir),
-                            cold.catalog(),
-                            cold.store(),
-                            cold.config(settings),
-                            Time.SYSTEM)) {
+                    cold.compactor(
+                            new LogManagerSource(m), Optional.of(logDir), settings, Time.SYSTEM)) {
                 assertThat(c.runOnce().failedPartitions()).isZero();
             }
             // the offloader skipped the batch (already in cold) but checked it on the way

@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,28 @@ class OffloadCommandIT {
         return cl.execute(args);
     }
 
+    /**
+     * {@code --log-dir <log> --once --progress lines --set data.dir=<dir>/data}, then {@code more}.
+     */
+    int runOnce(ByteArrayOutputStream out, SegmentFiles log, String... more) {
+        return run(out, onceArgs(log, more));
+    }
+
+    String[] onceArgs(SegmentFiles log, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--log-dir",
+                                log.dir().toString(),
+                                "--once",
+                                "--progress",
+                                "lines",
+                                "--set",
+                                "data.dir=" + dir.resolve("data")));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
     @Test
     void onceOffloadsEveryClosedSegmentIntoTheEmbeddedColdTierAndPrintsALinePerObject()
             throws Exception {
@@ -40,18 +63,7 @@ class OffloadCommandIT {
         log.append(b, 1, 10, 100); // the last segment: offloaded because the writer stopped
         java.nio.file.Files.createFile(log.dir().resolve(".kafka_cleanshutdown"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code =
-                run(
-                        out,
-                        "--log-dir",
-                        log.dir().toString(),
-                        "--once",
-                        "--progress",
-                        "lines",
-                        "--set",
-                        "data.dir=" + dir.resolve("data"),
-                        "--set",
-                        "offload.tmp.dir=" + dir.resolve("tmp"));
+        int code = runOnce(out, log, "--set", "offload.tmp.dir=" + dir.resolve("tmp"));
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(code).as(text).isZero();
         assertThat(text)
@@ -73,17 +85,7 @@ class OffloadCommandIT {
         TopicPartition a = new TopicPartition("clicks", 0);
         log.append(a, 10, 10, 100);
         log.roll(a);
-        String[] args = {
-            "--log-dir",
-            log.dir().toString(),
-            "--once",
-            "--progress",
-            "lines",
-            "--set",
-            "data.dir=" + dir.resolve("data"),
-            "--set",
-            "offload.tmp.dir=" + dir.resolve("tmp")
-        };
+        String[] args = onceArgs(log, "--set", "offload.tmp.dir=" + dir.resolve("tmp"));
         assertThat(run(new ByteArrayOutputStream(), args)).isZero();
         assertThat(dir.resolve("data/catalog.id")).exists();
         for (String suffix : new String[] {"", "-wal", "-shm"}) {
@@ -113,16 +115,7 @@ class OffloadCommandIT {
         log.roll(a);
         log.append(a, 3, 10, 100);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code =
-                run(
-                        out,
-                        "--log-dir",
-                        log.dir().toString(),
-                        "--once",
-                        "--progress",
-                        "lines",
-                        "--set",
-                        "data.dir=" + dir.resolve("data"));
+        int code = runOnce(out, log);
         assertThat(code).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
                 .contains("committed clicks-0 offsets 0..99")

@@ -8,6 +8,9 @@ import io.tierlog.cold.ParquetLogReader;
 import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.common.Config;
+import io.tierlog.common.Time;
+import io.tierlog.compactor.Compactor;
+import io.tierlog.compactor.SegmentSource;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -15,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
@@ -175,6 +179,16 @@ public final class ColdTierFixture implements AutoCloseable {
     /** Starts the S3 server again on the same port over the same objects. */
     public void startS3() throws IOException {
         s3 = EmbeddedS3Server.start(s3Dir(), port, s3.bucket());
+    }
+
+    /**
+     * A compactor from {@code source} (whose files are under {@code sourceDir}, if any) into this
+     * cold tier, with the S3 client settings plus {@code settings}; the caller closes it.
+     */
+    public Compactor compactor(
+            SegmentSource source, Optional<Path> sourceDir, Map<String, String> settings, Time time)
+            throws IOException {
+        return Compactor.create(source, sourceDir, catalog(), store(), config(settings), time);
     }
 
     /** Every batch of the partition as the cold tier returns it, object by object. */

@@ -17,7 +17,7 @@ import org.apache.kafka.common.requests.ResponseHeader;
  * A minimal Kafka wire client over a blocking socket, for exact protocol checks: sends one request
  * with kafka-clients' generated messages and reads the matching response. Not thread-safe.
  */
-final class RawClient implements AutoCloseable {
+public final class RawClient implements AutoCloseable {
     private final Socket socket = new Socket();
     private final DataInputStream in;
     private final OutputStream out;
@@ -30,7 +30,8 @@ final class RawClient implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
-    static byte[] frame(ApiKeys key, short version, int correlationId, ApiMessage body) {
+    /** A request frame: size, header (client id "raw"), body. */
+    public static byte[] frame(ApiKeys key, short version, int correlationId, ApiMessage body) {
         RequestHeaderData h =
                 new RequestHeaderData()
                         .setRequestApiKey(key.id)

@@ -13,7 +13,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -74,25 +73,14 @@ class HandlerErrorsDoNotKillEventLoopsIT {
 
     /** DescribeCluster: completes later, on another thread, with an OutOfMemoryError. */
     private static ApiHandler asyncFailing() {
-        return new ApiHandler() {
-            @Override
-            public ApiKeys apiKey() {
-                return ApiKeys.DESCRIBE_CLUSTER;
-            }
-
-            @Override
-            public short maxVersion() {
-                return 0;
-            }
-
-            @Override
-            public CompletionStage<ApiMessage> handle(RequestContext c, ApiMessage r) {
-                return CompletableFuture.supplyAsync(
-                        () -> {
-                            throw new OutOfMemoryError("Direct buffer memory");
-                        });
-            }
-        };
+        return KafkaChannelHandlerTest.asyncHandler(
+                ApiKeys.DESCRIBE_CLUSTER,
+                (short) 0,
+                r ->
+                        CompletableFuture.supplyAsync(
+                                () -> {
+                                    throw new OutOfMemoryError("Direct buffer memory");
+                                }));
     }
 
     /**
@@ -100,29 +88,15 @@ class HandlerErrorsDoNotKillEventLoopsIT {
      * the event loop (where the connection used to stay open and silent for ever).
      */
     private static ApiHandler responseFailing() {
-        return new ApiHandler() {
-            @Override
-            public ApiKeys apiKey() {
-                return ApiKeys.LIST_GROUPS;
-            }
-
-            @Override
-            public short maxVersion() {
-                return 4;
-            }
-
-            @Override
-            public CompletionStage<ApiMessage> handle(RequestContext c, ApiMessage r) {
-                ApiMessage response =
-                        new ListGroupsResponseData() {
-                            @Override
-                            public int size(ObjectSerializationCache cache, short version) {
-                                throw new InternalError("fault while encoding");
-                            }
-                        };
-                return CompletableFuture.supplyAsync(() -> response);
-            }
-        };
+        ApiMessage response =
+                new ListGroupsResponseData() {
+                    @Override
+                    public int size(ObjectSerializationCache cache, short version) {
+                        throw new InternalError("fault while encoding");
+                    }
+                };
+        return KafkaChannelHandlerTest.asyncHandler(
+                ApiKeys.LIST_GROUPS, (short) 4, r -> CompletableFuture.supplyAsync(() -> response));
     }
 
     @AfterEach
