@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tierlog.common.Config;
 import io.tierlog.common.testing.Await;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredServers;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.ByteArrayOutputStream;
@@ -14,7 +15,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -37,14 +37,8 @@ class TieredCliWhileServingIT {
     @TempDir Path dir;
 
     private Map<String, String> settings() {
-        Map<String, String> s = new HashMap<>();
-        s.put("listeners", "PLAINTEXT://127.0.0.1:0");
-        s.put("data.dir", dir.resolve("data").toString());
+        Map<String, String> s = TieredServers.settings(dir.resolve("data"), 0, 64 << 10);
         s.put("num.network.threads", "1");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(64 << 10));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
         s.put("offload.target.object.bytes", Integer.toString(128 << 10));
         return s;
     }

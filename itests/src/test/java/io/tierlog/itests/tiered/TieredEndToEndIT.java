@@ -6,6 +6,7 @@ import io.tierlog.common.Config;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredServers;
 import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
@@ -18,7 +19,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -55,15 +55,8 @@ class TieredEndToEndIT {
     @TempDir Path dir;
 
     private Map<String, String> settings() {
-        Map<String, String> s = new HashMap<>();
-        s.put("listeners", "PLAINTEXT://127.0.0.1:0");
-        s.put("data.dir", dir.resolve("data").toString());
-        s.put("num.network.threads", "2");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(512 << 10));
+        Map<String, String> s = TieredServers.settings(dir.resolve("data"), 0, 512 << 10);
         s.put("local.retention.bytes", Integer.toString(1 << 20));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
         s.put("offload.target.object.bytes", Integer.toString(4 << 20));
         return s;
     }

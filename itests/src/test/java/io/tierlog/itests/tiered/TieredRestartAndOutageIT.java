@@ -7,6 +7,7 @@ import io.tierlog.common.testing.Await;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredServers;
 import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
@@ -16,15 +17,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code tierlog verify} passes at the end.
  */
 class TieredRestartAndOutageIT {
-    private static final long BASE_TS = 1_700_000_000_000L;
+    private static final long BASE_TS = TieredServers.BASE_TS;
     private static final String TOPIC = "restart";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
@@ -53,18 +48,15 @@ class TieredRestartAndOutageIT {
     }
 
     private Config config(int listenerPort) {
-        Map<String, String> s = cold.engineSettings(cold.endpoint(), Map.of());
+        Map<String, String> s =
+                cold.engineSettings(
+                        cold.endpoint(),
+                        TieredServers.settings(cold.dataDir(), listenerPort, 256 << 10));
         s.put("s3.retry.max.attempts", "2");
         s.put("s3.retry.backoff.ms", "20");
         s.put("s3.request.timeout.ms", "3000");
         s.put("offload.retry.timeout.ms", "1000");
-        s.put("listeners", "PLAINTEXT://127.0.0.1:" + listenerPort);
-        s.put("num.network.threads", "2");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(256 << 10));
         s.put("local.retention.bytes", Integer.toString(512 << 10));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
         return Config.of(s);
     }
 
@@ -169,28 +161,15 @@ class TieredRestartAndOutageIT {
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 10);
-        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 10);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return TieredServers.consumer(
+                "127.0.0.1:" + port,
+                Map.of(
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 10,
+                        ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 10));
     }
 
     private void produce(long from, int count) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (long i = from; i < from + count; i++) {
-                producer.send(new ProducerRecord<>(TOPIC, 0, BASE_TS + i, null, value(i)));
-            }
-            producer.flush();
-        }
+        TieredServers.produce(
+                "127.0.0.1:" + port, TOPIC, from, count, TieredRestartAndOutageIT::value);
     }
 }
