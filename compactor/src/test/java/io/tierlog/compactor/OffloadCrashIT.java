@@ -95,14 +95,7 @@ class OffloadCrashIT {
             assertThat(last.waitForExit(Duration.ofMinutes(3))).as(last.stderrTail()).isZero();
             assertInvariants(log, catalog, store);
             for (TopicPartition tp : PARTITIONS) {
-                assertThat(catalog.partitionState(tp.topic(), tp.partition()).coldHighWatermark())
-                        .isEqualTo(log.nextOffset(tp));
-                assertThat(
-                                SegmentFiles.describe(
-                                        ColdTierFixture.readBack(
-                                                store, catalog, tp.topic(), tp.partition())))
-                        .as("cold copy of %s", tp)
-                        .isEqualTo(SegmentFiles.describe(log.allBatches(tp)));
+                log.assertOffloadedOnce(tp, catalog, store);
             }
 
             Set<String> referenced = new HashSet<>(catalog.allObjectKeys());

@@ -8,6 +8,7 @@ import io.tierlog.common.testing.Await;
 import io.tierlog.compactor.testing.ChildClasspath;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,9 +32,7 @@ class OffloadDaemonIT {
     @Test
     void theDaemonFollowsTheLogAsSegmentsCloseAndStopsOnSigterm() throws Exception {
         SegmentFiles log = new SegmentFiles(dir.resolve("log"), 11);
-        log.append(TP, 5, 10, 50);
-        log.roll(TP);
-        log.append(TP, 1, 1, 1); // active
+        closeAndStartSegment(log);
         try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
             Catalog catalog = cold.catalog();
             List<String> cmd = daemonCommand(log, cold.catalogUrl());
@@ -45,9 +44,7 @@ class OffloadDaemonIT {
                             .start();
             try {
                 awaitColdHighWatermark(catalog, 50, p);
-                log.append(TP, 5, 10, 50); // the active segment grows, then rolls
-                log.roll(TP);
-                log.append(TP, 1, 1, 1);
+                closeAndStartSegment(log);
                 awaitColdHighWatermark(catalog, 101, p);
             } finally {
                 p.destroy(); // SIGTERM: the shutdown hook stops the loop
@@ -68,9 +65,7 @@ class OffloadDaemonIT {
     @Test
     void theDaemonOutlivesS3DownAtStartAndWhileRunningAndCatchesUp() throws Exception {
         SegmentFiles log = new SegmentFiles(dir.resolve("log"), 11);
-        log.append(TP, 5, 10, 50);
-        log.roll(TP);
-        log.append(TP, 1, 1, 1); // active
+        closeAndStartSegment(log);
         try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
             Catalog catalog = cold.catalog();
             FaultInjectingProxy proxy = cold.proxy();
@@ -101,9 +96,7 @@ class OffloadDaemonIT {
                 awaitColdHighWatermark(catalog, 50, p);
 
                 proxy.goDown(); // a second outage while it runs
-                log.append(TP, 5, 10, 50);
-                log.roll(TP);
-                log.append(TP, 1, 1, 1);
+                closeAndStartSegment(log);
                 awaitOutput(out, "offload pass failed", 2, p); // a new outage, a new WARN
                 assertThat(p.isAlive()).as("alive: %s", Files.readString(out)).isTrue();
                 proxy.comeUp();
@@ -135,6 +128,13 @@ class OffloadDaemonIT {
         cmd.add("--set=offload.tmp.dir=" + dir.resolve("tmp"));
         cmd.add("--set=data.dir=" + dir.resolve("unused"));
         return cmd;
+    }
+
+    /** The active segment grows by 50 offsets and rolls; a new active segment gets 1 offset. */
+    private static void closeAndStartSegment(SegmentFiles log) throws IOException {
+        log.append(TP, 5, 10, 50);
+        log.roll(TP);
+        log.append(TP, 1, 1, 1);
     }
 
     private static int count(String text, String part) {

@@ -84,13 +84,7 @@ class OffloadFaultIT {
 
     void assertEverythingOffloadedOnce() throws Exception {
         for (TopicPartition tp : PARTITIONS) {
-            assertThat(catalog.partitionState(tp.topic(), tp.partition()).coldHighWatermark())
-                    .isEqualTo(log.nextOffset(tp));
-            assertThat(
-                            SegmentFiles.describe(
-                                    ColdTierFixture.readBack(
-                                            store, catalog, tp.topic(), tp.partition())))
-                    .isEqualTo(SegmentFiles.describe(log.allBatches(tp)));
+            log.assertOffloadedOnce(tp, catalog, store);
         }
     }
 

@@ -1,7 +1,5 @@
 package io.tierlog.itests.faults;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.micrometer.core.instrument.Counter;
 import io.tierlog.common.Config;
 import io.tierlog.compactor.testing.ColdTierFixture;
@@ -70,14 +68,7 @@ final class BoundedColdFixture {
      */
     static long readInOrder(KafkaConsumer<byte[], byte[]> c, long next, long until, Duration t) {
         return TieredWaits.readInOrder(
-                c,
-                next,
-                until,
-                t,
-                r -> {
-                    assertThat(r.timestamp()).isEqualTo(BASE_TS + r.offset());
-                    assertThat(r.value()).isEqualTo(value(r.offset()));
-                });
+                c, next, until, t, TieredServers.produced(BoundedColdFixture::value));
     }
 
     /** Sum of {@link MetricNames#COLD_READ_ERRORS} with {@code cause}. */

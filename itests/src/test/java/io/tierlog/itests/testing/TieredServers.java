@@ -1,5 +1,7 @@
 package io.tierlog.itests.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -7,8 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -55,6 +59,21 @@ public final class TieredServers {
         p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
         p.putAll(extra);
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * A check for {@link TieredWaits#readInOrder}: the record is the one {@link #produce} wrote at
+     * its offset with {@code value}.
+     */
+    public static Consumer<ConsumerRecord<byte[], byte[]>> produced(LongFunction<byte[]> value) {
+        return r -> {
+            assertThat(r.timestamp())
+                    .as("timestamp of offset %d", r.offset())
+                    .isEqualTo(BASE_TS + r.offset());
+            assertThat(r.value())
+                    .as("value of offset %d", r.offset())
+                    .isEqualTo(value.apply(r.offset()));
+        };
     }
 
     /**

@@ -154,10 +154,7 @@ class TieredRestartAndOutageIT {
                 next,
                 until,
                 Duration.ofMinutes(3),
-                r -> {
-                    assertThat(r.timestamp()).isEqualTo(BASE_TS + r.offset());
-                    assertThat(r.value()).isEqualTo(value(r.offset()));
-                });
+                TieredServers.produced(TieredRestartAndOutageIT::value));
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {
