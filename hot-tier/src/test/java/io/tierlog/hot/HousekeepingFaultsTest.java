@@ -1,13 +1,12 @@
 package io.tierlog.hot;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.tierlog.common.Time;
+import io.tierlog.common.testing.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -49,16 +48,12 @@ class HousekeepingFaultsTest {
                         goodPasses.incrementAndGet();
                         return Long.MAX_VALUE;
                     });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while ((badPasses.get() < 3 || goodPasses.get() < 3) && System.nanoTime() < deadline) {
-                Thread.sleep(50); // polling a counter the scheduler advances every second
-            }
-            assertThat(badPasses.get())
-                    .as("passes over the failing partition")
-                    .isGreaterThanOrEqualTo(3);
-            assertThat(goodPasses.get())
-                    .as("passes over the healthy partition")
-                    .isGreaterThanOrEqualTo(3);
+            // counters the scheduler advances every second
+            Await.until(
+                    "3 passes over the failing and 3 over the healthy partition",
+                    () -> "failing " + badPasses.get() + ", healthy " + goodPasses.get(),
+                    passes -> badPasses.get() >= 3 && goodPasses.get() >= 3,
+                    Duration.ofSeconds(30));
         } finally {
             scheduler.shutdownNow();
         }

@@ -9,7 +9,8 @@ import java.util.function.Predicate;
  * deadline passes. The first poll is immediate; later ones back off from 5 ms to 100 ms, so a fast
  * condition costs little and a slow one does not spin. A timeout is an {@link AssertionError} that
  * names what was awaited, how long, and the last value observed, e.g. {@code timed out after PT30S
- * waiting for offloaded to cold; last observed: lag=3}.
+ * waiting for offloaded to cold; last observed: lag=3}. {@link #atMost} is the same wait for a
+ * caller that handles the timeout itself (a fault campaign that records a problem and goes on).
  *
  * <p>A probe may have side effects (poll a consumer and collect what it returns); it is called on
  * the caller's thread, never concurrently. An exception thrown by a probe ends the wait at once and

@@ -73,26 +73,17 @@ final class BoundedColdFixture {
 
     /** Sum of {@link MetricNames#COLD_READ_ERRORS} with {@code cause}. */
     static double coldReadErrors(TierlogServer server, String cause) {
-        Counter c =
-                server.broker()
-                        .tiered()
-                        .get()
-                        .meterRegistry()
-                        .find(MetricNames.COLD_READ_ERRORS)
-                        .tag("cause", cause)
-                        .counter();
-        return c == null ? 0 : c.count();
+        return count(server, MetricNames.COLD_READ_ERRORS, "cause", cause);
     }
 
     static double s3Errors(TierlogServer server, String op) {
+        return count(server, MetricNames.S3_ERRORS, "op", op);
+    }
+
+    /** The server's counter {@code name} with tag {@code key=value}, 0 before its first count. */
+    private static double count(TierlogServer server, String name, String key, String value) {
         Counter c =
-                server.broker()
-                        .tiered()
-                        .get()
-                        .meterRegistry()
-                        .find(MetricNames.S3_ERRORS)
-                        .tag("op", op)
-                        .counter();
+                server.broker().tiered().get().meterRegistry().find(name).tag(key, value).counter();
         return c == null ? 0 : c.count();
     }
 

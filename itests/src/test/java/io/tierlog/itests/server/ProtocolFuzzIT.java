@@ -2,6 +2,7 @@ package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.itests.testing.TieredWaits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -138,10 +139,12 @@ class ProtocolFuzzIT {
         try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(server.bootstrap())) {
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (out.size() < n && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
+            TieredWaits.pollUntil(
+                    c,
+                    n + " records of " + tp,
+                    () -> out.size() >= n,
+                    Duration.ofSeconds(60),
+                    out::add);
         }
         return out;
     }

@@ -8,6 +8,7 @@ import io.tierlog.engine.TieredLog;
 import io.tierlog.server.TierlogServer;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -32,6 +33,29 @@ public final class TieredWaits {
                 "no offload lag and at most " + hotBytesAtMost + " hot bytes in " + topic,
                 () -> tiered.inspect(Optional.of(topic)).get(0),
                 r -> r.offloadLagOffsets() == 0 && r.hotBytes() <= hotBytesAtMost,
+                timeout);
+    }
+
+    /**
+     * Polls {@code consumer} until {@code done} holds, handing every record to {@code each} (which
+     * may assert, collect and count).
+     *
+     * @throws AssertionError on the timeout, naming {@code what}
+     */
+    public static void pollUntil(
+            KafkaConsumer<byte[], byte[]> consumer,
+            String what,
+            BooleanSupplier done,
+            Duration timeout,
+            Consumer<ConsumerRecord<byte[], byte[]>> each) {
+        Await.until(
+                what,
+                () -> {
+                    if (!done.getAsBoolean()) {
+                        consumer.poll(Duration.ofMillis(200)).forEach(each);
+                    }
+                    return done.getAsBoolean();
+                },
                 timeout);
     }
 
