@@ -124,6 +124,7 @@ class KafkaLogDirOffloadIT {
         }
         Random random = new Random(4);
         List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
+        List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
         try {
             for (String codec : CODECS) {
                 Properties props = new Properties();
@@ -152,14 +153,18 @@ class KafkaLogDirOffloadIT {
                                                 Integer.toString(i)
                                                         .getBytes(StandardCharsets.UTF_8)))
                                 : List.of();
-                producers
-                        .get(i % producers.size())
-                        .send(
-                                new ProducerRecord<>(
-                                        TOPIC, i % PARTITIONS, null, key, value, headers));
+                acks.add(
+                        producers
+                                .get(i % producers.size())
+                                .send(
+                                        new ProducerRecord<>(
+                                                TOPIC, i % PARTITIONS, null, key, value, headers)));
             }
             for (KafkaProducer<byte[], byte[]> p : producers) {
                 p.flush();
+            }
+            for (java.util.concurrent.Future<?> f : acks) {
+                f.get(); // every record is in the broker's log dir, or the cause is named here
             }
         } finally {
             for (KafkaProducer<byte[], byte[]> p : producers) {
