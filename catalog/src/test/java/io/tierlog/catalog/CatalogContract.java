@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
@@ -28,11 +29,18 @@ abstract class CatalogContract {
 
     Catalog catalog;
 
+    /** The JDBC URL of the database under test. */
+    abstract String url();
+
     /** A new catalog on the same database each call (so reopening and racing can be tested). */
-    abstract Catalog openCatalog();
+    Catalog openCatalog() {
+        return Catalog.open(url());
+    }
 
     /** A plain JDBC connection to the same database, for fault injection. */
-    abstract Connection rawConnection() throws SQLException;
+    Connection rawConnection() throws SQLException {
+        return DriverManager.getConnection(url());
+    }
 
     /** SQL statements that make the next COMMIT of a cold object insert fail. */
     abstract List<String> commitTrapStatements();

@@ -27,7 +27,8 @@ class PostgresCatalogIT extends CatalogContract {
         return env == null || env.isBlank() ? DEFAULT_URL : env;
     }
 
-    private String url() {
+    @Override
+    String url() {
         String base = baseUrl();
         return base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
     }
@@ -98,16 +99,6 @@ class PostgresCatalogIT extends CatalogContract {
                 s.execute("DROP SCHEMA IF EXISTS " + empty + " CASCADE");
             }
         }
-    }
-
-    @Override
-    Catalog openCatalog() {
-        return Catalog.open(url());
-    }
-
-    @Override
-    Connection rawConnection() throws SQLException {
-        return DriverManager.getConnection(url());
     }
 
     @Override

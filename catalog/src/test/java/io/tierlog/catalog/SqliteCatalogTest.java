@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
@@ -18,18 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 class SqliteCatalogTest extends CatalogContract {
     @TempDir Path dir;
 
+    @Override
     String url() {
         return "jdbc:sqlite:" + dir.resolve("data/catalog.db");
-    }
-
-    @Override
-    Catalog openCatalog() {
-        return Catalog.open(url());
-    }
-
-    @Override
-    Connection rawConnection() throws SQLException {
-        return DriverManager.getConnection(url());
     }
 
     @Override

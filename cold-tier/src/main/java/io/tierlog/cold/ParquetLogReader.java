@@ -226,16 +226,7 @@ public final class ParquetLogReader {
                         ltEq(longColumn(ColdLayout.BATCH_BASE_OFFSET), upper));
         ByteBufferOutputStream out = new ByteBufferOutputStream(initialBufferBytes(maxBytes));
         int complete = 0;
-        try (ParquetReader<ColdRow> reader =
-                new Builder(file, conf)
-                        .withFilter(FilterCompat.get(wanted))
-                        .useStatsFilter(true)
-                        .useColumnIndexFilter(true)
-                        .useRecordFilter(true)
-                        .useDictionaryFilter(false)
-                        .useBloomFilter(false)
-                        .usePageChecksumVerification(true)
-                        .build()) {
+        try (ParquetReader<ColdRow> reader = filtered(new Builder(file, conf), wanted)) {
             RowBatchBuilder current = null;
             ColdRow row;
             while ((row = reader.read()) != null) {
@@ -273,6 +264,23 @@ public final class ParquetLogReader {
     }
 
     /**
+     * A reader of the rows that may match {@code wanted}, with the options of every filtered read:
+     * row groups and pages pruned by their statistics and column index, rows filtered, page
+     * checksums verified; dictionary and bloom filters off.
+     */
+    private static ParquetReader<ColdRow> filtered(Builder builder, FilterPredicate wanted)
+            throws IOException {
+        return builder.withFilter(FilterCompat.get(wanted))
+                .useStatsFilter(true)
+                .useColumnIndexFilter(true)
+                .useRecordFilter(true)
+                .useDictionaryFilter(false)
+                .useBloomFilter(false)
+                .usePageChecksumVerification(true)
+                .build();
+    }
+
+    /**
      * The first record, in offset order, whose timestamp is at least {@code timestampMs} (Kafka's
      * ListOffsets semantics; LogAppendTime batches count with their batch timestamp). Reads only
      * the {@code offset} and {@code timestamp} columns, pruned by their statistics and page index.
@@ -286,15 +294,9 @@ public final class ParquetLogReader {
                         : Math.max(Long.MIN_VALUE / 1000, timestampMs) * 1000;
         FilterPredicate wanted = gtEq(longColumn(ColdLayout.TIMESTAMP), micros);
         try (ParquetReader<ColdRow> reader =
-                new Builder(file, conf, List.of(ColdLayout.OFFSET, ColdLayout.TIMESTAMP))
-                        .withFilter(FilterCompat.get(wanted))
-                        .useStatsFilter(true)
-                        .useColumnIndexFilter(true)
-                        .useRecordFilter(true)
-                        .useDictionaryFilter(false)
-                        .useBloomFilter(false)
-                        .usePageChecksumVerification(true)
-                        .build()) {
+                filtered(
+                        new Builder(file, conf, List.of(ColdLayout.OFFSET, ColdLayout.TIMESTAMP)),
+                        wanted)) {
             ColdRow row = reader.read();
             return row == null
                     ? Optional.empty()

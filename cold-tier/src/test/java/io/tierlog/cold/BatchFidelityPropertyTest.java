@@ -63,12 +63,7 @@ class BatchFidelityPropertyTest {
                         .with(ColdTierOptions.COLD_COMPRESSION, parquetCodec.name())
                         .with(ColdTierOptions.COLD_PAGE_ROW_LIMIT, "" + (1 + rnd.nextInt(50)));
         WrittenObject written;
-        try (ParquetLogWriter w = ParquetLogWriter.open(local, "t", 0, options)) {
-            for (MemoryRecords m : input) {
-                w.append(m.firstBatch());
-            }
-            written = w.finish();
-        }
+        written = TestBatches.writeObject(local, "t", 0, options, input);
         List<RecordBatch> original = new ArrayList<>();
         input.forEach(m -> m.batches().forEach(original::add));
         assertThat(written.firstOffset()).isEqualTo(original.get(0).baseOffset());

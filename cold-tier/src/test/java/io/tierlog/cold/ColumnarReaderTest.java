@@ -146,20 +146,15 @@ class ColumnarReaderTest {
         List<MemoryRecords> input =
                 TestBatches.uniformBatches(0, 50, 20, 300, CompressionType.NONE, 3);
         Path local = dir.resolve("damaged.parquet");
-        try (ParquetLogWriter w =
-                ParquetLogWriter.open(
-                        local,
-                        "t",
-                        0,
-                        ColdTierOptions.defaults()
-                                .with(
-                                        ColdTierOptions.COLD_COMPRESSION,
-                                        ColdCompression.UNCOMPRESSED.name()))) {
-            for (MemoryRecords m : input) {
-                w.append(m.firstBatch());
-            }
-            w.finish();
-        }
+        TestBatches.writeObject(
+                local,
+                "t",
+                0,
+                ColdTierOptions.defaults()
+                        .with(
+                                ColdTierOptions.COLD_COMPRESSION,
+                                ColdCompression.UNCOMPRESSED.name()),
+                input);
         byte[] bytes = Files.readAllBytes(local);
         // Values are the bulk of the object: a byte a third of the way in is inside a value page.
         bytes[bytes.length / 3] ^= 0x40;
@@ -175,12 +170,7 @@ class ColumnarReaderTest {
     private static ParquetLogReader write(
             String key, List<MemoryRecords> input, ColdTierOptions options) throws IOException {
         Path local = dir.resolve(key.replace('/', '_'));
-        try (ParquetLogWriter w = ParquetLogWriter.open(local, "t", 0, options)) {
-            for (MemoryRecords m : input) {
-                w.append(m.firstBatch());
-            }
-            w.finish();
-        }
+        TestBatches.writeObject(local, "t", 0, options, input);
         LocalDirObjectStore store = new LocalDirObjectStore(dir.resolve("store"));
         store.put(key, local);
         return new ParquetLogReader(store, key, Files.size(local));

@@ -33,13 +33,7 @@ class DuckDbInteropTest {
                 TestBatches.randomBatches(new Random(42), 500, 200, TestBatches.CODECS);
         Path file = dir.resolve("object.parquet");
         WrittenObject written;
-        try (ParquetLogWriter w =
-                ParquetLogWriter.open(file, "orders", 3, ColdTierOptions.defaults())) {
-            for (MemoryRecords m : input) {
-                w.append(m.firstBatch());
-            }
-            written = w.finish();
-        }
+        written = TestBatches.writeObject(file, "orders", 3, ColdTierOptions.defaults(), input);
         long rows = 0;
         long valueBytes = 0;
         long nullValues = 0;

@@ -44,13 +44,7 @@ class KibRecordReadCostTest {
                 TestBatches.uniformBatches(
                         0, BATCHES, PER_BATCH, VALUE_BYTES, CompressionType.NONE, 11);
         local = dir.resolve("kib.parquet");
-        try (ParquetLogWriter w =
-                ParquetLogWriter.open(local, "t", 0, ColdTierOptions.defaults())) {
-            for (MemoryRecords m : input) {
-                w.append(m.firstBatch());
-            }
-            written = w.finish();
-        }
+        written = TestBatches.writeObject(local, "t", 0, ColdTierOptions.defaults(), input);
         backing = new LocalDirObjectStore(dir.resolve("store"));
         backing.put(KEY, local);
     }

@@ -28,13 +28,7 @@ class ParquetLogWriterTest {
     void summaryDescribesWhatWasWritten() throws Exception {
         Path f = dir.resolve("o.parquet");
         WrittenObject w;
-        try (ParquetLogWriter writer =
-                ParquetLogWriter.open(f, "t", 2, ColdTierOptions.defaults())) {
-            for (MemoryRecords m : batches()) {
-                writer.append(m.firstBatch());
-            }
-            w = writer.finish();
-        }
+        w = TestBatches.writeObject(f, "t", 2, ColdTierOptions.defaults(), batches());
         assertThat(w.topic()).isEqualTo("t");
         assertThat(w.partition()).isEqualTo(2);
         assertThat(w.firstOffset()).isEqualTo(100);
@@ -103,18 +97,12 @@ class ParquetLogWriterTest {
     void everyParquetCodecProducesAReadableObject() throws Exception {
         for (ColdCompression c : ColdCompression.values()) {
             Path f = dir.resolve(c + ".parquet");
-            try (ParquetLogWriter writer =
-                    ParquetLogWriter.open(
-                            f,
-                            "t",
-                            0,
-                            ColdTierOptions.defaults()
-                                    .with(ColdTierOptions.COLD_COMPRESSION, c.name()))) {
-                for (MemoryRecords m : batches()) {
-                    writer.append(m.firstBatch());
-                }
-                writer.finish();
-            }
+            TestBatches.writeObject(
+                    f,
+                    "t",
+                    0,
+                    ColdTierOptions.defaults().with(ColdTierOptions.COLD_COMPRESSION, c.name()),
+                    batches());
             var store = new io.tierlog.cold.testing.LocalDirObjectStore(dir.resolve("s"));
             store.put(c.name(), f);
             MemoryRecords back =

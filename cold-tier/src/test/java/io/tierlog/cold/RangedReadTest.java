@@ -35,13 +35,7 @@ class RangedReadTest {
     static void writeLargeObject() throws Exception {
         input = TestBatches.uniformBatches(1_000, BATCHES, PER_BATCH, 100, CompressionType.NONE, 7);
         Path local = dir.resolve("big.parquet");
-        try (ParquetLogWriter w =
-                ParquetLogWriter.open(local, "t", 0, ColdTierOptions.defaults())) {
-            for (MemoryRecords m : input) {
-                w.append(m.firstBatch());
-            }
-            written = w.finish();
-        }
+        written = TestBatches.writeObject(local, "t", 0, ColdTierOptions.defaults(), input);
         backing = new LocalDirObjectStore(dir.resolve("store"));
         backing.put(KEY, local);
     }

@@ -3,6 +3,8 @@ package io.tierlog.common;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tierlog.common.testing.Await;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,11 +31,7 @@ class TasksTest {
                     0,
                     5,
                     TimeUnit.MILLISECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (runs.get() < 5 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertTrue(runs.get() >= 5, "task ran " + runs.get() + " times");
+            Await.until("5 runs", runs::get, n -> n >= 5, Duration.ofSeconds(10));
             assertTrue(failures.get() >= 4);
         } finally {
             ses.shutdownNow();
@@ -55,11 +53,7 @@ class TasksTest {
                             0,
                             1,
                             TimeUnit.MILLISECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!f.isDone() && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertTrue(f.isDone());
+            Await.until("the task to be cancelled by its throw", f::isDone, Duration.ofSeconds(10));
             assertTrue(runs.get() == 1);
         } finally {
             ses.shutdownNow();

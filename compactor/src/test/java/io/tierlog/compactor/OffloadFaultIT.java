@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tierlog.catalog.Catalog;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectStore;
-import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.common.Config;
 import io.tierlog.common.MockTime;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +33,7 @@ class OffloadFaultIT {
             List.of(new TopicPartition("f", 0), new TopicPartition("f", 1));
 
     @TempDir Path dir;
-    EmbeddedS3Server s3;
+    ColdTierFixture cold;
     FaultInjectingProxy proxy;
     ObjectStore store;
     Catalog catalog;
@@ -43,26 +41,23 @@ class OffloadFaultIT {
 
     @BeforeEach
     void setUp() throws Exception {
-        s3 = EmbeddedS3Server.start(dir.resolve("s3"));
-        proxy = FaultInjectingProxy.start(s3.endpoint());
+        cold = ColdTierFixture.start(dir);
+        proxy = cold.proxy();
         store =
-                S3ObjectStore.create(
-                        s3.clientConfig(proxy.endpoint())
-                                .with(
-                                        Map.of(
-                                                "s3.request.timeout.ms", "1s",
-                                                "s3.retry.max.attempts", "2",
-                                                "s3.retry.backoff.ms", "10ms")));
-        catalog = Catalog.open("jdbc:sqlite:" + dir.resolve("catalog.db"));
+                cold.openStore(
+                        proxy.endpoint(),
+                        Map.of(
+                                "s3.request.timeout.ms", "1s",
+                                "s3.retry.max.attempts", "2",
+                                "s3.retry.backoff.ms", "10ms"));
+        catalog = cold.catalog();
         log = new SegmentFiles(dir.resolve("log"), 3);
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        catalog.close();
         store.close();
-        proxy.close();
-        s3.close();
+        cold.close();
     }
 
     Compactor compactor(String retryTimeout) throws Exception {
@@ -89,20 +84,14 @@ class OffloadFaultIT {
 
     void assertEverythingOffloadedOnce() throws Exception {
         for (TopicPartition tp : PARTITIONS) {
-            assertThat(catalog.partitionState(tp.topic(), tp.partition()).coldHighWatermark())
-                    .isEqualTo(log.nextOffset(tp));
-            assertThat(
-                            SegmentFiles.describe(
-                                    ColdTierFixture.readBack(
-                                            store, catalog, tp.topic(), tp.partition())))
-                    .isEqualTo(SegmentFiles.describe(log.allBatches(tp)));
+            log.assertOffloadedOnce(tp, catalog, store);
         }
     }
 
     @Test
     void errorsThrottlingAndSlowResponsesAreRetriedUntilEverythingIsOffloaded() throws Exception {
         addSegments(6);
-        Map<Path, byte[]> source = CompactorTest.snapshot(log.dir());
+        Map<Path, byte[]> source = CompactorIT.snapshot(log.dir());
         try (Compactor c = compactor("60s")) {
             proxy.failNext(25, 503);
             proxy.failEvery(4, 500);
@@ -113,7 +102,7 @@ class OffloadFaultIT {
         }
         assertThat(proxy.injectedFailures()).isGreaterThanOrEqualTo(25);
         assertEverythingOffloadedOnce();
-        assertThat(CompactorTest.snapshot(log.dir())).usingRecursiveComparison().isEqualTo(source);
+        assertThat(CompactorIT.snapshot(log.dir())).usingRecursiveComparison().isEqualTo(source);
         sweepAndCheckBucketMatchesCatalog();
     }
 

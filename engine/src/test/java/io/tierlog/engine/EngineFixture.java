@@ -1,7 +1,7 @@
 package io.tierlog.engine;
 
 import io.tierlog.common.Config;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -20,28 +20,25 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /**
- * A real two-tier setup for engine tests: an in-process s3proxy (that a test can stop and restart
- * on the same port and directory to simulate an outage), a SQLite catalog in the data dir, small
- * segments, and no background threads (tests drive {@link TieredLog#maintain()}). Not thread-safe.
+ * A real two-tier setup for engine tests: the shared {@link ColdTierFixture} (s3proxy that a test
+ * can stop and restart on the same port and directory to simulate an outage, a SQLite catalog in
+ * the data dir), small segments, and no background threads (tests drive {@link
+ * TieredLog#maintain()}). Not thread-safe.
  */
 final class EngineFixture implements AutoCloseable {
     static final TopicPartition TP = new TopicPartition("events", 0);
 
     final Path dir;
-    EmbeddedS3Server s3;
-    private final int port;
+    final ColdTierFixture cold;
 
     EngineFixture(Path dir) throws IOException {
         this.dir = dir;
-        this.s3 = EmbeddedS3Server.start(dir.resolve("s3"));
-        this.port = s3.port();
+        this.cold = ColdTierFixture.start(dir);
     }
 
     /** Engine settings: small segments, fast-failing S3 retries, manual maintenance. */
     Config config(Map<String, String> extra) {
-        Map<String, String> m = new HashMap<>(s3.clientConfig().asMap());
-        m.put("s3.mode", "external");
-        m.put("data.dir", dir.resolve("data").toString());
+        Map<String, String> m = new HashMap<>();
         m.put("engine.background.enabled", "false");
         m.put("segment.bytes", "16384");
         m.put("retention.ms", "-1");
@@ -55,7 +52,7 @@ final class EngineFixture implements AutoCloseable {
         m.put("offload.retry.timeout.ms", "300");
         m.put("file.delete.delay.ms", "0");
         m.putAll(extra);
-        return Config.of(m);
+        return cold.engineConfig(m);
     }
 
     TieredLog open(Map<String, String> extra) throws IOException {
@@ -64,12 +61,12 @@ final class EngineFixture implements AutoCloseable {
 
     /** Stops the S3 server (objects stay on disk). */
     void stopS3() throws IOException {
-        s3.close();
+        cold.stopS3();
     }
 
     /** Starts it again on the same port over the same directory. */
     void startS3() throws IOException {
-        s3 = EmbeddedS3Server.start(dir.resolve("s3"), port, EmbeddedS3Server.DEFAULT_BUCKET);
+        cold.startS3();
     }
 
     /**
@@ -137,6 +134,6 @@ final class EngineFixture implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        s3.close();
+        cold.close();
     }
 }

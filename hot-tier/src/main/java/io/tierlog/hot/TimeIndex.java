@@ -33,12 +33,6 @@ final class TimeIndex extends AbstractIndex {
         super(file, baseOffset, maxIndexSize, writable, fresh, files);
     }
 
-    /** An index whose write channel counts against a bound of its own (tests). */
-    TimeIndex(Path file, long baseOffset, int maxIndexSize, boolean writable, boolean fresh)
-            throws IOException {
-        this(file, baseOffset, maxIndexSize, writable, fresh, OpenFiles.bounded(0));
-    }
-
     @Override
     int entrySize() {
         return ENTRY_SIZE;

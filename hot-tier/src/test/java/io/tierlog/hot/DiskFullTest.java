@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tierlog.common.MockTime;
+import io.tierlog.common.testing.Await;
 import io.tierlog.hot.testing.RandomBatches;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,13 +62,18 @@ class DiskFullTest {
             for (int round = 0; round < 120; round++) {
                 fs.free(4096);
                 time.advance(OfflineState.RETRY_MAX_MS);
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (!log.maybeRecover()) {
-                    // a recovery that needs more than the freed page: give it another one
-                    fs.free(4096);
-                    time.advance(OfflineState.RETRY_MAX_MS);
-                    assertTrue(System.nanoTime() < deadline, "no recovery after freeing space");
-                }
+                Await.until(
+                        "recovery after freeing space",
+                        () -> {
+                            if (log.maybeRecover()) {
+                                return true;
+                            }
+                            // a recovery that needs more than the freed page: give it another one
+                            fs.free(4096);
+                            time.advance(OfflineState.RETRY_MAX_MS);
+                            return false;
+                        },
+                        Duration.ofSeconds(10));
                 while (true) {
                     String value = "r" + (n++) + "-" + "x".repeat(random.nextInt(300));
                     ByteBuffer batch = batch(value);

@@ -24,7 +24,14 @@ class IndexPropertiesTest {
         Path tmp = TempDirs.create();
         try {
             long base = r.nextInt(1_000_000);
-            OffsetIndex idx = new OffsetIndex(tmp.resolve("x.index"), base, 8 * 400, true, true);
+            OffsetIndex idx =
+                    new OffsetIndex(
+                            tmp.resolve("x.index"),
+                            base,
+                            8 * 400,
+                            true,
+                            true,
+                            OpenFiles.bounded(0));
             List<long[]> entries = new ArrayList<>();
             long offset = base;
             int pos = 0;
@@ -47,7 +54,13 @@ class IndexPropertiesTest {
             // survives trim and reopen
             idx.trimToValidSize();
             OffsetIndex reopened =
-                    new OffsetIndex(tmp.resolve("x.index"), base, 8 * 400, false, false);
+                    new OffsetIndex(
+                            tmp.resolve("x.index"),
+                            base,
+                            8 * 400,
+                            false,
+                            false,
+                            OpenFiles.bounded(0));
             assertThat(reopened.entries()).isEqualTo(n);
         } finally {
             TempDirs.delete(tmp);
@@ -63,7 +76,14 @@ class IndexPropertiesTest {
         Path tmp = TempDirs.create();
         try {
             long base = r.nextInt(1_000_000);
-            TimeIndex idx = new TimeIndex(tmp.resolve("x.timeindex"), base, 12 * 400, true, true);
+            TimeIndex idx =
+                    new TimeIndex(
+                            tmp.resolve("x.timeindex"),
+                            base,
+                            12 * 400,
+                            true,
+                            true,
+                            OpenFiles.bounded(0));
             List<long[]> entries = new ArrayList<>();
             long ts = 1_700_000_000_000L;
             long offset = base;

@@ -1,7 +1,12 @@
 package io.tierlog.cold.testing;
 
+import io.tierlog.cold.ColdTierOptions;
+import io.tierlog.cold.ParquetLogWriter;
+import io.tierlog.cold.WrittenObject;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -138,6 +143,25 @@ public final class TestBatches {
     }
 
     /** {@code n} uncompressed batches of {@code perBatch} records of {@code valueSize} bytes. */
+    /**
+     * Writes the first batch of each of {@code input}, in order, into a new Parquet object at
+     * {@code file} for partition {@code partition} of {@code topic}; returns what was written.
+     */
+    public static WrittenObject writeObject(
+            Path file,
+            String topic,
+            int partition,
+            ColdTierOptions options,
+            List<MemoryRecords> input)
+            throws IOException {
+        try (ParquetLogWriter w = ParquetLogWriter.open(file, topic, partition, options)) {
+            for (MemoryRecords m : input) {
+                w.append(m.firstBatch());
+            }
+            return w.finish();
+        }
+    }
+
     public static List<MemoryRecords> uniformBatches(
             long baseOffset, int n, int perBatch, int valueSize, CompressionType codec, long seed) {
         Random rnd = new Random(seed);

@@ -1,5 +1,9 @@
 package io.tierlog.compactor.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierlog.catalog.Catalog;
+import io.tierlog.cold.ObjectStore;
 import io.tierlog.compactor.BatchStream;
 import io.tierlog.compactor.SegmentSource;
 import io.tierlog.hot.SegmentInfo;
@@ -186,6 +190,20 @@ public final class SegmentFiles implements SegmentSource {
     @Override
     public String describe() {
         return "segment files in " + dir;
+    }
+
+    /**
+     * Asserts that the cold tier holds partition {@code tp} exactly once: its cold high watermark
+     * is this log's next offset, and its objects read back to this log's batches.
+     */
+    public void assertOffloadedOnce(TopicPartition tp, Catalog catalog, ObjectStore store)
+            throws IOException {
+        assertThat(catalog.partitionState(tp.topic(), tp.partition()).coldHighWatermark())
+                .as("cold high watermark of %s", tp)
+                .isEqualTo(nextOffset(tp));
+        assertThat(describe(ColdTierFixture.readBack(store, catalog, tp.topic(), tp.partition())))
+                .as("cold copy of %s", tp)
+                .isEqualTo(describe(allBatches(tp)));
     }
 
     @Override

@@ -1,30 +1,19 @@
 package io.tierlog.itests.faults;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.micrometer.core.instrument.Counter;
 import io.tierlog.common.Config;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.MetricNames;
 import io.tierlog.engine.PartitionReport;
-import io.tierlog.engine.TieredLog;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
+import io.tierlog.itests.testing.TieredServers;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * A tiered server in this JVM over the embedded s3proxy (optionally through a fault-injecting
@@ -32,23 +21,21 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * and metric helpers the bounded-time and cold-read-error tests share. Not thread-safe.
  */
 final class BoundedColdFixture {
-    static final long BASE_TS = 1_700_000_000_000L;
+    static final long BASE_TS = TieredServers.BASE_TS;
     static final int SEGMENT_BYTES = 64 << 10;
+
+    /** Fetches of at most 64 KiB, so that a read of a range takes many fetches. */
+    static final Map<String, Object> SMALL_FETCHES =
+            Map.of(
+                    ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 10,
+                    ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 10);
 
     private BoundedColdFixture() {}
 
-    /** Server settings over {@code s3}, reached through {@code endpoint}. */
-    static Map<String, String> settings(EmbeddedS3Server s3, URI endpoint, Path dataDir) {
-        Map<String, String> s = new HashMap<>(s3.clientConfig(endpoint).asMap());
-        s.put("s3.mode", "external");
-        s.put("listeners", "PLAINTEXT://127.0.0.1:0");
-        s.put("data.dir", dataDir.toString());
-        s.put("num.network.threads", "2");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(SEGMENT_BYTES));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
-        return s;
+    /** Server settings over {@code cold}'s S3 server, reached through {@code endpoint}. */
+    static Map<String, String> settings(ColdTierFixture cold, URI endpoint) {
+        return cold.engineSettings(
+                endpoint, TieredServers.settings(cold.dataDir(), 0, SEGMENT_BYTES));
     }
 
     static TierlogServer start(Map<String, String> settings) throws Exception {
@@ -60,61 +47,42 @@ final class BoundedColdFixture {
     }
 
     static void produce(TierlogServer server, String topic, long from, int count) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + server.port());
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (long i = from; i < from + count; i++) {
-                producer.send(new ProducerRecord<>(topic, 0, BASE_TS + i, null, value(i)));
-            }
-            producer.flush();
-        }
+        TieredServers.produce(
+                "127.0.0.1:" + server.port(), topic, from, count, BoundedColdFixture::value);
     }
 
     static KafkaConsumer<byte[], byte[]> consumer(TierlogServer server) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + server.port());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 10);
-        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 10);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
         // request.timeout.ms stays at its default (30 s): answers must come well inside it.
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return TieredServers.consumer("127.0.0.1:" + server.port(), SMALL_FETCHES);
     }
 
     /** Waits (with a deadline) until everything closed is offloaded and local retention ran. */
     static PartitionReport awaitOffloaded(TierlogServer server, String topic, long hotBytesAtMost)
             throws InterruptedException {
-        TieredLog tiered = server.engine();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        PartitionReport r = tiered.inspect(Optional.of(topic)).get(0);
-        while (System.nanoTime() < deadline
-                && (r.offloadLagOffsets() > 0 || r.hotBytes() > hotBytesAtMost)) {
-            Thread.sleep(100); // polling the server's background threads, with a deadline
-            r = tiered.inspect(Optional.of(topic)).get(0);
-        }
-        assertThat(r.offloadLagOffsets()).as("offload lag of %s", topic).isZero();
-        return r;
+        return TieredWaits.awaitOffloaded(server, topic, hotBytesAtMost, Duration.ofMinutes(2));
+    }
+
+    /**
+     * Polls {@code c} from {@code next} until {@code until}, every record the one {@link #produce}
+     * wrote at its offset; returns the position reached.
+     */
+    static long readInOrder(KafkaConsumer<byte[], byte[]> c, long next, long until, Duration t) {
+        return TieredWaits.readInOrder(
+                c, next, until, t, TieredServers.produced(BoundedColdFixture::value));
     }
 
     /** Sum of {@link MetricNames#COLD_READ_ERRORS} with {@code cause}. */
     static double coldReadErrors(TierlogServer server, String cause) {
-        Counter c =
-                server.engine()
-                        .meterRegistry()
-                        .find(MetricNames.COLD_READ_ERRORS)
-                        .tag("cause", cause)
-                        .counter();
-        return c == null ? 0 : c.count();
+        return count(server, MetricNames.COLD_READ_ERRORS, "cause", cause);
     }
 
     static double s3Errors(TierlogServer server, String op) {
-        Counter c =
-                server.engine().meterRegistry().find(MetricNames.S3_ERRORS).tag("op", op).counter();
+        return count(server, MetricNames.S3_ERRORS, "op", op);
+    }
+
+    /** The server's counter {@code name} with tag {@code key=value}, 0 before its first count. */
+    private static double count(TierlogServer server, String name, String key, String value) {
+        Counter c = server.engine().meterRegistry().find(name).tag(key, value).counter();
         return c == null ? 0 : c.count();
     }
 

@@ -1,27 +1,25 @@
 package io.tierlog.itests.faults;
 
-import static io.tierlog.itests.faults.BoundedColdFixture.BASE_TS;
 import static io.tierlog.itests.faults.BoundedColdFixture.awaitOffloaded;
 import static io.tierlog.itests.faults.BoundedColdFixture.coldReadErrors;
 import static io.tierlog.itests.faults.BoundedColdFixture.consumer;
 import static io.tierlog.itests.faults.BoundedColdFixture.fetchResponses;
 import static io.tierlog.itests.faults.BoundedColdFixture.produce;
+import static io.tierlog.itests.faults.BoundedColdFixture.readInOrder;
 import static io.tierlog.itests.faults.BoundedColdFixture.s3Errors;
 import static io.tierlog.itests.faults.BoundedColdFixture.settings;
 import static io.tierlog.itests.faults.BoundedColdFixture.since;
-import static io.tierlog.itests.faults.BoundedColdFixture.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.cold.testing.FaultInjectingProxy;
+import io.tierlog.common.testing.Await;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.PartitionReport;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.TierlogServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
@@ -42,14 +40,14 @@ class BoundedTimeS3IT {
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
     @TempDir Path dir;
-    private EmbeddedS3Server s3;
+    private ColdTierFixture cold;
     private FaultInjectingProxy proxy;
     private TierlogServer server;
 
     @BeforeEach
     void startS3() throws Exception {
-        s3 = EmbeddedS3Server.start(dir.resolve("s3"));
-        proxy = FaultInjectingProxy.start(s3.endpoint());
+        cold = ColdTierFixture.start(dir);
+        proxy = cold.proxy();
     }
 
     @AfterEach
@@ -57,14 +55,13 @@ class BoundedTimeS3IT {
         if (server != null) {
             server.close();
         }
-        proxy.close();
-        s3.close();
+        cold.close();
     }
 
     @Test
     void coldFetchAgainstAnS3ThatNeverAnswersIsAnsweredRetriablyWithinTheClientTimeout()
             throws Exception {
-        Map<String, String> s = settings(s3, proxy.endpoint(), dir.resolve("data"));
+        Map<String, String> s = settings(cold, proxy.endpoint());
         s.put("local.retention.bytes", Integer.toString(128 << 10));
         server = BoundedColdFixture.start(s); // default s3.* and cold.read.* deadlines
         int n = 20_000;
@@ -96,23 +93,13 @@ class BoundedTimeS3IT {
 
             // S3 answers again: the same consumer, never failed, reads everything from 0.
             proxy.heal();
-            long next = 0;
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (next < n && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(200))) {
-                    assertThat(rec.offset()).as("no gap, no duplicate").isEqualTo(next);
-                    assertThat(rec.timestamp()).isEqualTo(BASE_TS + next);
-                    assertThat(rec.value()).isEqualTo(value(next));
-                    next++;
-                }
-            }
-            assertThat(next).isEqualTo(n);
+            assertThat(readInOrder(c, 0, n, Duration.ofMinutes(2))).isEqualTo(n);
         }
     }
 
     @Test
     void offloadAgainstAnS3ThatNeverAnswersTimesOutAndRetriesUntilItAnswers() throws Exception {
-        Map<String, String> s = settings(s3, proxy.endpoint(), dir.resolve("data"));
+        Map<String, String> s = settings(cold, proxy.endpoint());
         s.put("s3.upload.timeout.ms", "1500");
         s.put("s3.api.call.timeout.ms", "1500");
         s.put("s3.request.timeout.ms", "1000");
@@ -121,13 +108,11 @@ class BoundedTimeS3IT {
         try (LogCapture logs = LogCapture.start()) {
             proxy.delayAll(Duration.ofHours(1));
             produce(server, TOPIC, 0, 5_000); // several closed segments to offload
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-            while (s3Errors(server, "put") < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(50); // polling the offload loop, with a deadline
-            }
-            assertThat(s3Errors(server, "put"))
-                    .as("uploads time out and are tried again, not hung")
-                    .isGreaterThanOrEqualTo(2);
+            Await.until(
+                    "uploads to time out and be tried again, not hang",
+                    () -> s3Errors(server, "put"),
+                    errors -> errors >= 2,
+                    Duration.ofMinutes(1));
             assertThat(logs.lines("WARN", "S3 call for key " + TOPIC + "/0/", "timed out"))
                     .anySatisfy(l -> assertThat(l).contains("s3.upload.timeout.ms=1500"));
             assertThat(server.engine().offsets(TP).coldHighWatermark())

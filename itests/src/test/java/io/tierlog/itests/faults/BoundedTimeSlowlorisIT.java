@@ -6,6 +6,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetric;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.net.RequestMemoryPool;
 import java.io.IOException;
@@ -161,11 +163,11 @@ class BoundedTimeSlowlorisIT {
                 .isLessThan(48L * MIB);
         // Healthy afterwards, and every reservation given back.
         produceAndConsume("after", 50);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (pool.reservedBytes() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(pool.reservedBytes()).isZero();
+        Await.until(
+                "every reservation given back",
+                pool::reservedBytes,
+                b -> b == 0,
+                Duration.ofSeconds(10));
         assertThat(pool.waitingConnections()).isZero();
     }
 
@@ -192,25 +194,14 @@ class BoundedTimeSlowlorisIT {
             TopicPartition tp = new TopicPartition("big", 0);
             c.assign(List.of(tp));
             c.seek(tp, 0);
-            ConsumerRecord<byte[], byte[]> got = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (got == null && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    got = r;
-                }
-            }
-            assertThat(got).isNotNull();
-            assertThat(got.value()).isEqualTo(big);
+            List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+            TieredWaits.readInOrder(c, 0, 1, Duration.ofSeconds(30), got::add);
+            assertThat(got.get(0).value()).isEqualTo(big);
         }
     }
 
-    private static void awaitCondition(java.util.function.BooleanSupplier c, String what)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!c.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(c.getAsBoolean()).as(what).isTrue();
+    private static void awaitCondition(java.util.function.BooleanSupplier c, String what) {
+        Await.until(what, c::getAsBoolean, Duration.ofSeconds(30));
     }
 
     private void produceAndConsume(String topic, int n) throws Exception {
@@ -224,15 +215,13 @@ class BoundedTimeSlowlorisIT {
             TopicPartition tp = new TopicPartition(topic, 0);
             c.assign(List.of(tp));
             c.seek(tp, 0);
-            int next = 0;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (next < n && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    assertThat(r.offset()).isEqualTo(next);
-                    assertThat(r.value()).isEqualTo(("v" + next).getBytes());
-                    next++;
-                }
-            }
+            long next =
+                    TieredWaits.readInOrder(
+                            c,
+                            0,
+                            n,
+                            Duration.ofSeconds(30),
+                            r -> assertThat(r.value()).isEqualTo(("v" + r.offset()).getBytes()));
             assertThat(next).as("consumed from %s", topic).isEqualTo(n);
         }
     }

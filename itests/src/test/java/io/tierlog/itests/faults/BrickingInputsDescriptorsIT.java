@@ -2,6 +2,8 @@ package io.tierlog.itests.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.common.testing.Await;
+import io.tierlog.itests.testing.TieredWaits;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -27,7 +29,6 @@ import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -264,22 +265,24 @@ class BrickingInputsDescriptorsIT {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         Map<TopicPartition, Set<Long>> seen = new HashMap<>();
         int expected = acked.values().stream().mapToInt(List::size).sum();
-        int count = 0;
+        int[] count = {0};
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
             c.assign(acked.keySet());
             c.seekToBeginning(acked.keySet());
-            long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-            while (count < expected && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
-                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    assertThat(seen.computeIfAbsent(tp, x -> new HashSet<>()).add(r.offset()))
-                            .as("offset %d of %s once", r.offset(), tp)
-                            .isTrue();
-                    assertThat(new String(r.value(), StandardCharsets.UTF_8))
-                            .startsWith(r.topic() + "/");
-                    count++;
-                }
-            }
+            TieredWaits.pollUntil(
+                    c,
+                    expected + " acknowledged records",
+                    () -> count[0] >= expected,
+                    Duration.ofMinutes(3),
+                    r -> {
+                        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                        assertThat(seen.computeIfAbsent(tp, x -> new HashSet<>()).add(r.offset()))
+                                .as("offset %d of %s once", r.offset(), tp)
+                                .isTrue();
+                        assertThat(new String(r.value(), StandardCharsets.UTF_8))
+                                .startsWith(r.topic() + "/");
+                        count[0]++;
+                    });
         }
         for (Map.Entry<TopicPartition, List<Long>> e : acked.entrySet()) {
             assertThat(seen.getOrDefault(e.getKey(), Set.of()))
@@ -305,15 +308,7 @@ class BrickingInputsDescriptorsIT {
         }
     }
 
-    private static boolean await(Duration timeout, BooleanSupplier condition)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(100);
-        }
-        return condition.getAsBoolean();
+    private static boolean await(Duration timeout, BooleanSupplier condition) {
+        return Await.atMost(timeout, condition::getAsBoolean, holds -> holds);
     }
 }

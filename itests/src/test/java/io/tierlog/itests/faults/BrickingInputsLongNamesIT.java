@@ -3,7 +3,9 @@ package io.tierlog.itests.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +21,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -83,14 +84,14 @@ class BrickingInputsLongNamesIT {
             TieredLog tiered = server.engine();
             for (String n : names) {
                 TopicPartition tp = new TopicPartition(n, 0);
-                long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-                while (tiered.offsets(tp).coldHighWatermark() < RECORDS / 2
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(50);
-                }
-                assertThat(tiered.offsets(tp).coldHighWatermark())
-                        .as("offloaded offsets of the %d-character topic", n.length())
-                        .isGreaterThanOrEqualTo(RECORDS / 2);
+                Await.until(
+                        RECORDS / 2
+                                + " offloaded offsets of the "
+                                + n.length()
+                                + "-character topic",
+                        () -> tiered.offsets(tp).coldHighWatermark(),
+                        hw -> hw >= RECORDS / 2,
+                        Duration.ofMinutes(2));
             }
             // the cold objects are on the embedded S3's file system under names within limits
             assertEveryFileNameFits(dir.resolve("data"));
@@ -201,24 +202,26 @@ class BrickingInputsLongNamesIT {
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
                 ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        int count = 0;
+        int[] count = {0};
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
             List<TopicPartition> tps =
                     List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
             c.assign(tps);
             c.seekToBeginning(tps);
             long[] next = new long[2];
-            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-            while (count < 2 * RECORDS && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    assertThat(r.offset()).isEqualTo(next[r.partition()]);
-                    assertThat(new String(r.value(), StandardCharsets.UTF_8))
-                            .startsWith("v" + r.offset() + "-");
-                    next[r.partition()]++;
-                    count++;
-                }
-            }
+            TieredWaits.pollUntil(
+                    c,
+                    2 * RECORDS + " records of " + topic,
+                    () -> count[0] >= 2 * RECORDS,
+                    Duration.ofMinutes(1),
+                    r -> {
+                        assertThat(r.offset()).isEqualTo(next[r.partition()]);
+                        assertThat(new String(r.value(), StandardCharsets.UTF_8))
+                                .startsWith("v" + r.offset() + "-");
+                        next[r.partition()]++;
+                        count[0]++;
+                    });
         }
-        return count;
+        return count[0];
     }
 }

@@ -1,5 +1,6 @@
 package io.tierlog.itests.faults;
 
+import io.tierlog.common.testing.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -180,20 +181,18 @@ final class CampaignProcess {
      * Polls (with a deadline) until {@code port} accepts connections; false if the process died or
      * the deadline passed.
      */
-    boolean awaitListening(int port, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!isAlive()) {
-                return false;
-            }
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return true;
-            } catch (IOException notYet) {
-                Thread.sleep(50); // polling a child's listener, with a deadline
-            }
+    boolean awaitListening(int port, Duration timeout) {
+        return Await.atMost(timeout, () -> !isAlive() || accepts(port), doneOrDead -> doneOrDead)
+                && isAlive();
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException notYet) {
+            return false;
         }
-        return false;
     }
 
     Path log() {

@@ -2,10 +2,11 @@ package io.tierlog.itests.faults;
 
 import io.tierlog.cold.testing.FaultInjectingProxy;
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.ReadOnlyTieredLog;
 import io.tierlog.engine.Violation;
 import io.tierlog.itests.faults.CampaignSchedule.Fault;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ final class CampaignRun {
 
     private final CampaignSchedule schedule;
     private final String classpath;
-    private final EmbeddedS3Server s3;
+    private final ColdTierFixture s3;
     private final Path workDir;
     private final Path dataDir;
     private final Optional<String> diskFullSkipReason;
@@ -81,7 +82,7 @@ final class CampaignRun {
     CampaignRun(
             CampaignSchedule schedule,
             String classpath,
-            EmbeddedS3Server s3,
+            ColdTierFixture s3,
             Path workDir,
             Path dataDir,
             Optional<String> diskFullSkipReason) {
@@ -227,7 +228,7 @@ final class CampaignRun {
      * with a warm-up server under {@code dir}: it starts, gets a topic and a few hundred records
      * (so produce, roll and offload classes are in the archive too), and stops.
      */
-    static Optional<Path> dumpClassArchive(String classpath, EmbeddedS3Server s3, Path dir)
+    static Optional<Path> dumpClassArchive(String classpath, ColdTierFixture s3, Path dir)
             throws Exception {
         int port;
         try (ServerSocket free = new ServerSocket(0)) {
@@ -307,11 +308,8 @@ final class CampaignRun {
     /** Polls until {@code more} further acknowledgements arrived; records a problem if not. */
     private boolean awaitAcks(long more, String when) throws InterruptedException {
         long target = ledger.ackedCount() + more;
-        long deadline = System.nanoTime() + PROGRESS_TIMEOUT.toNanos();
-        while (ledger.ackedCount() < target && System.nanoTime() < deadline) {
-            Thread.sleep(50); // polling the producer's acknowledgements, with a deadline
-        }
-        if (ledger.ackedCount() >= target) {
+        if (Await.atMost(PROGRESS_TIMEOUT, ledger::ackedCount, acked -> acked >= target)
+                >= target) {
             return true;
         }
         String exit =
@@ -440,22 +438,25 @@ final class CampaignRun {
      */
     private void awaitOffloadedSegment(int p) throws IOException, InterruptedException {
         Path dir = dataDir.resolve("log").resolve(TOPIC + "-" + p);
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (System.nanoTime() < deadline) {
-            Optional<Long> hw =
-                    CampaignStorageFaults.coldHighWatermark(
-                            dataDir.resolve("catalog.db"), TOPIC, p);
-            if (hw.isPresent() && Files.isDirectory(dir)) {
-                List<Path> segs = CampaignStorageFaults.segments(dir);
-                for (int i = 0; i + 1 < segs.size(); i++) {
-                    String next = segs.get(i + 1).getFileName().toString().replace(".log", "");
-                    if (Long.parseLong(next) <= hw.get()) {
-                        return;
+        Await.atMost(
+                Duration.ofSeconds(15),
+                () -> {
+                    Optional<Long> hw =
+                            CampaignStorageFaults.coldHighWatermark(
+                                    dataDir.resolve("catalog.db"), TOPIC, p);
+                    if (hw.isPresent() && Files.isDirectory(dir)) {
+                        List<Path> segs = CampaignStorageFaults.segments(dir);
+                        for (int i = 0; i + 1 < segs.size(); i++) {
+                            String next =
+                                    segs.get(i + 1).getFileName().toString().replace(".log", "");
+                            if (Long.parseLong(next) <= hw.get()) {
+                                return true;
+                            }
+                        }
                     }
-                }
-            }
-            Thread.sleep(20); // polling the catalog and the log dir, with a deadline
-        }
+                    return false;
+                },
+                offloadedSegment -> offloadedSegment);
     }
 
     /** The tear of a TORN_TAIL fault, on a random partition, while the server is down. */

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tierlog.catalog.CatalogBinding;
 import io.tierlog.catalog.CatalogUnavailableException;
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.MetricNames;
-import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredServers;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.ByteArrayOutputStream;
@@ -20,24 +22,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * acks=all, real consumer.
  */
 class CatalogLossIT {
-    private static final long BASE_TS = 1_700_000_000_000L;
+    private static final long BASE_TS = TieredServers.BASE_TS;
     private static final String TOPIC = "lossy";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
@@ -68,15 +60,8 @@ class CatalogLossIT {
     }
 
     private Config config(int port) {
-        Map<String, String> s = new HashMap<>();
-        s.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
-        s.put("data.dir", dataDir().toString());
-        s.put("num.network.threads", "2");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(128 << 10));
+        Map<String, String> s = TieredServers.settings(dataDir(), port, 128 << 10);
         s.put("local.retention.bytes", Integer.toString(256 << 10));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
         return Config.of(s);
     }
 
@@ -176,11 +161,7 @@ class CatalogLossIT {
 
         server = TierlogServer.start(config(port));
         try {
-            try (KafkaConsumer<byte[], byte[]> c = consumer(port)) {
-                c.assign(List.of(TP));
-                c.seekToBeginning(List.of(TP));
-                assertThat(readUpTo(c, 0, 2L * n)).isEqualTo(2L * n);
-            }
+            assertEveryRecordFromTheStart(port, 2L * n);
             // Offload and local deletion resume on the rebuilt catalog.
             awaitOffloaded(server);
             TieredLog tiered = server.engine();
@@ -241,10 +222,8 @@ class CatalogLossIT {
         assertThat(cli("verify", "--set", "data.dir=" + dataDir()).exit).isZero();
 
         server = TierlogServer.start(config(port));
-        try (KafkaConsumer<byte[], byte[]> c = consumer(port)) {
-            c.assign(List.of(TP));
-            c.seekToBeginning(List.of(TP));
-            assertThat(readUpTo(c, 0, 2L * n)).isEqualTo(2L * n);
+        try {
+            assertEveryRecordFromTheStart(port, 2L * n);
         } finally {
             server.close();
         }
@@ -276,11 +255,7 @@ class CatalogLossIT {
             LogOffsets after = tiered.offsets(TP);
             assertThat(after.coldHighWatermark()).isGreaterThan(n);
             assertThat(after.hotLogStartOffset()).isGreaterThan(hotStart);
-            try (KafkaConsumer<byte[], byte[]> c = consumer(port)) {
-                c.assign(List.of(TP));
-                c.seekToBeginning(List.of(TP));
-                assertThat(readUpTo(c, 0, 2L * n)).isEqualTo(2L * n);
-            }
+            assertEveryRecordFromTheStart(port, 2L * n);
         } finally {
             server.close();
         }
@@ -307,11 +282,7 @@ class CatalogLossIT {
         try {
             Optional<UUID> adopted = CatalogBinding.read(dataDir());
             assertThat(adopted).isPresent();
-            try (KafkaConsumer<byte[], byte[]> c = consumer(port)) {
-                c.assign(List.of(TP));
-                c.seekToBeginning(List.of(TP));
-                assertThat(readUpTo(c, 0, n)).isEqualTo(n);
-            }
+            assertEveryRecordFromTheStart(port, n);
             server.close();
             server = TierlogServer.start(config(port)); // and it stays bound
             assertThat(CatalogBinding.read(dataDir())).isEqualTo(adopted);
@@ -357,14 +328,8 @@ class CatalogLossIT {
         return t.meterRegistry().get(MetricNames.CATALOG_REFUSALS).functionCounter().count();
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(50); // polling the server's background threads, with a deadline
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Await.until(what, condition::getAsBoolean, Duration.ofMinutes(1));
     }
 
     /** Path, size and modification time of everything under {@code root}. */
@@ -409,60 +374,37 @@ class CatalogLossIT {
         return r;
     }
 
-    private static void awaitOffloaded(TierlogServer server) throws InterruptedException {
-        TieredLog tiered = server.engine();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        PartitionReport r = tiered.inspect(Optional.of(TOPIC)).get(0);
-        while (System.nanoTime() < deadline
-                && (r.offloadLagOffsets() > 0 || r.hotBytes() > (256 << 10) + (128 << 10))) {
-            Thread.sleep(100); // polling the server's background threads, with a deadline
-            r = tiered.inspect(Optional.of(TOPIC)).get(0);
-        }
-        assertThat(r.offloadLagOffsets()).isZero();
+    private static void awaitOffloaded(TierlogServer server) {
+        TieredWaits.awaitOffloaded(server, TOPIC, (256 << 10) + (128 << 10), Duration.ofMinutes(3));
     }
 
     /** Polls until the position reaches {@code until}, checking every record; returns it. */
     private static long readUpTo(KafkaConsumer<byte[], byte[]> c, long next, long until) {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (next < until && System.nanoTime() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                assertThat(r.offset()).as("no gap, no duplicate").isEqualTo(next);
-                assertThat(r.timestamp()).isEqualTo(BASE_TS + next);
-                assertThat(r.value()).isEqualTo(value(next));
-                next++;
-            }
+        return TieredWaits.readInOrder(
+                c,
+                next,
+                until,
+                Duration.ofMinutes(3),
+                TieredServers.produced(CatalogLossIT::value));
+    }
+
+    /** Every acknowledged record, read from offset 0 with a new consumer. */
+    private static void assertEveryRecordFromTheStart(int port, long n) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(port)) {
+            c.assign(List.of(TP));
+            c.seekToBeginning(List.of(TP));
+            assertThat(readUpTo(c, 0, n)).isEqualTo(n);
         }
-        return next;
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(int port) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 256 << 10);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return TieredServers.consumer(
+                "127.0.0.1:" + port,
+                Map.of(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 256 << 10));
     }
 
     /** Produces {@code count} records with acks=all; every send must be acknowledged. */
     private static void produce(int port, long from, int count) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (long i = from; i < from + count; i++) {
-                acks.add(
-                        producer.send(new ProducerRecord<>(TOPIC, 0, BASE_TS + i, null, value(i))));
-            }
-            producer.flush();
-        }
-        for (var f : acks) {
-            f.get(); // acknowledged
-        }
+        TieredServers.produce("127.0.0.1:" + port, TOPIC, from, count, CatalogLossIT::value);
     }
 }

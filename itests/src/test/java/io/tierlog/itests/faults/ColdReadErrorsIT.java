@@ -1,27 +1,25 @@
 package io.tierlog.itests.faults;
 
-import static io.tierlog.itests.faults.BoundedColdFixture.BASE_TS;
 import static io.tierlog.itests.faults.BoundedColdFixture.awaitOffloaded;
 import static io.tierlog.itests.faults.BoundedColdFixture.coldReadErrors;
 import static io.tierlog.itests.faults.BoundedColdFixture.consumer;
 import static io.tierlog.itests.faults.BoundedColdFixture.fetchResponses;
 import static io.tierlog.itests.faults.BoundedColdFixture.produce;
+import static io.tierlog.itests.faults.BoundedColdFixture.readInOrder;
 import static io.tierlog.itests.faults.BoundedColdFixture.settings;
-import static io.tierlog.itests.faults.BoundedColdFixture.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.cold.ObjectInfo;
-import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.common.testing.Await;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.PartitionReport;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.TierlogServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
@@ -39,12 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ColdReadErrorsIT {
     @TempDir Path dir;
-    private EmbeddedS3Server s3;
+    private ColdTierFixture cold;
     private TierlogServer server;
 
     @BeforeEach
     void startS3() throws Exception {
-        s3 = EmbeddedS3Server.start(dir.resolve("s3"));
+        cold = ColdTierFixture.start(dir);
     }
 
     @AfterEach
@@ -52,24 +50,23 @@ class ColdReadErrorsIT {
         if (server != null) {
             server.close();
         }
-        s3.close();
+        cold.close();
     }
 
     /** Overwrites the object holding offset 0 of {@code topic} with garbage; returns its info. */
     private ObjectInfo corruptFirstObject(String topic) throws Exception {
-        try (S3ObjectStore store = S3ObjectStore.create(s3.clientConfig())) {
-            List<ObjectInfo> objects = store.list(topic + "/0/");
-            ObjectInfo first =
-                    objects.stream()
-                            .filter(o -> o.key().endsWith(".parquet"))
-                            .filter(o -> firstOffset(o.key()) == 0)
-                            .findFirst()
-                            .orElseThrow();
-            byte[] garbage = new byte[Math.toIntExact(first.size())];
-            new Random(6).nextBytes(garbage);
-            store.put(first.key(), garbage);
-            return first;
-        }
+        ObjectStore store = cold.store();
+        List<ObjectInfo> objects = store.list(topic + "/0/");
+        ObjectInfo first =
+                objects.stream()
+                        .filter(o -> o.key().endsWith(".parquet"))
+                        .filter(o -> firstOffset(o.key()) == 0)
+                        .findFirst()
+                        .orElseThrow();
+        byte[] garbage = new byte[Math.toIntExact(first.size())];
+        new Random(6).nextBytes(garbage);
+        store.put(first.key(), garbage);
+        return first;
     }
 
     /** Offsets from a key ".../{first:020d}-{last:020d}-{uuid}.parquet". */
@@ -86,7 +83,7 @@ class ColdReadErrorsIT {
             throws Exception {
         String topic = "corrupt";
         TopicPartition tp = new TopicPartition(topic, 0);
-        Map<String, String> s = settings(s3, s3.endpoint(), dir.resolve("data"));
+        Map<String, String> s = settings(cold, cold.endpoint());
         s.put("local.retention.bytes", Integer.toString(128 << 10));
         server = BoundedColdFixture.start(s);
         int n = 20_000;
@@ -102,13 +99,16 @@ class ColdReadErrorsIT {
                 KafkaConsumer<byte[], byte[]> c = consumer(server)) {
             c.assign(List.of(tp));
             c.seek(tp, 0);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (fetchResponses(c) < 5 && System.nanoTime() < deadline) {
-                assertThat(c.poll(Duration.ofMillis(200)))
-                        .as("nothing from a corrupt range, and no exception")
-                        .isEmpty();
-            }
-            assertThat(fetchResponses(c)).as("answered, retried").isGreaterThanOrEqualTo(5);
+            Await.until(
+                    "5 fetch responses (answered, retried)",
+                    () -> {
+                        assertThat(c.poll(Duration.ofMillis(200)))
+                                .as("nothing from a corrupt range, and no exception")
+                                .isEmpty();
+                        return fetchResponses(c);
+                    },
+                    responses -> responses >= 5,
+                    Duration.ofSeconds(60));
             assertThat(coldReadErrors(server, "corrupt")).isGreaterThanOrEqualTo(5);
             List<String> lines = logs.lines("WARN", "cold read of " + tp, bad.key());
             assertThat(lines)
@@ -121,16 +121,7 @@ class ColdReadErrorsIT {
 
             // Only that object's range is affected: from the next one on, everything reads.
             c.seek(tp, last + 1);
-            long next = last + 1;
-            long readDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (next < n && System.nanoTime() < readDeadline) {
-                for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(200))) {
-                    assertThat(rec.offset()).isEqualTo(next);
-                    assertThat(rec.value()).isEqualTo(value(next));
-                    next++;
-                }
-            }
-            assertThat(next).isEqualTo(n);
+            assertThat(readInOrder(c, last + 1, n, Duration.ofMinutes(2))).isEqualTo(n);
         }
     }
 
@@ -138,7 +129,7 @@ class ColdReadErrorsIT {
     void aCorruptObjectWhoseRangeTheHotTierStillHoldsIsServedFromTheHotTier() throws Exception {
         String topic = "hotcopy";
         TopicPartition tp = new TopicPartition(topic, 0);
-        server = BoundedColdFixture.start(settings(s3, s3.endpoint(), dir.resolve("data")));
+        server = BoundedColdFixture.start(settings(cold, cold.endpoint()));
         int n = 5_000;
         produce(server, topic, 0, n);
         PartitionReport r = awaitOffloaded(server, topic, Long.MAX_VALUE);
@@ -148,17 +139,7 @@ class ColdReadErrorsIT {
         try (KafkaConsumer<byte[], byte[]> c = consumer(server)) {
             c.assign(List.of(tp));
             c.seek(tp, 0);
-            long next = 0;
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-            while (next < n && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(200))) {
-                    assertThat(rec.offset()).isEqualTo(next);
-                    assertThat(rec.timestamp()).isEqualTo(BASE_TS + next);
-                    assertThat(rec.value()).isEqualTo(value(next));
-                    next++;
-                }
-            }
-            assertThat(next).isEqualTo(n);
+            assertThat(readInOrder(c, 0, n, Duration.ofMinutes(1))).isEqualTo(n);
         }
         assertThat(coldReadErrors(server, "corrupt")).isZero();
     }

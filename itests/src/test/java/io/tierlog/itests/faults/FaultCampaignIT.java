@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.testing.Property;
 import io.tierlog.compactor.testing.ChildClasspath;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,7 +91,7 @@ class FaultCampaignIT {
                 seed,
                 diskFullSkip.isEmpty() ? "tmpfs " + dataRoot : "disk (" + diskFullSkip.get() + ")");
         List<CampaignRun.Result> results = new ArrayList<>();
-        try (EmbeddedS3Server s3 = EmbeddedS3Server.start(tmp.resolve("s3"))) {
+        try (ColdTierFixture s3 = ColdTierFixture.start(tmp)) {
             long dumpStart = System.nanoTime();
             Optional<Path> archive = CampaignRun.dumpClassArchive(classpath, s3, tmp);
             System.out.printf(

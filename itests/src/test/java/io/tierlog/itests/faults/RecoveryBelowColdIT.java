@@ -3,6 +3,7 @@ package io.tierlog.itests.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.Config;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.Appended;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.MaintenanceResult;
@@ -10,14 +11,12 @@ import io.tierlog.engine.TierRead;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.Violation;
 import io.tierlog.hot.SegmentInfo;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -44,19 +43,17 @@ class RecoveryBelowColdIT {
     private static final TopicPartition TP = new TopicPartition("recovery", 0);
 
     @TempDir Path dir;
-    private EmbeddedS3Server s3;
+    private ColdTierFixture cold;
 
     @AfterEach
     void stopS3() throws Exception {
-        if (s3 != null) {
-            s3.close();
+        if (cold != null) {
+            cold.close();
         }
     }
 
     private Config config() {
-        Map<String, String> m = new HashMap<>(s3.clientConfig().asMap());
-        m.put("s3.mode", "external");
-        m.put("data.dir", dir.resolve("data").toString());
+        Map<String, String> m = cold.engineSettings(cold.endpoint(), Map.of());
         m.put("engine.background.enabled", "false");
         m.put("segment.bytes", "16384");
         m.put("retention.ms", "-1");
@@ -153,7 +150,7 @@ class RecoveryBelowColdIT {
     @Test
     void uncleanRestartWithACorruptOffloadedSegmentNeverReassignsOffsetsAndLosesNothing()
             throws Exception {
-        s3 = EmbeddedS3Server.start(dir.resolve("s3"));
+        cold = ColdTierFixture.start(dir);
         long end;
         SegmentInfo victim;
         LogOffsets before;
@@ -194,7 +191,7 @@ class RecoveryBelowColdIT {
     @Test
     void corruptHotBytesTheColdTierHoldsAreNamedByDeepVerifyAndThenServedFromCold()
             throws Exception {
-        s3 = EmbeddedS3Server.start(dir.resolve("s3"));
+        cold = ColdTierFixture.start(dir);
         long end;
         SegmentInfo victim;
         try (TieredLog log = TieredLog.open(config())) {

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
 import io.tierlog.hot.IndexCheck;
+import io.tierlog.itests.server.RawClient;
 import io.tierlog.server.TierlogServer;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -43,11 +45,9 @@ import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -164,13 +164,10 @@ class StorageFaultDiskFullIT {
                 }
 
                 Files.delete(filler);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!send(producer, n, acked, failed, otherFailures)) {
-                    assertThat(System.nanoTime())
-                            .as("produce after space returned")
-                            .isLessThan(deadline);
-                    Thread.sleep(20);
-                }
+                Await.until(
+                        "produce to succeed after space returned",
+                        () -> send(producer, n, acked, failed, otherFailures),
+                        Duration.ofSeconds(60));
                 for (int i = 0; i < 200; i++) {
                     assertThat(send(producer, n, acked, failed, otherFailures)).isTrue();
                 }
@@ -306,22 +303,8 @@ class StorageFaultDiskFullIT {
     private static <T extends ApiMessage> T call(
             Socket s, ApiKeys key, short version, int corr, ApiMessage request, T response)
             throws IOException {
-        RequestHeaderData h =
-                new RequestHeaderData()
-                        .setRequestApiKey(key.id)
-                        .setRequestApiVersion(version)
-                        .setCorrelationId(corr)
-                        .setClientId("disk-full-it");
-        short hv = key.requestHeaderVersion(version);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        int size = h.size(cache, hv) + request.size(cache, version);
-        ByteBuffer b = ByteBuffer.allocate(4 + size);
-        b.putInt(size);
-        ByteBufferAccessor w = new ByteBufferAccessor(b);
-        h.write(w, cache, hv);
-        request.write(w, cache, version);
         OutputStream out = s.getOutputStream();
-        out.write(b.array());
+        out.write(RawClient.frame(key, version, corr, request));
         out.flush();
         DataInputStream in = new DataInputStream(s.getInputStream());
         byte[] frame = new byte[in.readInt()];

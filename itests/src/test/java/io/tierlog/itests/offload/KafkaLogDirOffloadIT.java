@@ -6,12 +6,11 @@ import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
-import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.hot.FileSlice;
 import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.SegmentInfo;
 import io.tierlog.itests.kafka.KafkaBroker;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -72,7 +71,7 @@ class KafkaLogDirOffloadIT {
         Map<String, String> before = fileHashes(logDir);
         assertThat(before).containsKey(".kafka_cleanshutdown");
 
-        Path data = dir.resolve("tierlog-data");
+        Path data = dir.resolve("data");
         int rc =
                 TierlogCli.commandLine()
                         .execute(
@@ -87,9 +86,10 @@ class KafkaLogDirOffloadIT {
 
         long total = 0;
         try (ReadOnlyLogDir kafka = ReadOnlyLogDir.open(logDir);
-                Catalog catalog = Catalog.open("jdbc:sqlite:" + data.resolve("catalog.db"));
-                EmbeddedS3Server s3 = EmbeddedS3Server.start(data.resolve("s3"));
-                ObjectStore store = S3ObjectStore.create(s3.clientConfig())) {
+                // What the command's embedded S3 server and catalog hold, over the same files.
+                ColdTierFixture fixture = ColdTierFixture.start(dir)) {
+            Catalog catalog = fixture.catalog();
+            ObjectStore store = fixture.store();
             assertThat(catalog.topic("__cluster_metadata")).isEmpty();
             for (int p = 0; p < PARTITIONS; p++) {
                 TopicPartition tp = new TopicPartition(TOPIC, p);
@@ -124,6 +124,7 @@ class KafkaLogDirOffloadIT {
         }
         Random random = new Random(4);
         List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
+        List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
         try {
             for (String codec : CODECS) {
                 Properties props = new Properties();
@@ -152,14 +153,18 @@ class KafkaLogDirOffloadIT {
                                                 Integer.toString(i)
                                                         .getBytes(StandardCharsets.UTF_8)))
                                 : List.of();
-                producers
-                        .get(i % producers.size())
-                        .send(
-                                new ProducerRecord<>(
-                                        TOPIC, i % PARTITIONS, null, key, value, headers));
+                acks.add(
+                        producers
+                                .get(i % producers.size())
+                                .send(
+                                        new ProducerRecord<>(
+                                                TOPIC, i % PARTITIONS, null, key, value, headers)));
             }
             for (KafkaProducer<byte[], byte[]> p : producers) {
                 p.flush();
+            }
+            for (java.util.concurrent.Future<?> f : acks) {
+                f.get(); // every record is in the broker's log dir, or the cause is named here
             }
         } finally {
             for (KafkaProducer<byte[], byte[]> p : producers) {

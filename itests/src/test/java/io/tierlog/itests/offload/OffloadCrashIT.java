@@ -6,13 +6,11 @@ import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectStore;
-import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.MockTime;
 import io.tierlog.compactor.OrphanSweeper;
 import io.tierlog.compactor.testing.ChildClasspath;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -66,10 +64,9 @@ class OffloadCrashIT {
         for (TopicPartition tp : PARTITIONS) {
             addSegments(log, tp, 8);
         }
-        String catalogUrl = "jdbc:sqlite:" + dir.resolve("catalog.db");
-        try (EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("s3"));
-                ObjectStore store = S3ObjectStore.create(s3.clientConfig());
-                Catalog catalog = Catalog.open(catalogUrl)) {
+        try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
+            ObjectStore store = cold.store();
+            Catalog catalog = cold.catalog();
             int kills = 0;
             int runs = 0;
             while (kills < wantedKills) {
@@ -79,7 +76,7 @@ class OffloadCrashIT {
                 runs++;
                 TopicPartition grow = PARTITIONS.get(random.nextInt(PARTITIONS.size()));
                 addSegments(log, grow, 1 + random.nextInt(4));
-                Child child = Child.start(dir, log.dir(), s3, catalogUrl, runs);
+                Child child = Child.start(dir, log.dir(), cold, runs);
                 boolean killed;
                 if (random.nextBoolean()) {
                     killed = child.killAfterCommits(random.nextInt(4), random.nextInt(400));
@@ -95,18 +92,11 @@ class OffloadCrashIT {
             }
             LOG.info("{} kills in {} runs", kills, runs);
 
-            Child last = Child.start(dir, log.dir(), s3, catalogUrl, runs + 1, "include");
+            Child last = Child.start(dir, log.dir(), cold, runs + 1, "include");
             assertThat(last.waitForExit(Duration.ofMinutes(3))).as(last.stderrTail()).isZero();
             assertInvariants(log, catalog, store);
             for (TopicPartition tp : PARTITIONS) {
-                assertThat(catalog.partitionState(tp.topic(), tp.partition()).coldHighWatermark())
-                        .isEqualTo(log.nextOffset(tp));
-                assertThat(
-                                SegmentFiles.describe(
-                                        ColdTierFixture.readBack(
-                                                store, catalog, tp.topic(), tp.partition())))
-                        .as("cold copy of %s", tp)
-                        .isEqualTo(SegmentFiles.describe(log.allBatches(tp)));
+                log.assertOffloadedOnce(tp, catalog, store);
             }
 
             Set<String> referenced = new HashSet<>(catalog.allObjectKeys());
@@ -195,19 +185,14 @@ class OffloadCrashIT {
             return classpath;
         }
 
-        static Child start(Path dir, Path logDir, EmbeddedS3Server s3, String catalogUrl, int run)
+        static Child start(Path dir, Path logDir, ColdTierFixture cold, int run)
                 throws IOException {
-            return start(dir, logDir, s3, catalogUrl, run, "exclude");
+            return start(dir, logDir, cold, run, "exclude");
         }
 
         /** {@code activeSegments}: "include" once the writer (the fixture) has stopped. */
         static Child start(
-                Path dir,
-                Path logDir,
-                EmbeddedS3Server s3,
-                String catalogUrl,
-                int run,
-                String activeSegments)
+                Path dir, Path logDir, ColdTierFixture cold, int run, String activeSegments)
                 throws IOException {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             List<String> cmd = new ArrayList<>();
@@ -222,8 +207,8 @@ class OffloadCrashIT {
             cmd.add("--once");
             cmd.add("--active-segments=" + activeSegments);
             cmd.add("--progress=lines");
-            Map<String, String> sets = new java.util.TreeMap<>(s3.clientConfig().asMap());
-            sets.put("catalog.url", catalogUrl);
+            Map<String, String> sets = new java.util.TreeMap<>(cold.clientConfig().asMap());
+            sets.put("catalog.url", cold.catalogUrl());
             sets.put("offload.target.object.bytes", "12KiB");
             sets.put("offload.tmp.dir", dir.resolve("tmp").toString());
             sets.put("offload.retry.backoff.ms", "20ms");

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.cold.testing.FaultInjectingProxy;
+import io.tierlog.common.testing.Await;
 import io.tierlog.compactor.testing.ChildClasspath;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,26 +32,11 @@ class OffloadDaemonIT {
     @Test
     void theDaemonFollowsTheLogAsSegmentsCloseAndStopsOnSigterm() throws Exception {
         SegmentFiles log = new SegmentFiles(dir.resolve("log"), 11);
-        log.append(TP, 5, 10, 50);
-        log.roll(TP);
-        log.append(TP, 1, 1, 1); // active
-        String catalogUrl = "jdbc:sqlite:" + dir.resolve("catalog.db");
-        try (EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("s3"));
-                Catalog catalog = Catalog.open(catalogUrl)) {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.add("-Xmx256m");
-            cmd.add("-cp");
-            cmd.add(ChildClasspath.snapshot(dir.resolve("classpath")));
-            cmd.add("io.tierlog.server.cli.OffloadCommand");
-            cmd.add("--log-dir=" + log.dir());
-            cmd.add("--progress=lines");
-            cmd.add("--active-segments=exclude");
-            s3.clientConfig().asMap().forEach((k, v) -> cmd.add("--set=" + k + "=" + v));
-            cmd.add("--set=catalog.url=" + catalogUrl);
-            cmd.add("--set=offload.interval.ms=100");
-            cmd.add("--set=offload.tmp.dir=" + dir.resolve("tmp"));
-            cmd.add("--set=data.dir=" + dir.resolve("unused"));
+        closeAndStartSegment(log);
+        try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
+            Catalog catalog = cold.catalog();
+            List<String> cmd = daemonCommand(log, cold.catalogUrl());
+            cold.clientConfig().asMap().forEach((k, v) -> cmd.add("--set=" + k + "=" + v));
             Process p =
                     new ProcessBuilder(cmd)
                             .redirectErrorStream(true)
@@ -56,9 +44,7 @@ class OffloadDaemonIT {
                             .start();
             try {
                 awaitColdHighWatermark(catalog, 50, p);
-                log.append(TP, 5, 10, 50); // the active segment grows, then rolls
-                log.roll(TP);
-                log.append(TP, 1, 1, 1);
+                closeAndStartSegment(log);
                 awaitColdHighWatermark(catalog, 101, p);
             } finally {
                 p.destroy(); // SIGTERM: the shutdown hook stops the loop
@@ -79,16 +65,13 @@ class OffloadDaemonIT {
     @Test
     void theDaemonOutlivesS3DownAtStartAndWhileRunningAndCatchesUp() throws Exception {
         SegmentFiles log = new SegmentFiles(dir.resolve("log"), 11);
-        log.append(TP, 5, 10, 50);
-        log.roll(TP);
-        log.append(TP, 1, 1, 1); // active
-        String catalogUrl = "jdbc:sqlite:" + dir.resolve("catalog.db");
-        try (EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("s3"));
-                FaultInjectingProxy proxy = FaultInjectingProxy.start(s3.endpoint());
-                Catalog catalog = Catalog.open(catalogUrl)) {
+        closeAndStartSegment(log);
+        try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
+            Catalog catalog = cold.catalog();
+            FaultInjectingProxy proxy = cold.proxy();
             proxy.goDown(); // connections refused: S3 is unreachable when the daemon starts
-            List<String> cmd = daemonCommand(log, catalogUrl);
-            s3.clientConfig(proxy.endpoint())
+            List<String> cmd = daemonCommand(log, cold.catalogUrl());
+            cold.clientConfig(proxy.endpoint())
                     .asMap()
                     .forEach((k, v) -> cmd.add("--set=" + k + "=" + v));
             cmd.add("--set=s3.request.timeout.ms=1000");
@@ -113,9 +96,7 @@ class OffloadDaemonIT {
                 awaitColdHighWatermark(catalog, 50, p);
 
                 proxy.goDown(); // a second outage while it runs
-                log.append(TP, 5, 10, 50);
-                log.roll(TP);
-                log.append(TP, 1, 1, 1);
+                closeAndStartSegment(log);
                 awaitOutput(out, "offload pass failed", 2, p); // a new outage, a new WARN
                 assertThat(p.isAlive()).as("alive: %s", Files.readString(out)).isTrue();
                 proxy.comeUp();
@@ -149,30 +130,40 @@ class OffloadDaemonIT {
         return cmd;
     }
 
+    /** The active segment grows by 50 offsets and rolls; a new active segment gets 1 offset. */
+    private static void closeAndStartSegment(SegmentFiles log) throws IOException {
+        log.append(TP, 5, 10, 50);
+        log.roll(TP);
+        log.append(TP, 1, 1, 1);
+    }
+
     private static int count(String text, String part) {
         return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
     }
 
     private void awaitOutput(Path out, String text, int times, Process p) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (count(Files.readString(out), text) < times) {
-            assertThat(p.isAlive()).as("daemon alive: %s", Files.readString(out)).isTrue();
-            assertThat(System.nanoTime()).as("output %s", text).isLessThan(deadline);
-            Thread.sleep(50); // polling the output with a deadline
-        }
+        Await.until(
+                times + " times '" + text + "' in the daemon's output",
+                () -> {
+                    assertThat(p.isAlive()).as("daemon alive: %s", Files.readString(out)).isTrue();
+                    return count(Files.readString(out), text) >= times;
+                },
+                Duration.ofSeconds(60));
     }
 
     private void awaitColdHighWatermark(Catalog catalog, long hw, Process p) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (catalog.topic(TP.topic()).isEmpty()
-                || catalog.partitionState(TP.topic(), TP.partition()).coldHighWatermark() < hw) {
-            assertThat(p.isAlive())
-                    .as("daemon alive: %s", Files.readString(dir.resolve("daemon.out")))
-                    .isTrue();
-            assertThat(System.nanoTime())
-                    .as("cold high watermark %d reached", hw)
-                    .isLessThan(deadline);
-            Thread.sleep(50); // polling the catalog with a deadline
-        }
+        Await.until(
+                "cold high watermark " + hw,
+                () -> {
+                    assertThat(p.isAlive())
+                            .as("daemon alive: %s", Files.readString(dir.resolve("daemon.out")))
+                            .isTrue();
+                    return catalog.topic(TP.topic()).isEmpty()
+                            ? -1L
+                            : catalog.partitionState(TP.topic(), TP.partition())
+                                    .coldHighWatermark();
+                },
+                w -> w >= hw,
+                Duration.ofSeconds(90));
     }
 }

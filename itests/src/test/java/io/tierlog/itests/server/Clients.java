@@ -1,5 +1,6 @@
 package io.tierlog.itests.server;
 
+import io.tierlog.common.testing.Await;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -95,14 +96,7 @@ final class Clients {
     }
 
     /** Polls a condition until it holds or the deadline passes; false on timeout. */
-    static boolean await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(10);
-        }
-        return true;
+    static boolean await(Duration timeout, BooleanSupplier condition) {
+        return Await.atMost(timeout, condition::getAsBoolean, holds -> holds);
     }
 }

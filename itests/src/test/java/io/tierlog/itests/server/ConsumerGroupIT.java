@@ -3,6 +3,7 @@ package io.tierlog.itests.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tierlog.common.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.BitSet;
@@ -119,17 +120,19 @@ class ConsumerGroupIT {
     }
 
     private static void commitUntilDone(KafkaConsumer<byte[], byte[]> c) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                c.commitSync();
-                return;
-            } catch (org.apache.kafka.common.errors.RebalanceInProgressException
-                    | org.apache.kafka.clients.consumer.CommitFailedException e) {
-                c.poll(Duration.ofMillis(100));
-            }
-        }
-        throw new AssertionError("could not commit within 60 s");
+        Await.until(
+                "a commit outside a rebalance",
+                () -> {
+                    try {
+                        c.commitSync();
+                        return true;
+                    } catch (org.apache.kafka.common.errors.RebalanceInProgressException
+                            | org.apache.kafka.clients.consumer.CommitFailedException e) {
+                        c.poll(Duration.ofMillis(100));
+                        return false;
+                    }
+                },
+                Duration.ofSeconds(60));
     }
 
     @Test

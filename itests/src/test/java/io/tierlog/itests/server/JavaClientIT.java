@@ -2,6 +2,8 @@ package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.common.testing.Await;
+import io.tierlog.itests.testing.TieredWaits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -91,29 +93,34 @@ class JavaClientIT {
         Map<String, BitSet> seen = new HashMap<>();
         CODECS.forEach(c -> seen.put(c, new BitSet(perCodec)));
         long[] nextOffset = new long[partitions];
-        int count = 0;
+        int[] count = {0};
         try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(server.bootstrap())) {
             List<TopicPartition> tps = Clients.partitions(topic, partitions);
             c.assign(tps);
             c.seekToBeginning(tps);
-            long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-            while (count < perCodec * CODECS.size() && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                    assertThat(r.offset()).isEqualTo(nextOffset[r.partition()]++);
-                    String codec = Clients.tag(r.key());
-                    int i = Clients.index(r.key());
-                    assertThat(seen.get(codec).get(i)).as("duplicate %s:%d", codec, i).isFalse();
-                    seen.get(codec).set(i);
-                    assertThat(r.value()).isEqualTo(Clients.value(codec, i));
-                    assertThat(r.timestamp()).isEqualTo(Clients.BASE_TS + i);
-                    Header[] hs = r.headers().toArray();
-                    assertThat(hs).hasSize(1);
-                    assertThat(hs[0].key()).isEqualTo("i");
-                    assertThat(hs[0].value()).isEqualTo(Clients.header(i));
-                    count++;
-                }
-            }
-            assertThat(count).isEqualTo(perCodec * CODECS.size());
+            int total = perCodec * CODECS.size();
+            TieredWaits.pollUntil(
+                    c,
+                    total + " records",
+                    () -> count[0] >= total,
+                    Duration.ofMinutes(3),
+                    r -> {
+                        assertThat(r.offset()).isEqualTo(nextOffset[r.partition()]++);
+                        String codec = Clients.tag(r.key());
+                        int i = Clients.index(r.key());
+                        assertThat(seen.get(codec).get(i))
+                                .as("duplicate %s:%d", codec, i)
+                                .isFalse();
+                        seen.get(codec).set(i);
+                        assertThat(r.value()).isEqualTo(Clients.value(codec, i));
+                        assertThat(r.timestamp()).isEqualTo(Clients.BASE_TS + i);
+                        Header[] hs = r.headers().toArray();
+                        assertThat(hs).hasSize(1);
+                        assertThat(hs[0].key()).isEqualTo("i");
+                        assertThat(hs[0].value()).isEqualTo(Clients.header(i));
+                        count[0]++;
+                    });
+            assertThat(count[0]).isEqualTo(total);
             assertThat(c.poll(Duration.ofMillis(200))).isEmpty();
             Map<TopicPartition, Long> end = c.endOffsets(tps);
             for (int p = 0; p < partitions; p++) {
@@ -340,30 +347,27 @@ class JavaClientIT {
             p.flush();
         }
         TopicPartition tp = new TopicPartition(topic, 0);
-        int count = 0;
         try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(server.bootstrap())) {
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (count < n && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
-                    assertThat(r.offset()).isEqualTo(count);
-                    assertThat(r.value()).isEqualTo(Clients.value("n", count));
-                    count++;
-                }
-            }
+            TieredWaits.readInOrder(
+                    c,
+                    0,
+                    n,
+                    Duration.ofSeconds(60),
+                    r ->
+                            assertThat(r.value())
+                                    .isEqualTo(Clients.value("n", Math.toIntExact(r.offset()))));
         }
-        assertThat(count).isEqualTo(n);
     }
 
     private static ConsumerRecord<byte[], byte[]> pollOne(KafkaConsumer<byte[], byte[]> c) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(200));
-            if (!rs.isEmpty()) {
-                return rs.iterator().next();
-            }
-        }
-        throw new AssertionError("no record within 30 s");
+        return Await.until(
+                        "a record",
+                        () -> c.poll(Duration.ofMillis(200)),
+                        rs -> !rs.isEmpty(),
+                        Duration.ofSeconds(30))
+                .iterator()
+                .next();
     }
 }

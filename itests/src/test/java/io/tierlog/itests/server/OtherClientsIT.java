@@ -3,6 +3,7 @@ package io.tierlog.itests.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tierlog.itests.testing.TieredWaits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -237,12 +237,12 @@ class OtherClientsIT {
         try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(server.bootstrap())) {
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (out.size() < expected && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
-                    out.add(new String(r.key()) + "\t" + new String(r.value()));
-                }
-            }
+            TieredWaits.pollUntil(
+                    c,
+                    expected + " records of " + topic,
+                    () -> out.size() >= expected,
+                    Duration.ofSeconds(60),
+                    r -> out.add(new String(r.key()) + "\t" + new String(r.value())));
         }
         return out;
     }

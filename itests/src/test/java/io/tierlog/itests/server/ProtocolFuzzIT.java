@@ -2,6 +2,7 @@ package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.itests.testing.TieredWaits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -34,11 +35,8 @@ import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
@@ -141,10 +139,12 @@ class ProtocolFuzzIT {
         try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(server.bootstrap())) {
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (out.size() < n && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
+            TieredWaits.pollUntil(
+                    c,
+                    n + " records of " + tp,
+                    () -> out.size() >= n,
+                    Duration.ofSeconds(60),
+                    out::add);
         }
         return out;
     }
@@ -375,20 +375,6 @@ class ProtocolFuzzIT {
     }
 
     private static byte[] frame(ApiKeys key, short version, ApiMessage body) {
-        RequestHeaderData h =
-                new RequestHeaderData()
-                        .setRequestApiKey(key.id)
-                        .setRequestApiVersion(version)
-                        .setCorrelationId(1)
-                        .setClientId("fuzz");
-        short hv = key.requestHeaderVersion(version);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        int size = h.size(cache, hv) + body.size(cache, version);
-        ByteBuffer b = ByteBuffer.allocate(4 + size);
-        b.putInt(size);
-        ByteBufferAccessor w = new ByteBufferAccessor(b);
-        h.write(w, cache, hv);
-        body.write(w, cache, version);
-        return b.array();
+        return RawClient.frame(key, version, 1, body);
     }
 }

@@ -30,7 +30,8 @@ public final class RawClient implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
-    static byte[] frame(ApiKeys key, short version, int correlationId, ApiMessage body) {
+    /** A request frame: size, header (client id "raw"), body. */
+    public static byte[] frame(ApiKeys key, short version, int correlationId, ApiMessage body) {
         RequestHeaderData h =
                 new RequestHeaderData()
                         .setRequestApiKey(key.id)

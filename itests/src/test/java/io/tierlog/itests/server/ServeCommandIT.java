@@ -2,6 +2,7 @@ package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.itests.testing.TieredWaits;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -83,10 +84,12 @@ class ServeCommandIT {
                 List<TopicPartition> tps = Clients.partitions("served", 2);
                 c.assign(tps);
                 c.seekToBeginning(tps);
-                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                while (all.size() < 1000 && System.nanoTime() < deadline) {
-                    c.poll(Duration.ofMillis(200)).forEach(all::add);
-                }
+                TieredWaits.pollUntil(
+                        c,
+                        "1000 records",
+                        () -> all.size() >= 1000,
+                        Duration.ofSeconds(60),
+                        all::add);
             }
             assertThat(all).hasSize(1000);
             assertThat(all.stream().map(r -> Clients.index(r.key())).distinct().count())
@@ -233,26 +236,28 @@ class ServeCommandIT {
             assertThat(ackedCount.get()).isEqualTo(n);
 
             java.util.BitSet seen = new java.util.BitSet(n);
-            int count = 0;
+            int[] count = {0};
             try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(bootstrap)) {
                 List<TopicPartition> tps = Clients.partitions("crash", 2);
                 c.assign(tps);
                 c.seekToBeginning(tps);
-                long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-                while (count < n && System.nanoTime() < deadline) {
-                    for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
-                        int i = Clients.index(r.key());
-                        assertThat(seen.get(i)).as("duplicate %d", i).isFalse();
-                        seen.set(i);
-                        count++;
-                    }
-                }
+                TieredWaits.pollUntil(
+                        c,
+                        n + " records",
+                        () -> count[0] >= n,
+                        Duration.ofSeconds(90),
+                        r -> {
+                            int i = Clients.index(r.key());
+                            assertThat(seen.get(i)).as("duplicate %d", i).isFalse();
+                            seen.set(i);
+                            count[0]++;
+                        });
                 assertThat(c.poll(Duration.ofMillis(300))).isEmpty();
             }
             java.util.BitSet lost = (java.util.BitSet) acked.clone();
             lost.andNot(seen);
             assertThat(lost.cardinality()).as("acknowledged but lost").isZero();
-            assertThat(count).isEqualTo(n);
+            assertThat(count[0]).isEqualTo(n);
         } finally {
             server.destroyForcibly();
             if (second != null) {

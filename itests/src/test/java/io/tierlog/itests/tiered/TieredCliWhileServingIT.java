@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tierlog.common.Config;
-import io.tierlog.engine.PartitionReport;
+import io.tierlog.common.testing.Await;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredServers;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.ByteArrayOutputStream;
@@ -13,11 +14,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,14 +37,8 @@ class TieredCliWhileServingIT {
     @TempDir Path dir;
 
     private Map<String, String> settings() {
-        Map<String, String> s = new HashMap<>();
-        s.put("listeners", "PLAINTEXT://127.0.0.1:0");
-        s.put("data.dir", dir.resolve("data").toString());
+        Map<String, String> s = TieredServers.settings(dir.resolve("data"), 0, 64 << 10);
         s.put("num.network.threads", "1");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(64 << 10));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
         s.put("offload.target.object.bytes", Integer.toString(128 << 10));
         return s;
     }
@@ -56,14 +50,11 @@ class TieredCliWhileServingIT {
         try (TierlogServer server = TierlogServer.start(Config.of(settings()))) {
             produce("127.0.0.1:" + server.port(), 20_000);
             TieredLog tiered = server.engine();
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            PartitionReport report = tiered.inspect(Optional.of(TOPIC)).get(0);
-            while (System.nanoTime() < deadline
-                    && (report.coldObjects() < 2 || report.offloadLagOffsets() > 0)) {
-                Thread.sleep(100);
-                report = tiered.inspect(Optional.of(TOPIC)).get(0);
-            }
-            assertThat(report.coldObjects()).isGreaterThanOrEqualTo(2);
+            Await.until(
+                    "two cold objects and no offload lag",
+                    () -> tiered.inspect(Optional.of(TOPIC)).get(0),
+                    r -> r.coldObjects() >= 2 && r.offloadLagOffsets() == 0,
+                    Duration.ofMinutes(2));
 
             Cli inspect = Cli.run("inspect", "--set", dataDir);
             assertThat(inspect.exit).as(inspect.out).isZero();

@@ -6,6 +6,8 @@ import io.tierlog.common.Config;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.TieredServers;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.io.IOException;
@@ -17,15 +19,12 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -56,15 +55,8 @@ class TieredEndToEndIT {
     @TempDir Path dir;
 
     private Map<String, String> settings() {
-        Map<String, String> s = new HashMap<>();
-        s.put("listeners", "PLAINTEXT://127.0.0.1:0");
-        s.put("data.dir", dir.resolve("data").toString());
-        s.put("num.network.threads", "2");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(512 << 10));
+        Map<String, String> s = TieredServers.settings(dir.resolve("data"), 0, 512 << 10);
         s.put("local.retention.bytes", Integer.toString(1 << 20));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
         s.put("offload.target.object.bytes", Integer.toString(4 << 20));
         return s;
     }
@@ -87,18 +79,11 @@ class TieredEndToEndIT {
         try {
             produce(bootstrap, n);
             TieredLog tiered = server.engine();
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-            PartitionReport report = tiered.inspect(Optional.of(TOPIC)).get(0);
-            // Wait (polling the server's own threads, with a deadline) until every closed segment
-            // is offloaded and local retention has removed what it may.
-            while (System.nanoTime() < deadline
-                    && (report.offloadLagOffsets() > 0
-                            || report.hotBytes() > (1 << 20) + (512 << 10))) {
-                Thread.sleep(100);
-                report = tiered.inspect(Optional.of(TOPIC)).get(0);
-            }
+            // Every closed segment is offloaded and local retention has removed what it may.
+            PartitionReport report =
+                    TieredWaits.awaitOffloaded(
+                            server, TOPIC, (1 << 20) + (512 << 10), Duration.ofMinutes(3));
             LogOffsets o = tiered.offsets(TP);
-            assertThat(report.offloadLagOffsets()).isZero();
             assertThat(o.logStartOffset()).isZero();
             assertThat(o.hotLogStartOffset())
                     .as("local retention removed offloaded segments")
@@ -188,21 +173,24 @@ class TieredEndToEndIT {
         try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap)) {
             c.assign(List.of(TP));
             c.seekToBeginning(List.of(TP));
-            int next = 0;
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-            while (next < n && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                    assertThat(r.offset()).as("no gap, no duplicate").isEqualTo(next);
-                    assertThat(r.timestamp()).isEqualTo(BASE_TS + next);
-                    assertThat(r.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
-                    assertThat(r.key()).isEqualTo(key(next));
-                    assertThat(r.value()).isEqualTo(value(next));
-                    assertThat(r.headers().toArray()).hasSize(1);
-                    assertThat(ByteBuffer.wrap(r.headers().lastHeader("i").value()).getInt())
-                            .isEqualTo(next);
-                    next++;
-                }
-            }
+            long next =
+                    TieredWaits.readInOrder(
+                            c,
+                            0,
+                            n,
+                            Duration.ofMinutes(3),
+                            r -> {
+                                int i = Math.toIntExact(r.offset());
+                                assertThat(r.timestamp()).isEqualTo(BASE_TS + i);
+                                assertThat(r.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
+                                assertThat(r.key()).isEqualTo(key(i));
+                                assertThat(r.value()).isEqualTo(value(i));
+                                assertThat(r.headers().toArray()).hasSize(1);
+                                assertThat(
+                                                ByteBuffer.wrap(r.headers().lastHeader("i").value())
+                                                        .getInt())
+                                        .isEqualTo(i);
+                            });
             assertThat(next).isEqualTo(n);
         }
     }

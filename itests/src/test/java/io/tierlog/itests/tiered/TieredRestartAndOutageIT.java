@@ -3,10 +3,12 @@ package io.tierlog.itests.tiered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.Config;
+import io.tierlog.common.testing.Await;
+import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.engine.LogOffsets;
-import io.tierlog.engine.PartitionReport;
 import io.tierlog.engine.TieredLog;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
+import io.tierlog.itests.testing.TieredServers;
+import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
 import io.tierlog.server.cli.TierlogCli;
 import java.nio.charset.StandardCharsets;
@@ -15,18 +17,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,29 +32,31 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code tierlog verify} passes at the end.
  */
 class TieredRestartAndOutageIT {
-    private static final long BASE_TS = 1_700_000_000_000L;
+    private static final long BASE_TS = TieredServers.BASE_TS;
     private static final String TOPIC = "restart";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
     @TempDir Path dir;
-    private EmbeddedS3Server s3;
+    private ColdTierFixture cold;
     private int port;
 
+    @AfterEach
+    void stopS3() throws Exception {
+        if (cold != null) {
+            cold.close();
+        }
+    }
+
     private Config config(int listenerPort) {
-        Map<String, String> s = new HashMap<>(s3.clientConfig().asMap());
-        s.put("s3.mode", "external");
+        Map<String, String> s =
+                cold.engineSettings(
+                        cold.endpoint(),
+                        TieredServers.settings(cold.dataDir(), listenerPort, 256 << 10));
         s.put("s3.retry.max.attempts", "2");
         s.put("s3.retry.backoff.ms", "20");
         s.put("s3.request.timeout.ms", "3000");
         s.put("offload.retry.timeout.ms", "1000");
-        s.put("listeners", "PLAINTEXT://127.0.0.1:" + listenerPort);
-        s.put("data.dir", dir.resolve("data").toString());
-        s.put("num.network.threads", "2");
-        s.put("num.partitions", "1");
-        s.put("segment.bytes", Integer.toString(256 << 10));
         s.put("local.retention.bytes", Integer.toString(512 << 10));
-        s.put("retention.ms", "-1");
-        s.put("offload.interval.ms", "200");
         return Config.of(s);
     }
 
@@ -70,8 +66,7 @@ class TieredRestartAndOutageIT {
 
     @Test
     void consumerSurvivesRestartMidColdReadAndTheTiersCatchUpAfterAnS3Outage() throws Exception {
-        s3 = EmbeddedS3Server.start(dir.resolve("s3"));
-        int s3Port = s3.port();
+        cold = ColdTierFixture.start(dir);
         int n = Integer.getInteger("tiered.restart.records", 100_000);
         TierlogServer server = TierlogServer.start(config(0));
         port = server.port();
@@ -92,7 +87,7 @@ class TieredRestartAndOutageIT {
             }
 
             // S3 down: hot goes on, cold fails retriably, local retention pauses.
-            s3.close();
+            cold.stopS3();
             TieredLog tiered = server.engine();
             LogOffsets before = tiered.offsets(TP);
             produce(n, n / 5);
@@ -106,11 +101,11 @@ class TieredRestartAndOutageIT {
                     tiered.meterRegistry()
                             .counter(io.tierlog.engine.MetricNames.S3_ERRORS, "op", "put");
             double errorsBefore = putErrors.count();
-            long errDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (putErrors.count() <= errorsBefore && System.nanoTime() < errDeadline) {
-                Thread.sleep(50);
-            }
-            assertThat(putErrors.count()).isGreaterThan(errorsBefore);
+            Await.until(
+                    "an S3 put error counted",
+                    putErrors::count,
+                    c -> c > errorsBefore,
+                    Duration.ofMinutes(2));
             tiered.logManager().runHousekeeping();
             LogOffsets during = tiered.offsets(TP);
             assertThat(during.coldHighWatermark()).isEqualTo(before.coldHighWatermark());
@@ -123,7 +118,7 @@ class TieredRestartAndOutageIT {
             }
 
             // S3 back: everything catches up and a consumer from 0 reads it all.
-            s3 = EmbeddedS3Server.start(dir.resolve("s3"), s3Port, EmbeddedS3Server.DEFAULT_BUCKET);
+            cold.startS3();
             awaitOffloaded(server);
             assertThat(tiered.offsets(TP).hotLogStartOffset())
                     .isGreaterThan(during.hotLogStartOffset());
@@ -145,58 +140,32 @@ class TieredRestartAndOutageIT {
             }
         }
         assertThat(TierlogCli.commandLine().execute(all.toArray(String[]::new))).isZero();
-        s3.close();
     }
 
-    private static void awaitOffloaded(TierlogServer server) throws InterruptedException {
-        TieredLog tiered = server.engine();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        PartitionReport r = tiered.inspect(Optional.of(TOPIC)).get(0);
-        while (System.nanoTime() < deadline
-                && (r.offloadLagOffsets() > 0 || r.hotBytes() > (512 << 10) + (256 << 10))) {
-            Thread.sleep(100); // polling the server's background threads, with a deadline
-            r = tiered.inspect(Optional.of(TOPIC)).get(0);
-        }
-        assertThat(r.offloadLagOffsets()).isZero();
+    private static void awaitOffloaded(TierlogServer server) {
+        TieredWaits.awaitOffloaded(server, TOPIC, (512 << 10) + (256 << 10), Duration.ofMinutes(3));
     }
 
     /** Polls until the position reaches {@code until}, checking every record; returns it. */
     private static long readUpTo(KafkaConsumer<byte[], byte[]> c, long next, long until) {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (next < until && System.nanoTime() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                assertThat(r.offset()).as("no gap, no duplicate").isEqualTo(next);
-                assertThat(r.timestamp()).isEqualTo(BASE_TS + next);
-                assertThat(r.value()).isEqualTo(value(next));
-                next++;
-            }
-        }
-        return next;
+        return TieredWaits.readInOrder(
+                c,
+                next,
+                until,
+                Duration.ofMinutes(3),
+                TieredServers.produced(TieredRestartAndOutageIT::value));
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 10);
-        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 10);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return TieredServers.consumer(
+                "127.0.0.1:" + port,
+                Map.of(
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 << 10,
+                        ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 10));
     }
 
     private void produce(long from, int count) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (long i = from; i < from + count; i++) {
-                producer.send(new ProducerRecord<>(TOPIC, 0, BASE_TS + i, null, value(i)));
-            }
-            producer.flush();
-        }
+        TieredServers.produce(
+                "127.0.0.1:" + port, TOPIC, from, count, TieredRestartAndOutageIT::value);
     }
 }

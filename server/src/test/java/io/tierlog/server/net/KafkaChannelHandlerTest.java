@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -48,6 +49,12 @@ class KafkaChannelHandlerTest {
     }
 
     static ApiHandler handler(ApiKeys key, short max, Fn fn) {
+        return asyncHandler(key, max, r -> CompletableFuture.completedFuture(fn.apply(r)));
+    }
+
+    /** A handler whose answer {@code fn} completes, possibly later on another thread. */
+    static ApiHandler asyncHandler(
+            ApiKeys key, short max, Function<ApiMessage, CompletionStage<ApiMessage>> fn) {
         return new ApiHandler() {
             @Override
             public ApiKeys apiKey() {
@@ -61,7 +68,7 @@ class KafkaChannelHandlerTest {
 
             @Override
             public CompletionStage<ApiMessage> handle(RequestContext c, ApiMessage r) {
-                return CompletableFuture.completedFuture(fn.apply(r));
+                return fn.apply(r);
             }
         };
     }

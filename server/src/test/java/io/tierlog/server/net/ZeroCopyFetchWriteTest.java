@@ -7,20 +7,16 @@ import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.ApiRegistry;
-import io.tierlog.server.dispatch.RequestContext;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
@@ -71,32 +67,22 @@ class ZeroCopyFetchWriteTest {
         FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
         FileRecords slice = new FileRecords(ch, junk.length, records.sizeInBytes());
         ApiHandler fetch =
-                new ApiHandler() {
-                    @Override
-                    public ApiKeys apiKey() {
-                        return ApiKeys.FETCH;
-                    }
-
-                    @Override
-                    public short maxVersion() {
-                        return 12;
-                    }
-
-                    @Override
-                    public CompletionStage<ApiMessage> handle(RequestContext c, ApiMessage r) {
-                        FetchResponseData resp = new FetchResponseData();
-                        FetchResponseData.FetchableTopicResponse t =
-                                new FetchResponseData.FetchableTopicResponse().setTopic("t");
-                        t.partitions()
-                                .add(
-                                        new FetchResponseData.PartitionData()
-                                                .setPartitionIndex(0)
-                                                .setHighWatermark(2)
-                                                .setRecords(slice));
-                        resp.responses().add(t);
-                        return CompletableFuture.completedFuture(resp);
-                    }
-                };
+                KafkaChannelHandlerTest.handler(
+                        ApiKeys.FETCH,
+                        (short) 12,
+                        r -> {
+                            FetchResponseData resp = new FetchResponseData();
+                            FetchResponseData.FetchableTopicResponse t =
+                                    new FetchResponseData.FetchableTopicResponse().setTopic("t");
+                            t.partitions()
+                                    .add(
+                                            new FetchResponseData.PartitionData()
+                                                    .setPartitionIndex(0)
+                                                    .setHighWatermark(2)
+                                                    .setRecords(slice));
+                            resp.responses().add(t);
+                            return resp;
+                        });
         EmbeddedChannel channel =
                 new EmbeddedChannel(
                         new KafkaFrameDecoder(1 << 20),

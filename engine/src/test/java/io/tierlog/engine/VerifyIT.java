@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class VerifyTest {
+class VerifyIT {
     private static final long BASE_TS = 1_700_000_000_000L;
 
     @TempDir Path dir;
@@ -89,7 +89,7 @@ class VerifyTest {
     @Test
     void detectsAnObjectReplacedWithGarbageInTheStore() throws Exception {
         String key = log.catalog().objects(TP.topic(), 0).get(0).key();
-        Path file = dir.resolve("s3").resolve(fx.s3.bucket()).resolve(key);
+        Path file = fx.cold.objectFile(key);
         assertThat(file).exists();
         byte[] bytes = Files.readAllBytes(file);
         for (int i = 0; i < bytes.length; i++) {

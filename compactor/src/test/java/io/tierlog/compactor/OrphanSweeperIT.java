@@ -17,14 +17,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Only unreferenced, old, own-layout objects under the own prefix are swept. */
-class OrphanSweeperTest {
+class OrphanSweeperIT {
     @TempDir Path dir;
     ColdTierFixture cold;
 
     @BeforeEach
     void setUp() throws Exception {
-        cold = new ColdTierFixture(dir);
-        cold.catalog.createTopic("t", 1, Map.of());
+        cold = ColdTierFixture.start(dir);
+        cold.catalog().createTopic("t", 1, Map.of());
     }
 
     @AfterEach
@@ -39,13 +39,13 @@ class OrphanSweeperTest {
         String otherCluster = ObjectKeys.newKey("staging", "t", 0, 0, 9);
         String notOurs = "prod/t/0/readme.txt";
         for (String k : new String[] {committed, orphan, otherCluster, notOurs}) {
-            cold.store.put(k, new byte[] {1, 2, 3});
+            cold.store().put(k, new byte[] {1, 2, 3});
         }
-        cold.catalog.commit(new ColdObject("t", 0, 0, 9, 0, 0, 10, 3, committed, Instant.now()));
+        cold.catalog().commit(new ColdObject("t", 0, 0, 9, 0, 0, 10, 3, committed, Instant.now()));
 
         MockTime now = new MockTime(System.currentTimeMillis());
         OrphanSweeper young =
-                new OrphanSweeper(cold.catalog, cold.store, "prod", Duration.ofHours(1), now);
+                new OrphanSweeper(cold.catalog(), cold.store(), "prod", Duration.ofHours(1), now);
         OrphanSweeper.SweepResult r = young.sweep();
         assertThat(r.orphans()).isEqualTo(1);
         assertThat(r.deleted()).as("within the grace period").isZero();
@@ -54,18 +54,18 @@ class OrphanSweeperTest {
         r = young.sweep();
         assertThat(r.deleted()).isEqualTo(1);
         assertThat(r.bytesDeleted()).isEqualTo(3);
-        assertThat(cold.store.list("").stream().map(ObjectInfo::key))
+        assertThat(cold.store().list("").stream().map(ObjectInfo::key))
                 .containsExactlyInAnyOrder(committed, otherCluster, notOurs);
     }
 
     @Test
     void objectsOfADeletedTopicBecomeOrphans() throws Exception {
         String key = ObjectKeys.newKey("", "t", 0, 0, 9);
-        cold.store.put(key, new byte[] {1});
-        cold.catalog.commit(new ColdObject("t", 0, 0, 9, 0, 0, 10, 1, key, Instant.now()));
-        cold.catalog.deleteTopic("t");
+        cold.store().put(key, new byte[] {1});
+        cold.catalog().commit(new ColdObject("t", 0, 0, 9, 0, 0, 10, 1, key, Instant.now()));
+        cold.catalog().deleteTopic("t");
         MockTime later = new MockTime(System.currentTimeMillis() + Duration.ofDays(1).toMillis());
-        new OrphanSweeper(cold.catalog, cold.store, "", Duration.ofHours(1), later).sweep();
-        assertThat(cold.store.list("")).isEmpty();
+        new OrphanSweeper(cold.catalog(), cold.store(), "", Duration.ofHours(1), later).sweep();
+        assertThat(cold.store().list("")).isEmpty();
     }
 }

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * offload must bridge that gap (the next object starts at the watermark, as for offsets a log
  * cleaner removed) instead of failing for ever, and the catalog stays contiguous.
  */
-class RecoveryGapOffloadTest {
+class RecoveryGapOffloadIT {
     static final TopicPartition TP = new TopicPartition("gap", 0);
 
     @TempDir Path dir;
@@ -46,7 +46,7 @@ class RecoveryGapOffloadTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        cold = new ColdTierFixture(dir);
+        cold = ColdTierFixture.start(dir);
         settings = new HashMap<>();
         settings.put(CompactorOptions.OFFLOAD_TMP_DIR.key(), dir.resolve("tmp").toString());
         settings.put(CompactorOptions.OFFLOAD_RETRY_BACKOFF_MS.key(), "10ms");
@@ -131,16 +131,15 @@ class RecoveryGapOffloadTest {
             long firstBatchBytes = straddling.sizeInBytes() / 3;
             long floor = straddling.baseOffset() + 20;
             try (Compactor c =
-                    Compactor.create(
+                    cold.compactor(
                             upTo(new LogManagerSource(m), floor, 2 * firstBatchBytes),
                             Optional.of(logDir),
-                            cold.catalog,
-                            cold.store,
-                            cold.config(settings),
+                            settings,
                             Time.SYSTEM)) {
                 assertThat(c.runOnce().failedPartitions()).isZero();
             }
-            assertThat(cold.catalog.partitionState("gap", 0).coldHighWatermark()).isEqualTo(floor);
+            assertThat(cold.catalog().partitionState("gap", 0).coldHighWatermark())
+                    .isEqualTo(floor);
         }
         // the first batch of the straddling segment rots; an unclean restart finds it
         SegmentInfo straddling = segs.get(1);
@@ -154,24 +153,19 @@ class RecoveryGapOffloadTest {
         }
         Files.delete(logDir.resolve(".kafka_cleanshutdown"));
         Files.delete(logDir.resolve("recovery-point-offset-checkpoint"));
-        long floor = cold.catalog.partitionState("gap", 0).coldHighWatermark();
+        long floor = cold.catalog().partitionState("gap", 0).coldHighWatermark();
         try (LogManager m = LogManager.open(logDir, t -> cfg, Time.SYSTEM, null, tp -> floor)) {
             PartitionLog log = m.partition(TP).orElseThrow();
             assertThat(log.logStartOffset()).isEqualTo(floor);
             assertThat(log.logEndOffset()).isEqualTo(end);
             try (Compactor c =
-                    Compactor.create(
-                            new LogManagerSource(m),
-                            Optional.of(logDir),
-                            cold.catalog,
-                            cold.store,
-                            cold.config(settings),
-                            Time.SYSTEM)) {
+                    cold.compactor(
+                            new LogManagerSource(m), Optional.of(logDir), settings, Time.SYSTEM)) {
                 PassResult r = c.runOnce();
                 assertThat(r.failedPartitions()).isZero();
             }
             long closedEnd = log.segments().get(log.segments().size() - 2).nextOffset();
-            List<ColdObject> objects = cold.catalog.objects("gap", 0);
+            List<ColdObject> objects = cold.catalog().objects("gap", 0);
             long next = 0;
             for (ColdObject o : objects) {
                 assertThat(o.firstOffset()).as("object %s", o.key()).isEqualTo(next);
@@ -200,12 +194,10 @@ class RecoveryGapOffloadTest {
             SegmentInfo straddling = log.segments().get(1);
             long floor = straddling.baseOffset() + 20;
             try (Compactor c =
-                    Compactor.create(
+                    cold.compactor(
                             upTo(new LogManagerSource(m), floor, 2 * straddling.sizeInBytes() / 3),
                             Optional.of(logDir),
-                            cold.catalog,
-                            cold.store,
-                            cold.config(settings),
+                            settings,
                             Time.SYSTEM)) {
                 assertThat(c.runOnce().failedPartitions()).isZero();
             }
@@ -222,13 +214,8 @@ class RecoveryGapOffloadTest {
             }
             assertThat(log.damagedRangeEnd(straddling.baseOffset())).isEqualTo(-1);
             try (Compactor c =
-                    Compactor.create(
-                            new LogManagerSource(m),
-                            Optional.of(logDir),
-                            cold.catalog,
-                            cold.store,
-                            cold.config(settings),
-                            Time.SYSTEM)) {
+                    cold.compactor(
+                            new LogManagerSource(m), Optional.of(logDir), settings, Time.SYSTEM)) {
                 assertThat(c.runOnce().failedPartitions()).isZero();
             }
             // the offloader skipped the batch (already in cold) but checked it on the way

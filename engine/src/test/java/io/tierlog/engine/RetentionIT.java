@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.cold.ObjectNotFoundException;
 import io.tierlog.cold.ObjectStore;
-import io.tierlog.cold.S3ObjectStore;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class RetentionTest {
+class RetentionIT {
     private static final long BASE_TS = 1_700_000_000_000L;
 
     @TempDir Path dir;
@@ -29,12 +28,11 @@ class RetentionTest {
     @BeforeEach
     void setUp() throws Exception {
         fx = new EngineFixture(dir);
-        store = S3ObjectStore.create(fx.s3.clientConfig());
+        store = fx.cold.store();
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        store.close();
         fx.close();
     }
 

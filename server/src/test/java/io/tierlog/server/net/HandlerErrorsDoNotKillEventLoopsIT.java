@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.ApiRegistry;
-import io.tierlog.server.dispatch.RequestContext;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -16,7 +15,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -37,12 +35,12 @@ import org.junit.jupiter.api.Test;
  * thread: only the offending connection is closed, and every event loop keeps serving new
  * connections (before the fix, a dead event loop force-closed every connection assigned to it).
  */
-class HandlerErrorsDoNotKillEventLoopsTest {
+class HandlerErrorsDoNotKillEventLoopsIT {
     private static final ApiRegistry[] REF = new ApiRegistry[1];
     private final NettyServer server;
     private final InetSocketAddress address;
 
-    HandlerErrorsDoNotKillEventLoopsTest() throws IOException {
+    HandlerErrorsDoNotKillEventLoopsIT() throws IOException {
         REF[0] =
                 new ApiRegistry(
                         List.of(
@@ -77,25 +75,14 @@ class HandlerErrorsDoNotKillEventLoopsTest {
 
     /** DescribeCluster: completes later, on another thread, with an OutOfMemoryError. */
     private static ApiHandler asyncFailing() {
-        return new ApiHandler() {
-            @Override
-            public ApiKeys apiKey() {
-                return ApiKeys.DESCRIBE_CLUSTER;
-            }
-
-            @Override
-            public short maxVersion() {
-                return 0;
-            }
-
-            @Override
-            public CompletionStage<ApiMessage> handle(RequestContext c, ApiMessage r) {
-                return CompletableFuture.supplyAsync(
-                        () -> {
-                            throw new OutOfMemoryError("Direct buffer memory");
-                        });
-            }
-        };
+        return KafkaChannelHandlerTest.asyncHandler(
+                ApiKeys.DESCRIBE_CLUSTER,
+                (short) 0,
+                r ->
+                        CompletableFuture.supplyAsync(
+                                () -> {
+                                    throw new OutOfMemoryError("Direct buffer memory");
+                                }));
     }
 
     /**
@@ -103,29 +90,15 @@ class HandlerErrorsDoNotKillEventLoopsTest {
      * the event loop (where the connection used to stay open and silent for ever).
      */
     private static ApiHandler responseFailing() {
-        return new ApiHandler() {
-            @Override
-            public ApiKeys apiKey() {
-                return ApiKeys.LIST_GROUPS;
-            }
-
-            @Override
-            public short maxVersion() {
-                return 4;
-            }
-
-            @Override
-            public CompletionStage<ApiMessage> handle(RequestContext c, ApiMessage r) {
-                ApiMessage response =
-                        new ListGroupsResponseData() {
-                            @Override
-                            public int size(ObjectSerializationCache cache, short version) {
-                                throw new InternalError("fault while encoding");
-                            }
-                        };
-                return CompletableFuture.supplyAsync(() -> response);
-            }
-        };
+        ApiMessage response =
+                new ListGroupsResponseData() {
+                    @Override
+                    public int size(ObjectSerializationCache cache, short version) {
+                        throw new InternalError("fault while encoding");
+                    }
+                };
+        return KafkaChannelHandlerTest.asyncHandler(
+                ApiKeys.LIST_GROUPS, (short) 4, r -> CompletableFuture.supplyAsync(() -> response));
     }
 
     @AfterEach

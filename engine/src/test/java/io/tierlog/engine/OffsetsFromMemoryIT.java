@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * thread (a Netty event loop asks for them on every Fetch, ListOffsets and Metadata): with the
  * catalog made unusable, they still answer, and as of the last commit and retention pass.
  */
-class OffsetsFromMemoryTest {
+class OffsetsFromMemoryIT {
     @TempDir Path dir;
 
     @Test

@@ -11,7 +11,7 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class S3OutageTest {
+class S3OutageIT {
     private static final long BASE_TS = 1_700_000_000_000L;
 
     @TempDir Path dir;

@@ -4,7 +4,9 @@ import static io.tierlog.engine.EngineFixture.TP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tierlog.common.testing.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class TieredReadTest {
+class TieredReadIT {
     private static final long BASE_TS = 1_700_000_000_000L;
     private static final int BATCHES = 240;
     private static final int PER_BATCH = 10;
@@ -217,16 +219,12 @@ class TieredReadTest {
         // Wait (bounded) for the prefetch to land, then the next read is a cache hit.
         double hits = hits();
         double missesBefore = misses();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        TierRead second = null;
-        while (System.nanoTime() < deadline) {
-            second = EngineFixture.get(log.read(TP, next, 1 << 20));
-            if (hits() > hits) {
-                break;
-            }
-            Thread.onSpinWait();
-        }
-        assertThat(hits()).isGreaterThan(hits);
+        TierRead second =
+                Await.until(
+                        "a read of offset " + next + " served from the cache",
+                        () -> EngineFixture.get(log.read(TP, next, 1 << 20)),
+                        r -> hits() > hits,
+                        Duration.ofSeconds(30));
         assertThat(second.tier()).isEqualTo(TierRead.Tier.COLD);
         assertThat(misses()).as("the second chunk was loaded ahead").isEqualTo(missesBefore);
     }

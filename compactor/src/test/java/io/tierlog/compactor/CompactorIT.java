@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The offload loop against a real cold tier: segment files on disk, s3proxy over HTTP, a SQLite
  * catalog file.
  */
-class CompactorTest {
+class CompactorIT {
     static final TopicPartition TP = new TopicPartition("events", 0);
 
     @TempDir Path dir;
@@ -38,7 +38,7 @@ class CompactorTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        cold = new ColdTierFixture(dir);
+        cold = ColdTierFixture.start(dir);
         log = new SegmentFiles(dir.resolve("log"), 42);
         settings = new HashMap<>();
         settings.put(CompactorOptions.OFFLOAD_TMP_DIR.key(), dir.resolve("tmp").toString());
@@ -53,14 +53,7 @@ class CompactorTest {
     }
 
     Compactor compactor() throws Exception {
-        Compactor c =
-                Compactor.create(
-                        log,
-                        Optional.of(log.dir()),
-                        cold.catalog,
-                        cold.store,
-                        cold.config(settings),
-                        Time.SYSTEM);
+        Compactor c = cold.compactor(log, Optional.of(log.dir()), settings, Time.SYSTEM);
         c.addListener(
                 new OffloadListener() {
                     @Override
@@ -92,15 +85,15 @@ class CompactorTest {
             assertThat(r.failedPartitions()).isZero();
             assertThat(r.records()).isEqualTo(400);
         }
-        List<ColdObject> objects = cold.catalog.objects("events", 0);
+        List<ColdObject> objects = cold.catalog().objects("events", 0);
         assertContiguous(objects, 0, 400);
         assertThat(SegmentFiles.describe(cold.readBack("events", 0)))
                 .isEqualTo(SegmentFiles.describe(log.allBatches(TP).subList(0, 40)));
         for (ColdObject o : objects) {
-            ObjectInfo info = cold.store.head(o.key());
+            ObjectInfo info = cold.store().head(o.key());
             assertThat(info.size()).isEqualTo(o.sizeInBytes());
         }
-        assertThat(cold.catalog.topic("events").orElseThrow().partitions()).isEqualTo(1);
+        assertThat(cold.catalog().topic("events").orElseThrow().partitions()).isEqualTo(1);
     }
 
     @Test
@@ -115,7 +108,7 @@ class CompactorTest {
         try (Compactor c = compactor()) {
             c.runOnce();
         }
-        List<ColdObject> objects = cold.catalog.objects("events", 0);
+        List<ColdObject> objects = cold.catalog().objects("events", 0);
         assertContiguous(objects, 0, log.nextOffset(TP));
         long target = 64 * 1024;
         for (ObjectReport r : reports.subList(0, reports.size() - 1)) {
@@ -139,7 +132,7 @@ class CompactorTest {
             log.roll(TP);
             assertThat(c.runOnce().objects()).isEqualTo(1);
         }
-        assertContiguous(cold.catalog.objects("events", 0), 0, 200);
+        assertContiguous(cold.catalog().objects("events", 0), 0, 200);
     }
 
     @Test
@@ -150,7 +143,7 @@ class CompactorTest {
         try (Compactor c = compactor()) {
             c.runOnce();
         }
-        PartitionState s = cold.catalog.partitionState("events", 0);
+        PartitionState s = cold.catalog().partitionState("events", 0);
         assertThat(s.coldLogStartOffset()).isEqualTo(1200);
         assertThat(s.coldHighWatermark()).isEqualTo(1230);
     }
@@ -172,7 +165,7 @@ class CompactorTest {
             PartitionLag lag = c.lag().get(TP);
             assertThat(lag.lastError()).hasValueSatisfying(e -> assertThat(e).contains("20..39"));
         }
-        assertThat(cold.catalog.partitionState("events", 0).coldHighWatermark()).isEqualTo(20);
+        assertThat(cold.catalog().partitionState("events", 0).coldHighWatermark()).isEqualTo(20);
     }
 
     @Test
@@ -206,7 +199,7 @@ class CompactorTest {
             assertThat(lag.lastError()).isEmpty();
         }
         // Partition 3 seen first time: the catalog topic grew to 4 partitions.
-        assertThat(cold.catalog.topic("events").orElseThrow().partitions()).isEqualTo(4);
+        assertThat(cold.catalog().topic("events").orElseThrow().partitions()).isEqualTo(4);
     }
 
     @Test
@@ -223,7 +216,7 @@ class CompactorTest {
             assertThat(c.runOnce().objects()).isEqualTo(6);
         }
         for (int p = 0; p < 6; p++) {
-            assertContiguous(cold.catalog.objects("events", p), 0, 50);
+            assertContiguous(cold.catalog().objects("events", p), 0, 50);
         }
     }
 
@@ -234,14 +227,15 @@ class CompactorTest {
             log.append(TP, 5, 10, 100);
             log.roll(TP);
         }
-        try (io.tierlog.catalog.Catalog second = io.tierlog.catalog.Catalog.open(cold.catalogUrl);
+        try (io.tierlog.catalog.Catalog second =
+                        io.tierlog.catalog.Catalog.open(cold.catalogUrl());
                 Compactor a = compactor();
                 Compactor b =
                         Compactor.create(
                                 log,
                                 Optional.of(log.dir()),
                                 second,
-                                cold.store,
+                                cold.store(),
                                 cold.config(settings),
                                 Time.SYSTEM)) {
             Thread t =
@@ -258,10 +252,10 @@ class CompactorTest {
             t.join();
             a.runOnce(); // whatever the race left, one more pass finishes
         }
-        List<ColdObject> objects = cold.catalog.objects("events", 0);
+        List<ColdObject> objects = cold.catalog().objects("events", 0);
         assertContiguous(objects, 0, 500);
         // Losers deleted their objects: everything in the bucket is referenced.
-        assertThat(cold.store.list("").stream().map(ObjectInfo::key).sorted().toList())
+        assertThat(cold.store().list("").stream().map(ObjectInfo::key).sorted().toList())
                 .isEqualTo(objects.stream().map(ColdObject::key).sorted().toList());
     }
 
@@ -276,7 +270,7 @@ class CompactorTest {
             assertThat(c.runOnce().objects()).isEqualTo(1);
             assertThat(c.lag()).doesNotContainKey(metadata);
         }
-        assertThat(cold.catalog.topic("__cluster_metadata")).isEmpty();
+        assertThat(cold.catalog().topic("__cluster_metadata")).isEmpty();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.common.Time;
+import io.tierlog.common.testing.Await;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
 import io.tierlog.hot.LogConfig;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The two real segment sources: tierlog's own LogManager, and a log dir read without writing. */
-class HotTierSourcesTest {
+class HotTierSourcesIT {
     static final TopicPartition TP = new TopicPartition("orders", 1);
 
     @TempDir Path dir;
@@ -38,7 +39,7 @@ class HotTierSourcesTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        cold = new ColdTierFixture(dir);
+        cold = ColdTierFixture.start(dir);
         logDir = dir.resolve("log");
         settings =
                 Map.of(
@@ -107,21 +108,15 @@ class HotTierSourcesTest {
             assertThat(log.segments().size()).isGreaterThan(3);
             try (LogManagerSource source = new LogManagerSource(lm);
                     Compactor c =
-                            Compactor.create(
-                                    source,
-                                    Optional.of(logDir),
-                                    cold.catalog,
-                                    cold.store,
-                                    cold.config(settings),
-                                    Time.SYSTEM)) {
+                            cold.compactor(source, Optional.of(logDir), settings, Time.SYSTEM)) {
                 c.runOnce();
                 List<SegmentInfo> segments = log.segments();
                 long closedEnd = segments.get(segments.size() - 2).nextOffset();
-                assertThat(cold.catalog.partitionState("orders", 1).coldHighWatermark())
+                assertThat(cold.catalog().partitionState("orders", 1).coldHighWatermark())
                         .isEqualTo(closedEnd);
                 assertThat(SegmentFiles.describe(cold.readBack("orders", 1)))
                         .isEqualTo(SegmentFiles.describe(batchesOfClosedSegments(log)));
-                assertThat(cold.catalog.topic("orders").orElseThrow().partitions()).isEqualTo(2);
+                assertThat(cold.catalog().topic("orders").orElseThrow().partitions()).isEqualTo(2);
             }
         }
     }
@@ -134,13 +129,7 @@ class HotTierSourcesTest {
             PartitionLog log = lm.getOrCreate(TP);
             try (LogManagerSource source = new LogManagerSource(lm);
                     Compactor c =
-                            Compactor.create(
-                                    source,
-                                    Optional.of(logDir),
-                                    cold.catalog,
-                                    cold.store,
-                                    cold.config(hourly),
-                                    Time.SYSTEM)) {
+                            cold.compactor(source, Optional.of(logDir), hourly, Time.SYSTEM)) {
                 java.util.concurrent.CountDownLatch firstPass =
                         new java.util.concurrent.CountDownLatch(1);
                 c.addListener(
@@ -155,14 +144,14 @@ class HotTierSourcesTest {
                 produce(log, 30); // rolls several 16 KiB segments
                 List<SegmentInfo> segments = log.segments();
                 long closedEnd = segments.get(segments.size() - 2).nextOffset();
-                long deadline =
-                        System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-                while (cold.catalog.partitionState("orders", 1).coldHighWatermark() < closedEnd) {
-                    assertThat(System.nanoTime())
-                            .as("offloaded after the roll, not after offload.interval.ms")
-                            .isLessThan(deadline);
-                    Thread.sleep(20); // polling the catalog with a deadline
-                }
+                Await.until(
+                        "offloaded to "
+                                + closedEnd
+                                + " after the roll, not after"
+                                + " offload.interval.ms",
+                        () -> cold.catalog().partitionState("orders", 1).coldHighWatermark(),
+                        hw -> hw >= closedEnd,
+                        java.time.Duration.ofSeconds(60));
             }
         }
     }
@@ -184,9 +173,9 @@ class HotTierSourcesTest {
                         0,
                         tp -> 0L,
                         l ->
-                                cold.catalog.topic(l.topicPartition().topic()).isEmpty()
+                                cold.catalog().topic(l.topicPartition().topic()).isEmpty()
                                         ? 0
-                                        : cold.catalog
+                                        : cold.catalog()
                                                 .partitionState(
                                                         l.topicPartition().topic(),
                                                         l.topicPartition().partition())
@@ -197,20 +186,13 @@ class HotTierSourcesTest {
                             time.milliseconds(), null, "idle".getBytes(StandardCharsets.UTF_8));
             log.append(MemoryRecords.withRecords(0L, Compression.NONE, r).buffer());
             try (LogManagerSource source = new LogManagerSource(lm);
-                    Compactor c =
-                            Compactor.create(
-                                    source,
-                                    Optional.of(logDir),
-                                    cold.catalog,
-                                    cold.store,
-                                    cold.config(settings),
-                                    time)) {
+                    Compactor c = cold.compactor(source, Optional.of(logDir), settings, time)) {
                 assertThat(c.runOnce().objects()).as("the only segment is active").isZero();
                 time.advance(java.time.Duration.ofHours(2).toMillis());
                 lm.runHousekeeping(); // segment.ms passed: rolls; retention may not delete it yet
                 assertThat(log.logStartOffset()).isZero();
                 assertThat(c.runOnce().objects()).isEqualTo(1);
-                assertThat(cold.catalog.partitionState("orders", 1).coldHighWatermark())
+                assertThat(cold.catalog().partitionState("orders", 1).coldHighWatermark())
                         .isEqualTo(1);
                 lm.runHousekeeping(); // now local retention may drop it
                 assertThat(log.logStartOffset()).isEqualTo(1);
@@ -227,23 +209,16 @@ class HotTierSourcesTest {
             produce(lm.getOrCreate(new TopicPartition("orders", 0)), 5);
             expected = batchesOfClosedSegments(log);
         }
-        Map<Path, byte[]> before = CompactorTest.snapshot(logDir);
+        Map<Path, byte[]> before = CompactorIT.snapshot(logDir);
         try (LogDirSource source = LogDirSource.open(logDir);
-                Compactor c =
-                        Compactor.create(
-                                source,
-                                Optional.of(logDir),
-                                cold.catalog,
-                                cold.store,
-                                cold.config(settings),
-                                Time.SYSTEM)) {
+                Compactor c = cold.compactor(source, Optional.of(logDir), settings, Time.SYSTEM)) {
             PassResult r = c.runOnce();
             assertThat(r.failedPartitions()).isZero();
         }
-        Map<Path, byte[]> after = CompactorTest.snapshot(logDir);
+        Map<Path, byte[]> after = CompactorIT.snapshot(logDir);
         assertThat(after.keySet()).isEqualTo(before.keySet());
         before.forEach((k, v) -> assertThat(after.get(k)).as(k.toString()).isEqualTo(v));
-        List<ColdObject> objects = cold.catalog.objects("orders", 1);
+        List<ColdObject> objects = cold.catalog().objects("orders", 1);
         assertThat(objects).isNotEmpty();
         assertThat(SegmentFiles.describe(cold.readBack("orders", 1)))
                 .isEqualTo(SegmentFiles.describe(expected));

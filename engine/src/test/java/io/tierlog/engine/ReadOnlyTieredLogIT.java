@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (holding the log dir's lock) is open on the same data dir: they succeed and leave every file of
  * the log dir (and of the embedded store) as it was.
  */
-class ReadOnlyTieredLogTest {
+class ReadOnlyTieredLogIT {
     private static final long BASE_TS = 1_700_000_000_000L;
 
     @TempDir Path dir;

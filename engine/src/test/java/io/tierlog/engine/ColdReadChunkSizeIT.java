@@ -2,10 +2,11 @@ package io.tierlog.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.common.testing.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cold.read.chunk.bytes} chunk, so a seek's first batch comes fast; a sequential reader then gets
  * whole chunks from read-ahead.
  */
-class ColdReadChunkSizeTest {
+class ColdReadChunkSizeIT {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
     @TempDir Path dir;
@@ -95,12 +96,11 @@ class ColdReadChunkSizeTest {
         while (next < 10_000) {
             next = EngineFixture.get(log.read(TP, next, 1 << 20)).nextOffset();
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (cachedBytes() < 2.5 * (1 << 20) && System.nanoTime() < deadline) {
-            Thread.onSpinWait(); // read-ahead loads on the cold-read threads
-        }
-        assertThat(cachedBytes())
-                .as("more than the 1 MiB miss loads")
-                .isGreaterThan(2.5 * (1 << 20));
+        // Read-ahead loads on the cold-read threads.
+        Await.until(
+                "cached bytes above 2.5 MiB, more than the 1 MiB miss loads",
+                this::cachedBytes,
+                b -> b > 2.5 * (1 << 20),
+                Duration.ofSeconds(30));
     }
 }

@@ -24,14 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@code verify} finds past the catalog: the normal leftovers of offloading are notes, not
  * violations; a catalog that is not the data dir's is a violation.
  */
-class CatalogAuditTest {
+class CatalogAuditIT {
     private static final long BASE_TS = 1_700_000_000_000L;
 
     @TempDir Path dir;
     EngineFixture fx;
     Config config;
     List<ColdObject> objects;
-    io.tierlog.cold.ObjectStore store;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -48,16 +47,11 @@ class CatalogAuditTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (store != null) {
-            store.close();
-        }
         fx.close();
     }
 
     private void sql(String statement) throws Exception {
-        try (Connection c =
-                        DriverManager.getConnection(
-                                "jdbc:sqlite:" + dir.resolve("data/catalog.db"));
+        try (Connection c = DriverManager.getConnection(fx.cold.catalogUrl());
                 Statement s = c.createStatement()) {
             s.executeUpdate(statement);
         }
@@ -66,7 +60,7 @@ class CatalogAuditTest {
     @Test
     void duplicateOrphansUncommittedUploadsAndUnreadableObjectsAreNotesNotViolations()
             throws Exception {
-        store = io.tierlog.cold.S3ObjectStore.create(fx.s3.clientConfig());
+        io.tierlog.cold.ObjectStore store = fx.cold.store();
         ColdObject first = objects.get(0);
         ColdObject last = objects.get(objects.size() - 1);
         try (ReadOnlyTieredLog ro = ReadOnlyTieredLog.open(config)) {

@@ -12,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MetricsEndpointTest {
+class MetricsEndpointIT {
     @TempDir Path dir;
 
     @Test

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The compactor never commits or sweeps on the word of a catalog that is not the expected one, and
  * the sweeper never deletes an orphan that is the only copy of its offsets.
  */
-class CatalogGuardedOffloadTest {
+class CatalogGuardedOffloadIT {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
     @TempDir Path dir;
@@ -36,8 +36,8 @@ class CatalogGuardedOffloadTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        cold = new ColdTierFixture(dir);
-        cold.catalog.createTopic("t", 1, Map.of());
+        cold = ColdTierFixture.start(dir);
+        cold.catalog().createTopic("t", 1, Map.of());
     }
 
     @AfterEach
@@ -83,47 +83,45 @@ class CatalogGuardedOffloadTest {
         String onlyCopy = ObjectKeys.newKey("", "t", 0, 10, 29); // hot starts at 30
         String inHot = ObjectKeys.newKey("", "t", 0, 30, 39);
         for (String k : List.of(committed, duplicate, onlyCopy, inHot)) {
-            cold.store.put(k, new byte[] {1});
+            cold.store().put(k, new byte[] {1});
         }
-        cold.catalog.commit(new ColdObject("t", 0, 0, 9, 0, 0, 10, 1, committed, Instant.now()));
+        cold.catalog().commit(new ColdObject("t", 0, 0, 9, 0, 0, 10, 1, committed, Instant.now()));
         MockTime later = new MockTime(System.currentTimeMillis() + Duration.ofDays(1).toMillis());
         new OrphanSweeper(
-                        cold.catalog,
-                        cold.store,
+                        cold.catalog(),
+                        cold.store(),
                         "",
                         Duration.ofHours(1),
                         later,
                         Optional.of(hotStartingAt(30)))
                 .sweep();
-        assertThat(cold.store.list("").stream().map(ObjectInfo::key))
+        assertThat(cold.store().list("").stream().map(ObjectInfo::key))
                 .containsExactlyInAnyOrder(committed, onlyCopy);
     }
 
     @Test
     void refusingGuardStopsPassesAndSweeps() throws Exception {
         String orphan = ObjectKeys.newKey("", "t", 0, 100, 109);
-        cold.store.put(orphan, new byte[] {1});
+        cold.store().put(orphan, new byte[] {1});
         MockTime later = new MockTime(System.currentTimeMillis() + Duration.ofDays(1).toMillis());
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         try (Compactor c =
-                Compactor.create(
+                cold.compactor(
                         hotStartingAt(0),
                         Optional.empty(),
-                        cold.catalog,
-                        cold.store,
-                        cold.config(Map.of("offload.tmp.dir", tmp.toString())),
+                        Map.of("offload.tmp.dir", tmp.toString()),
                         later)) {
             CatalogGuard wrongId =
-                    new CatalogGuard(cold.catalog, UUID.randomUUID(), later::milliseconds);
+                    new CatalogGuard(cold.catalog(), UUID.randomUUID(), later::milliseconds);
             c.setGuard(wrongId);
             PassResult r = c.runOnce();
             assertThat(r.failedPartitions()).isEqualTo(1);
             assertThat(r.objects()).isZero();
             assertThat(c.sweepOrphans().deleted()).isZero();
-            assertThat(cold.store.list("")).hasSize(1);
+            assertThat(cold.store().list("")).hasSize(1);
             assertThat(wrongId.refusals()).isEqualTo(2);
 
-            c.setGuard(new CatalogGuard(cold.catalog, cold.catalog.id(), later::milliseconds));
+            c.setGuard(new CatalogGuard(cold.catalog(), cold.catalog().id(), later::milliseconds));
             assertThat(c.sweepOrphans().deleted()).isEqualTo(1); // hot holds 100..109
         }
     }

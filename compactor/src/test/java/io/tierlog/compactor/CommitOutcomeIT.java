@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What the compactor does with each kind of commit failure: known failures delete the uploaded
  * object, unknown outcomes never do, and retries converge on exactly one committed copy.
  */
-class CommitOutcomeTest {
+class CommitOutcomeIT {
     static final TopicPartition TP = new TopicPartition("t", 0);
 
     @TempDir Path dir;
@@ -32,8 +32,8 @@ class CommitOutcomeTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        cold = new ColdTierFixture(dir);
-        catalog = new FaultyCatalog(cold.catalog);
+        cold = ColdTierFixture.start(dir);
+        catalog = new FaultyCatalog(cold.catalog());
         log = new SegmentFiles(dir.resolve("log"), 7);
         log.append(TP, 5, 10, 100);
         log.roll(TP);
@@ -49,7 +49,7 @@ class CommitOutcomeTest {
                 log,
                 Optional.of(log.dir()),
                 catalog,
-                cold.store,
+                cold.store(),
                 cold.config(
                         Map.of(
                                 CompactorOptions.OFFLOAD_TMP_DIR.key(),
@@ -64,11 +64,11 @@ class CommitOutcomeTest {
     }
 
     List<String> bucketKeys() throws Exception {
-        return cold.store.list("").stream().map(ObjectInfo::key).toList();
+        return cold.store().list("").stream().map(ObjectInfo::key).toList();
     }
 
     List<String> committedKeys() {
-        return cold.catalog.objects("t", 0).stream().map(ColdObject::key).toList();
+        return cold.catalog().objects("t", 0).stream().map(ColdObject::key).toList();
     }
 
     @Test

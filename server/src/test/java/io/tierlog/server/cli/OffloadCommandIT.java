@@ -2,17 +2,14 @@ package io.tierlog.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
-import io.tierlog.cold.ObjectStore;
-import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.compactor.testing.ColdTierFixture;
 import io.tierlog.compactor.testing.SegmentFiles;
-import io.tierlog.s3.embedded.EmbeddedS3Server;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -20,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code tierlog offload --once} with the embedded defaults, as a user runs it. */
-class OffloadCommandTest {
+class OffloadCommandIT {
     @TempDir Path dir;
 
     int run(ByteArrayOutputStream out, String... args) {
@@ -29,6 +26,28 @@ class OffloadCommandTest {
                         new OffloadCommand(new PrintStream(out, true, StandardCharsets.UTF_8)));
         cl.setErr(new java.io.PrintWriter(out, true));
         return cl.execute(args);
+    }
+
+    /**
+     * {@code --log-dir <log> --once --progress lines --set data.dir=<dir>/data}, then {@code more}.
+     */
+    int runOnce(ByteArrayOutputStream out, SegmentFiles log, String... more) {
+        return run(out, onceArgs(log, more));
+    }
+
+    String[] onceArgs(SegmentFiles log, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--log-dir",
+                                log.dir().toString(),
+                                "--once",
+                                "--progress",
+                                "lines",
+                                "--set",
+                                "data.dir=" + dir.resolve("data")));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
     }
 
     @Test
@@ -44,30 +63,18 @@ class OffloadCommandTest {
         log.append(b, 1, 10, 100); // the last segment: offloaded because the writer stopped
         java.nio.file.Files.createFile(log.dir().resolve(".kafka_cleanshutdown"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code =
-                run(
-                        out,
-                        "--log-dir",
-                        log.dir().toString(),
-                        "--once",
-                        "--progress",
-                        "lines",
-                        "--set",
-                        "data.dir=" + dir.resolve("data"),
-                        "--set",
-                        "offload.tmp.dir=" + dir.resolve("tmp"));
+        int code = runOnce(out, log, "--set", "offload.tmp.dir=" + dir.resolve("tmp"));
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(code).as(text).isZero();
         assertThat(text)
                 .contains("committed clicks-0 offsets 0..99", "committed clicks-1 offsets 0..109");
         assertThat(text).contains("offloaded 2 objects, 210 records");
 
-        try (Catalog catalog = Catalog.open("jdbc:sqlite:" + dir.resolve("data/catalog.db"));
-                EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("data/s3"));
-                ObjectStore store = S3ObjectStore.create(s3.clientConfig())) {
-            List<ColdObject> objects = catalog.objects("clicks", 1);
+        // What the command's embedded S3 server and catalog hold, reopened over the same files.
+        try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
+            List<ColdObject> objects = cold.catalog().objects("clicks", 1);
             assertThat(objects).hasSize(1);
-            assertThat(SegmentFiles.describe(ColdTierFixture.readBack(store, catalog, "clicks", 1)))
+            assertThat(SegmentFiles.describe(cold.readBack("clicks", 1)))
                     .isEqualTo(SegmentFiles.describe(log.allBatches(b)));
         }
     }
@@ -78,17 +85,7 @@ class OffloadCommandTest {
         TopicPartition a = new TopicPartition("clicks", 0);
         log.append(a, 10, 10, 100);
         log.roll(a);
-        String[] args = {
-            "--log-dir",
-            log.dir().toString(),
-            "--once",
-            "--progress",
-            "lines",
-            "--set",
-            "data.dir=" + dir.resolve("data"),
-            "--set",
-            "offload.tmp.dir=" + dir.resolve("tmp")
-        };
+        String[] args = onceArgs(log, "--set", "offload.tmp.dir=" + dir.resolve("tmp"));
         assertThat(run(new ByteArrayOutputStream(), args)).isZero();
         assertThat(dir.resolve("data/catalog.id")).exists();
         for (String suffix : new String[] {"", "-wal", "-shm"}) {
@@ -118,16 +115,7 @@ class OffloadCommandTest {
         log.roll(a);
         log.append(a, 3, 10, 100);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code =
-                run(
-                        out,
-                        "--log-dir",
-                        log.dir().toString(),
-                        "--once",
-                        "--progress",
-                        "lines",
-                        "--set",
-                        "data.dir=" + dir.resolve("data"));
+        int code = runOnce(out, log);
         assertThat(code).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
                 .contains("committed clicks-0 offsets 0..99")

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the first millisecond past {@code retention.ms}. Each step is one maintenance pass; nothing waits
  * for real time.
  */
-class ManualClockRetentionTest {
+class ManualClockRetentionIT {
     private static final long BASE_TS = 1_700_000_000_000L;
     private static final long MINUTE = 60_000;
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Compiles and runs the usage example of the README (the text between the markers, verbatim). */
-class ReadmeExampleTest {
+class ReadmeExampleIT {
     @TempDir Path dataDir;
 
     @Test
@@ -68,7 +68,7 @@ class ReadmeExampleTest {
     @Test
     void readmeShowsExactlyTheExampleThisTestRuns() throws Exception {
         String source =
-                Files.readString(Path.of("src/test/java/io/tierlog/engine/ReadmeExampleTest.java"));
+                Files.readString(Path.of("src/test/java/io/tierlog/engine/ReadmeExampleIT.java"));
         String example =
                 source.substring(
                         source.indexOf("// README-BEGIN\n") + "// README-BEGIN\n".length(),
