@@ -122,8 +122,8 @@ final class TopicHints {
     /**
      * Makes the hints equal to {@code topics}: writes the missing and different ones, removes the
      * hints of topics not among them unless in {@code keep} (deletions in progress, whose hint goes
-     * with their marker). {@code onFile} is what {@link #read} returned. Failures are logged;
-     * never throws.
+     * with their marker). {@code onFile} is what {@link #read} returned. Failures are logged; never
+     * throws.
      */
     void sync(Collection<TopicInfo> topics, Set<String> keep, Map<String, Hint> onFile) {
         try {

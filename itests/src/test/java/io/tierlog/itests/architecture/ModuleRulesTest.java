@@ -7,7 +7,6 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,7 +68,6 @@ class ModuleRulesTest {
     }
 
     @Test
-    @Disabled("fails until the server goes through the engine: 126 violations, see issue 18")
     void theServerDependsOnTheEngineAndCommonOnly() {
         ModuleRules.SERVER_DEPENDS_ON_ENGINE_AND_COMMON_ONLY.check(MAIN);
     }
