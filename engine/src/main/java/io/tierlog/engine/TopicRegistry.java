@@ -43,13 +43,13 @@ import org.slf4j.LoggerFactory;
  * Lookups answer from memory (no catalog call, so an event loop may ask); changes go to the catalog
  * first and then to memory.
  *
- * <p><b>Create</b>: the catalog row is the commit point; the topic's configs are in place before
- * its partitions are created after it, so they open with the topic's overrides. A failure creating
- * them (out of descriptors or memory maps, a full disk) deletes the partitions made so far and the
- * row, and is reported as a {@link KafkaStorageException} saying nothing was created; a crash after
- * the commit leaves a topic whose missing partitions the next open creates. A topic the catalog
- * already holds (created by another process, such as {@code tierlog offload}, with or without
- * configs) exists: creating it again is {@link TopicExistsException}, as Kafka.
+ * <p><b>Create</b>: the catalog row is the commit point; the partitions are created after it, with
+ * the topic's configs already in place, so they open with its overrides. A failure creating them
+ * (out of descriptors or memory maps, a full disk) deletes the partitions made so far and the row,
+ * and is reported as a {@link KafkaStorageException} saying nothing was created; a crash after the
+ * commit leaves a topic whose missing partitions the next open creates. A topic the catalog already
+ * holds (created by another process, such as {@code tierlog offload}, with or without configs)
+ * exists: creating it again is {@link TopicExistsException}, as Kafka.
  *
  * <p><b>Delete</b>: a marker {@code <data.dir>/meta/topics.deleting/<stem>.properties} (the topic's
  * name and id, written atomically) is the commit point; then the hot partitions go, then the

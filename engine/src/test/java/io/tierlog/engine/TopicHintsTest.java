@@ -50,7 +50,7 @@ class TopicHintsTest {
     }
 
     @Test
-    void aDamagedHintIsSkippedAtOpenAndWrittenAgainFromTheCatalog() throws Exception {
+    void aDamagedOrTornHintIsSkippedAtOpenAndWrittenAgainFromTheCatalog() throws Exception {
         TopicInfo t;
         try (TieredLog log = open()) {
             t = log.topicRegistry().create("t", 2, Map.of("retention.ms", "60000"), false);
@@ -58,6 +58,8 @@ class TopicHintsTest {
         Path hintDir = data().resolve("meta").resolve(TopicHints.DIR);
         Files.writeString(hintDir.resolve("t.properties"), "topic.id=not-an-id\npartitions=x\n");
         Files.writeString(hintDir.resolve("junk.properties"), "\u0000\u0001garbage");
+        // a write torn by a crash before its rename: never read
+        Files.writeString(hintDir.resolve("t.properties.tmp"), "topic.name=t\ntopic.id=");
         assertThat(hints()).doesNotContainKey("t");
         try (TieredLog log = open()) {
             assertThat(log.topicRegistry().topic("t")).contains(t);
