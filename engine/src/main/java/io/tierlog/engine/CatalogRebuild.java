@@ -37,8 +37,11 @@ import org.apache.kafka.common.TopicPartition;
  * (orphans of a retried upload) keep the one with the lowest key and report the others, while a gap
  * or a partial overlap refuses the whole rebuild (nothing is written), since the catalog holds only
  * contiguous chains. Topics come from the objects, the hot log dir's partition folders (partition
- * count = highest index seen + 1) and the topic hints (the server's topic files, with their
- * partition counts and configs).
+ * count = highest index seen + 1) and the data dir's {@link TopicHints} (Kafka topic id, partition
+ * count and configs, so clients that cached a topic id see the same one): {@code
+ * meta/topic-hints/}, or for a dir upgraded by a release that kept none, the older registry files
+ * in {@code meta/topics.migrated*} and {@code meta/topics/}. A damaged hint is skipped with a note;
+ * its topic is rebuilt from the objects and folders with a new id and no configs.
  *
  * <p>The fresh catalog carries the data dir's {@code catalog.id} (a new id, recorded in the data
  * dir, if it has none), so the server accepts it. A SQLite catalog is written to a temp file and
@@ -50,9 +53,6 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Not thread-safe (one run per call; the server must be stopped).
  */
 public final class CatalogRebuild {
-    /** What the server's topic files say about a topic. */
-    public record TopicHint(int partitions, Map<String, String> configs) {}
-
     /** The rebuild was refused; nothing was written. The message says why. */
     public static final class RefusedException extends IOException {
         private static final long serialVersionUID = 1L;
@@ -79,6 +79,7 @@ public final class CatalogRebuild {
     record Plan(
             Map<String, Integer> partitions,
             Map<String, Map<String, String>> configs,
+            Map<String, UUID> ids,
             List<PartitionPlan> parts,
             List<String> problems,
             List<String> notes) {}
@@ -94,13 +95,27 @@ public final class CatalogRebuild {
     static Plan plan(
             BucketSurvey survey,
             Map<TopicPartition, Optional<Long>> hotStarts,
-            Map<String, TopicHint> hints) {
+            Map<String, TopicHints.Hint> hints) {
         Map<String, Integer> partitions = new TreeMap<>();
         Map<String, Map<String, String>> configs = new TreeMap<>();
+        Map<String, UUID> ids = new TreeMap<>();
+        List<String> notes = new ArrayList<>();
+        Map<UUID, String> claimed = new java.util.HashMap<>();
         hints.forEach(
                 (t, h) -> {
                     partitions.merge(t, Math.max(1, h.partitions()), Math::max);
                     configs.put(t, Map.copyOf(h.configs()));
+                    String other = claimed.putIfAbsent(h.id(), t);
+                    if (other == null) {
+                        ids.put(t, h.id());
+                    } else {
+                        // a copied file: an id names one topic
+                        notes.add(
+                                "topic "
+                                        + t
+                                        + " gets a new id: its hint names the id of topic "
+                                        + other);
+                    }
                 });
         survey.byPartition()
                 .keySet()
@@ -109,7 +124,6 @@ public final class CatalogRebuild {
                 .keySet()
                 .forEach(tp -> partitions.merge(tp.topic(), tp.partition() + 1, Math::max));
         List<String> problems = new ArrayList<>();
-        List<String> notes = new ArrayList<>();
         for (BucketSurvey.Unusable u : survey.unusable()) {
             notes.add("skipped unreadable object " + u);
         }
@@ -140,7 +154,7 @@ public final class CatalogRebuild {
                 }
             }
         }
-        return new Plan(partitions, configs, parts, problems, notes);
+        return new Plan(partitions, configs, ids, parts, problems, notes);
     }
 
     private static PartitionPlan chain(
@@ -208,8 +222,7 @@ public final class CatalogRebuild {
      * @return what was found and done, one line each
      * @throws RefusedException if the rebuild cannot be done safely (nothing written)
      */
-    public static List<String> run(
-            Config config, Map<String, TopicHint> hints, boolean force, boolean dryRun)
+    public static List<String> run(Config config, boolean force, boolean dryRun)
             throws IOException {
         config.validate(EngineOptions.ALL);
         Path dataDir = Path.of(config.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
@@ -251,7 +264,9 @@ public final class CatalogRebuild {
         } finally {
             closeAll(opened);
         }
-        Plan plan = plan(survey, hotStarts, hints);
+        TopicHints.Found hints = TopicHints.forRebuild(dataDir);
+        out.addAll(hints.notes());
+        Plan plan = plan(survey, hotStarts, hints.hints());
         out.add(
                 "bucket: "
                         + survey.listed()
@@ -346,8 +361,13 @@ public final class CatalogRebuild {
 
     private static void fill(Catalog c, Plan plan) {
         for (Map.Entry<String, Integer> t : plan.partitions().entrySet()) {
-            c.createTopic(
-                    t.getKey(), t.getValue(), plan.configs().getOrDefault(t.getKey(), Map.of()));
+            Map<String, String> configs = plan.configs().getOrDefault(t.getKey(), Map.of());
+            UUID id = plan.ids().get(t.getKey());
+            if (id != null) {
+                c.importTopic(id, t.getKey(), t.getValue(), configs);
+            } else {
+                c.createTopic(t.getKey(), t.getValue(), configs);
+            }
         }
         for (PartitionPlan pp : plan.parts()) {
             for (BucketSurvey.Found f : pp.chain()) {

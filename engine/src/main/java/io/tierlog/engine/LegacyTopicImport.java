@@ -2,7 +2,6 @@ package io.tierlog.engine;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.TopicRecord;
-import io.tierlog.hot.TopicNames;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -10,11 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.TreeMap;
-import java.util.UUID;
-import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,11 +27,11 @@ import org.slf4j.LoggerFactory;
  * deleted). Only when every import has committed is the folder renamed to {@code
  * meta/topics.migrated}: a crash before that imports again at the next open, which changes nothing
  * (the import is idempotent). Unreadable files are logged and skipped (they move with the folder).
- * Stateless.
+ * The moved folder stays as the rebuild's source of ids and configs until the registry has written
+ * its own {@link TopicHints}. Stateless.
  */
 final class LegacyTopicImport {
     private static final Logger LOG = LoggerFactory.getLogger(LegacyTopicImport.class);
-    private static final String CONFIG_PREFIX = "config.";
 
     private LegacyTopicImport() {}
 
@@ -66,20 +60,10 @@ final class LegacyTopicImport {
                 }
                 continue;
             }
-            String stem = fn.substring(0, fn.lastIndexOf('.'));
             try {
-                Properties p = DeleteMarkers.read(f);
-                String name = p.getProperty("topic.name", stem);
-                TopicNames.validate(name);
-                UUID id = TopicInfo.uuid(Uuid.fromString(p.getProperty("topic.id").trim()));
-                int partitions = Integer.parseInt(p.getProperty("partitions").trim());
-                Map<String, String> configs = new TreeMap<>();
-                for (String k : p.stringPropertyNames()) {
-                    if (k.startsWith(CONFIG_PREFIX)) {
-                        configs.put(k.substring(CONFIG_PREFIX.length()), p.getProperty(k));
-                    }
-                }
-                TopicRecord t = catalog.importTopic(id, name, partitions, configs);
+                TopicHints.Hint h = TopicHints.parse(f);
+                String name = h.name();
+                TopicRecord t = catalog.importTopic(h.id(), name, h.partitions(), h.configs());
                 if (deleting) {
                     markers.write(name, t.id());
                     LOG.info("topic {} was being deleted: the deletion is finished now", name);

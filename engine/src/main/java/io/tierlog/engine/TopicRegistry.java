@@ -43,24 +43,29 @@ import org.slf4j.LoggerFactory;
  * Lookups answer from memory (no catalog call, so an event loop may ask); changes go to the catalog
  * first and then to memory.
  *
- * <p><b>Create</b>: the catalog row is the commit point; the partitions are created after it. A
- * failure creating them (out of descriptors or memory maps, a full disk) deletes the partitions
- * made so far and the row, and is reported as a {@link KafkaStorageException} saying nothing was
- * created; a crash after the commit leaves a topic whose missing partitions the next open creates.
- * A topic the catalog already holds (created by another process, such as {@code tierlog offload},
- * with or without configs) exists: creating it again is {@link TopicExistsException}, as Kafka.
+ * <p><b>Create</b>: the catalog row is the commit point; the partitions are created after it, with
+ * the topic's configs already in place, so they open with its overrides. A failure creating them
+ * (out of descriptors or memory maps, a full disk) deletes the partitions made so far and the row,
+ * and is reported as a {@link KafkaStorageException} saying nothing was created; a crash after the
+ * commit leaves a topic whose missing partitions the next open creates. A topic the catalog already
+ * holds (created by another process, such as {@code tierlog offload}, with or without configs)
+ * exists: creating it again is {@link TopicExistsException}, as Kafka.
  *
  * <p><b>Delete</b>: a marker {@code <data.dir>/meta/topics.deleting/<stem>.properties} (the topic's
  * name and id, written atomically) is the commit point; then the hot partitions go, then the
  * catalog row, then the cold objects (any the store refuses are left to the orphan sweeper), then
- * the marker. Opening finishes an interrupted deletion; until it is finished the name cannot be
- * created again (Kafka's "marked for deletion"). A marker whose id is not the catalog row's (the
- * name was created again elsewhere) is dropped without deleting anything.
+ * the hint, then the marker. Opening finishes an interrupted deletion; until it is finished the
+ * name cannot be created again (Kafka's "marked for deletion"). A marker whose id is not the
+ * catalog row's (the name was created again elsewhere) is dropped without deleting anything.
  *
  * <p><b>Open</b>: interrupted deletions are finished; partition folders of a topic the catalog does
- * not know are adopted (registered with no configs, partitions = highest index + 1, WARN), never
- * deleted, so a lost catalog never destroys data; every partition of every topic is opened.
- * Unreadable markers are logged and skipped.
+ * not know are adopted (partitions = highest index + 1, WARN), never deleted, so a lost catalog
+ * never destroys data: with the id and configs of the topic's {@link TopicHints hint} if it has
+ * one, else with a new id and no configs; the hints are made equal to the catalog; every partition
+ * of every topic is opened. Unreadable markers and hints are logged and skipped.
+ *
+ * <p><b>Hints</b>: every change above is copied, after its catalog commit, into the topic's hint
+ * file ({@link TopicHints}), which {@code tierlog catalog rebuild} reads when the catalog is lost.
  *
  * <p>Thread-safe: reads are lock-free; changes are serialised.
  */
@@ -75,6 +80,7 @@ public final class TopicRegistry {
     private final TopicConfigs configs;
     private final ColdIndex coldIndex;
     private final DeleteMarkers markers;
+    private final TopicHints hints;
     private final Map<String, TopicInfo> byName = new ConcurrentHashMap<>();
     private final Map<Uuid, TopicInfo> byId = new ConcurrentHashMap<>();
     private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
@@ -99,12 +105,14 @@ public final class TopicRegistry {
             LogManager logs,
             TopicConfigs configs,
             ColdIndex coldIndex,
-            DeleteMarkers markers) {
+            DeleteMarkers markers,
+            TopicHints hints) {
         this.catalog = catalog;
         this.logs = logs;
         this.configs = configs;
         this.coldIndex = coldIndex;
         this.markers = markers;
+        this.hints = hints;
     }
 
     /**
@@ -124,7 +132,8 @@ public final class TopicRegistry {
                         logs,
                         configs,
                         coldIndex,
-                        new DeleteMarkers(dataDir.resolve("meta").resolve("topics.deleting")));
+                        new DeleteMarkers(dataDir.resolve("meta").resolve("topics.deleting")),
+                        new TopicHints(dataDir));
         for (DeleteMarkers.Marker m : r.markers.list()) {
             try {
                 r.finishDelete(m);
@@ -142,6 +151,7 @@ public final class TopicRegistry {
                 r.remember(t);
             }
         }
+        Map<String, TopicHints.Hint> hinted = r.hints.read();
         Map<String, Integer> onDisk = new TreeMap<>();
         for (PartitionLog pl : logs.partitions()) {
             TopicPartition tp = pl.topicPartition();
@@ -152,7 +162,25 @@ public final class TopicRegistry {
             if (r.deleting.contains(e.getKey())) {
                 continue; // the partitions of a topic being deleted are no orphans
             }
-            if (known == null || known.partitions() < e.getValue()) {
+            TopicHints.Hint hint = hinted.get(e.getKey());
+            if (known == null
+                    && hint != null
+                    && !r.byId.containsKey(TopicInfo.kafkaId(hint.id()))) {
+                // a catalog restored from an old backup: the topic keeps its id and configs
+                LOG.warn(
+                        "adopting partition folders of topic {} that the catalog does not know"
+                                + " ({} partitions) with the id {} and configs {} of its hint",
+                        e.getKey(),
+                        e.getValue(),
+                        TopicInfo.kafkaId(hint.id()),
+                        hint.configs());
+                r.remember(
+                        catalog.importTopic(
+                                hint.id(),
+                                e.getKey(),
+                                Math.max(hint.partitions(), e.getValue()),
+                                hint.configs()));
+            } else if (known == null || known.partitions() < e.getValue()) {
                 LOG.warn(
                         "adopting partition folders of topic {} that the catalog does not know"
                                 + " ({} partitions)",
@@ -161,6 +189,7 @@ public final class TopicRegistry {
                 r.remember(catalog.ensureTopic(e.getKey(), e.getValue()));
             }
         }
+        r.hints.sync(r.byName.values(), r.deleting, hinted);
         for (TopicInfo t : r.byName.values()) {
             r.openPartitions(t.name(), 0, t.partitions());
         }
@@ -252,6 +281,7 @@ public final class TopicRegistry {
             throw new TopicExistsException("Topic '" + name + "' already exists.");
         }
         configs.put(name, t.configs());
+        hints.writeQuietly(new TopicInfo(t.name(), t.id(), t.partitions(), t.configs()));
         int created = 0;
         try {
             for (; created < partitions; created++) {
@@ -279,6 +309,7 @@ public final class TopicRegistry {
             deletePartitions(name);
             catalog.deleteTopic(name);
             configs.remove(name);
+            hints.remove(name);
         } catch (IOException | RuntimeException e) {
             LOG.warn(
                     "cannot delete the partitions of the failed topic {} now; it exists, and the"
@@ -363,6 +394,7 @@ public final class TopicRegistry {
         configs.remove(name);
         coldIndex.invalidateTopic(name);
         deleteObjects.accept(objects);
+        hints.remove(name); // last: a rebuild before it restores the id the marker names
         markers.remove(m);
         deleting.remove(name);
     }
@@ -388,6 +420,7 @@ public final class TopicRegistry {
                             + MAX_PARTITIONS);
         }
         TopicInfo info = remember(catalog.ensurePartitions(name, total));
+        hints.writeQuietly(info);
         openPartitions(name, t.partitions(), total);
         return info;
     }
@@ -406,7 +439,9 @@ public final class TopicRegistry {
         validateConfigs(overrides);
         TopicRecord t = catalog.updateTopicConfigs(name, overrides);
         configs.put(name, t.configs());
-        return remember(t);
+        TopicInfo info = remember(t);
+        hints.writeQuietly(info);
+        return info;
     }
 
     /**
@@ -465,7 +500,7 @@ public final class TopicRegistry {
     }
 
     private void rememberAndOpen(TopicRecord t) {
-        remember(t);
+        hints.writeQuietly(remember(t));
         try {
             openPartitions(t.name(), 0, t.partitions());
         } catch (IOException e) {

@@ -8,12 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /** How {@code catalog rebuild} chains the objects it found in the bucket. */
 class CatalogRebuildPlanTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
+    private static final UUID V_ID = UUID.randomUUID();
 
     private static BucketSurvey.Found obj(String key, long first, long last) {
         return new BucketSurvey.Found(
@@ -86,6 +88,19 @@ class CatalogRebuildPlanTest {
     }
 
     @Test
+    void twoHintsNamingOneIdGiveItToTheFirstAndANewIdToTheOther() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(),
+                        Map.of(),
+                        Map.of(
+                                "v", new TopicHints.Hint("v", V_ID, 1, Map.of()),
+                                "w", new TopicHints.Hint("w", V_ID, 1, Map.of())));
+        assertThat(p.ids()).hasSize(1).containsValue(V_ID);
+        assertThat(p.notes()).anyMatch(n -> n.contains("gets a new id"));
+    }
+
+    @Test
     void partitionCountsComeFromObjectsHotFoldersAndTopicFiles() {
         TopicPartition hot3 = new TopicPartition("t", 3);
         TopicPartition other = new TopicPartition("u", 1);
@@ -95,11 +110,12 @@ class CatalogRebuildPlanTest {
                         Map.of(hot3, Optional.empty(), other, Optional.of(0L)),
                         Map.of(
                                 "v",
-                                new CatalogRebuild.TopicHint(6, Map.of("retention.ms", "1000"))));
+                                new TopicHints.Hint("v", V_ID, 6, Map.of("retention.ms", "1000"))));
         assertThat(p.partitions())
                 .containsEntry("t", 4)
                 .containsEntry("u", 2)
                 .containsEntry("v", 6);
         assertThat(p.configs()).containsEntry("v", Map.of("retention.ms", "1000"));
+        assertThat(p.ids()).containsExactly(Map.entry("v", V_ID));
     }
 }

@@ -77,6 +77,27 @@ class TopicRegistryTest {
     }
 
     @Test
+    void partitionsOfANewTopicOpenWithItsOverridesNotTheServerDefaults() throws Exception {
+        try (TieredLog log = open()) {
+            log.topicRegistry().create("small", 2, Map.of("segment.bytes", "1024"), false);
+            for (int p = 0; p < 2; p++) {
+                TopicPartition tp = new TopicPartition("small", p);
+                assertThat(log.logManager().partition(tp).orElseThrow().config().segmentBytes())
+                        .as("segment.bytes of %s as opened by the creation", tp)
+                        .isEqualTo(1024);
+            }
+            // and it acts on it: 20 batches of ~300 bytes roll far below the 2MiB default
+            TopicPartition tp = new TopicPartition("small", 0);
+            for (int i = 0; i < 20; i++) {
+                log.append(tp, batch("v".repeat(250) + i));
+            }
+            assertThat(log.logManager().partition(tp).orElseThrow().segments().size())
+                    .as("segments after 6KB into a topic with segment.bytes=1024")
+                    .isGreaterThan(3);
+        }
+    }
+
+    @Test
     void badRequestsAreRefusedWithKafkaExceptions() throws Exception {
         try (TieredLog log = open()) {
             TopicRegistry r = log.topicRegistry();

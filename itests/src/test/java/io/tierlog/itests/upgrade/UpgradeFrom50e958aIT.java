@@ -58,6 +58,16 @@ class UpgradeFrom50e958aIT {
 
     @BeforeEach
     void unpackFixture() throws Exception {
+        dataDir = unpack(tmp);
+        Path state = tmp.resolve(FixtureGenerator.STATE_FILE);
+        try (InputStream in = resource(FixtureGenerator.STATE_FILE)) {
+            Files.copy(in, state);
+        }
+        expected = ClusterState.read(state);
+    }
+
+    /** Unpacks the fixture's data dir into {@code tmp}; returns it ({@code tmp/data}). */
+    static Path unpack(Path tmp) throws Exception {
         Path archive = tmp.resolve(FixtureGenerator.DATA_ARCHIVE);
         try (InputStream in = resource(FixtureGenerator.DATA_ARCHIVE)) {
             Files.copy(in, archive, StandardCopyOption.REPLACE_EXISTING);
@@ -68,12 +78,7 @@ class UpgradeFrom50e958aIT {
                         .start();
         String out = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(tar.waitFor()).as("tar -xzf: %s", out).isZero();
-        dataDir = tmp.resolve("data");
-        Path state = tmp.resolve(FixtureGenerator.STATE_FILE);
-        try (InputStream in = resource(FixtureGenerator.STATE_FILE)) {
-            Files.copy(in, state);
-        }
-        expected = ClusterState.read(state);
+        return tmp.resolve("data");
     }
 
     @Test

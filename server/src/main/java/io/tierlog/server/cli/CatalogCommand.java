@@ -2,16 +2,7 @@ package io.tierlog.server.cli;
 
 import io.tierlog.common.Config;
 import io.tierlog.engine.CatalogRebuild;
-import io.tierlog.engine.EngineOptions;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,9 +11,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code tierlog catalog rebuild}: rebuilds a lost or rolled-back catalog from the objects in the
  * bucket ({@link CatalogRebuild} does the work). Run with the server stopped and the settings of
- * {@code serve}. Topic partition counts and configs still on disk in the server's topic files
- * ({@code <data.dir>/meta/topics/<topic>.properties}: {@code partitions}, {@code config.<key>}) are
- * passed along as hints. Not thread-safe (one run per instance).
+ * {@code serve}. Topic ids, partition counts and configs come back from the data dir's topic hints
+ * ({@code <data.dir>/meta/topic-hints/}, see the engine's {@code TopicHints}). Not thread-safe (one
+ * run per instance).
  */
 @Command(
         name = "catalog",
@@ -62,49 +53,14 @@ final class CatalogCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             Config c = settings.load();
-            Path dataDir = Path.of(c.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
             List<String> lines;
             try {
-                lines = CatalogRebuild.run(c, topicHints(dataDir), force, dryRun);
+                lines = CatalogRebuild.run(c, force, dryRun);
             } catch (CatalogRebuild.RefusedException | java.nio.file.NoSuchFileException e) {
                 throw new CliException(CliErrors.USAGE, "refused: " + e.getMessage(), e);
             }
             lines.forEach(System.out::println);
             return CliErrors.OK;
         }
-    }
-
-    /** The server's topic files, as hints; unreadable ones are skipped with a warning. */
-    static Map<String, CatalogRebuild.TopicHint> topicHints(Path dataDir) throws IOException {
-        Path dir = dataDir.resolve("meta").resolve("topics");
-        Map<String, CatalogRebuild.TopicHint> hints = new TreeMap<>();
-        if (!Files.isDirectory(dir)) {
-            return hints;
-        }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.properties")) {
-            for (Path f : files) {
-                String fn = f.getFileName().toString();
-                Properties p = new Properties();
-                try (InputStream in = Files.newInputStream(f)) {
-                    p.load(in);
-                    // long names are stored under a hashed file name, with the name inside
-                    String topic =
-                            p.getProperty(
-                                    "topic.name",
-                                    fn.substring(0, fn.length() - ".properties".length()));
-                    int partitions = Integer.parseInt(p.getProperty("partitions", "0").trim());
-                    Map<String, String> configs = new TreeMap<>();
-                    for (String k : p.stringPropertyNames()) {
-                        if (k.startsWith("config.")) {
-                            configs.put(k.substring("config.".length()), p.getProperty(k));
-                        }
-                    }
-                    hints.put(topic, new CatalogRebuild.TopicHint(partitions, configs));
-                } catch (IOException | RuntimeException e) {
-                    System.err.println("warning: skipping unreadable topic file " + f + ": " + e);
-                }
-            }
-        }
-        return hints;
     }
 }

@@ -4,9 +4,9 @@ import java.io.IOException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Where a fetch finds its record batches: {@link HotFetchSource} answers from segment files (sent
- * with sendfile), {@link TieredFetchSource} routes by offset through the engine, to the hot tier or
- * to the cold tier (in-memory batches rebuilt from Parquet).
+ * Where a fetch finds its record batches: {@link TieredFetchSource} routes by offset through the
+ * engine, to the hot tier (segment files, sent with sendfile) or to the cold tier (in-memory
+ * batches rebuilt from Parquet); tests may wrap it to inject faults.
  *
  * <p>Contract: {@link #read} returns whole batches starting with the one that contains {@code
  * offset}, at most {@code maxBytes} unless the first batch alone is larger (then exactly that
