@@ -3,10 +3,10 @@ package io.tierlog.server.produce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tierlog.server.HandlerTestBase;
 import io.tierlog.server.ServerTestKit;
 import io.tierlog.server.dispatch.CloseConnectionException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -19,29 +19,14 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Produce, called with request bodies: appends land in the partition at the answered offsets, and
  * every refusal is a per-partition Kafka error code that leaves the log untouched.
  */
-class ProduceHandlerTest {
+class ProduceHandlerTest extends HandlerTestBase {
     private static final short V9 = 9;
-    @TempDir Path dir;
-    private ServerTestKit kit;
-
-    @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir);
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
-    }
 
     private static ProduceRequestData request(
             short acks, String topic, int partition, BaseRecords r) {
