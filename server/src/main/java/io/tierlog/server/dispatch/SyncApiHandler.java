@@ -14,9 +14,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * version it serves in the constructor. Subclasses hold only the services they were given and must
  * be thread-safe.
  */
-public abstract class SyncApiHandler<Q extends ApiMessage> implements ApiHandler {
-    private final ApiKeys apiKey;
-    private final short maxVersion;
+public abstract class SyncApiHandler<Q extends ApiMessage> extends ApiHandlerBase {
     private final Class<Q> requestType;
     private final Executor blockingExecutor;
 
@@ -31,18 +29,9 @@ public abstract class SyncApiHandler<Q extends ApiMessage> implements ApiHandler
      */
     protected SyncApiHandler(
             ApiKeys apiKey, int maxVersion, Class<Q> requestType, Executor blockingExecutor) {
-        this.apiKey = apiKey;
-        this.maxVersion = (short) maxVersion;
+        super(apiKey, maxVersion);
         this.requestType = requestType;
         this.blockingExecutor = blockingExecutor;
-    }
-
-    /**
-     * A handler that never blocks and overrides {@link #apiKey} and {@link #maxVersion} itself (the
-     * produce area's handlers still do).
-     */
-    protected SyncApiHandler(Class<Q> requestType) {
-        this(requestType, null);
     }
 
     /**
@@ -50,23 +39,8 @@ public abstract class SyncApiHandler<Q extends ApiMessage> implements ApiHandler
      * itself.
      */
     protected SyncApiHandler(Class<Q> requestType, Executor blockingExecutor) {
-        this(null, -1, requestType, blockingExecutor);
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        if (apiKey == null) {
-            throw new IllegalStateException(getClass().getName() + " names no API");
-        }
-        return apiKey;
-    }
-
-    @Override
-    public short maxVersion() {
-        if (apiKey == null) {
-            throw new IllegalStateException(getClass().getName() + " names no API");
-        }
-        return maxVersion;
+        this.requestType = requestType;
+        this.blockingExecutor = blockingExecutor;
     }
 
     @Override
