@@ -43,6 +43,11 @@ class ProduceHandlerTest extends HandlerTestBase {
         return req;
     }
 
+    /** The response body of one batch produced to partition 0 with {@code acks}. */
+    private ProduceResponseData produceWithAcks(short acks, String topic, BaseRecords r) {
+        return kit.call(ApiKeys.PRODUCE, V9, request(acks, topic, 0, r));
+    }
+
     private PartitionProduceResponse produce(String topic, int partition, BaseRecords r) {
         ProduceResponseData resp =
                 kit.call(ApiKeys.PRODUCE, V9, request((short) -1, topic, partition, r));
@@ -121,11 +126,7 @@ class ProduceHandlerTest extends HandlerTestBase {
     @Test
     void acksOtherThanZeroOneOrAllAreInvalid() {
         kit.createTopic("orders", 1);
-        ProduceResponseData resp =
-                kit.call(
-                        ApiKeys.PRODUCE,
-                        V9,
-                        request((short) 2, "orders", 0, ServerTestKit.batch("a")));
+        ProduceResponseData resp = produceWithAcks((short) 2, "orders", ServerTestKit.batch("a"));
         assertThat(resp.responses().iterator().next().partitionResponses().get(0).errorCode())
                 .isEqualTo(Errors.INVALID_REQUIRED_ACKS.code());
         assertThat(highWatermark("orders", 0)).isZero();
@@ -134,11 +135,7 @@ class ProduceHandlerTest extends HandlerTestBase {
     @Test
     void acksZeroGetsNoResponseAndAFailureClosesTheConnection() {
         kit.createTopic("orders", 1);
-        Object none =
-                kit.call(
-                        ApiKeys.PRODUCE,
-                        V9,
-                        request((short) 0, "orders", 0, ServerTestKit.batch("a")));
+        Object none = produceWithAcks((short) 0, "orders", ServerTestKit.batch("a"));
         assertThat(none).isNull();
         assertThat(highWatermark("orders", 0)).isEqualTo(1);
 
