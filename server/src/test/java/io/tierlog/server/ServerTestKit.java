@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -160,6 +161,19 @@ public final class ServerTestKit implements AutoCloseable {
 
     public TopicInfo createTopic(String name, int partitions) {
         return createTopic(name, partitions, Map.of());
+    }
+
+    /**
+     * Appends one {@link #batch} of {@code values} to a partition's hot log, as a produce would.
+     */
+    public void append(String topic, int partition, String... values) {
+        try {
+            engine.hotLog(new TopicPartition(topic, partition))
+                    .orElseThrow(() -> new AssertionError(topic + "-" + partition + " has no log"))
+                    .append(batch(values).buffer());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public MetadataService metadata() {

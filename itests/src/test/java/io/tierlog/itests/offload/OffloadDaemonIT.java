@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.catalog.Catalog;
 import io.tierlog.cold.testing.FaultInjectingProxy;
+import io.tierlog.common.Config;
 import io.tierlog.common.testing.Await;
 import io.tierlog.compactor.testing.ChildClasspath;
 import io.tierlog.compactor.testing.ColdTierFixture;
@@ -35,13 +36,7 @@ class OffloadDaemonIT {
         closeAndStartSegment(log);
         try (ColdTierFixture cold = ColdTierFixture.start(dir)) {
             Catalog catalog = cold.catalog();
-            List<String> cmd = daemonCommand(log, cold.catalogUrl());
-            cold.clientConfig().asMap().forEach((k, v) -> cmd.add("--set=" + k + "=" + v));
-            Process p =
-                    new ProcessBuilder(cmd)
-                            .redirectErrorStream(true)
-                            .redirectOutput(dir.resolve("daemon.out").toFile())
-                            .start();
+            Process p = startDaemon(daemonCommand(log, cold.catalogUrl(), cold.clientConfig()));
             try {
                 awaitColdHighWatermark(catalog, 50, p);
                 closeAndStartSegment(log);
@@ -70,22 +65,16 @@ class OffloadDaemonIT {
             Catalog catalog = cold.catalog();
             FaultInjectingProxy proxy = cold.proxy();
             proxy.goDown(); // connections refused: S3 is unreachable when the daemon starts
-            List<String> cmd = daemonCommand(log, cold.catalogUrl());
-            cold.clientConfig(proxy.endpoint())
-                    .asMap()
-                    .forEach((k, v) -> cmd.add("--set=" + k + "=" + v));
+            List<String> cmd =
+                    daemonCommand(log, cold.catalogUrl(), cold.clientConfig(proxy.endpoint()));
             cmd.add("--set=s3.request.timeout.ms=1000");
             cmd.add("--set=s3.retry.max.attempts=2");
             cmd.add("--set=offload.retry.backoff.ms=50");
             cmd.add("--set=offload.retry.backoff.max.ms=500");
             cmd.add("--set=offload.retry.timeout.ms=1000");
             cmd.add("--set=offload.sweep.interval.ms=1000");
+            Process p = startDaemon(cmd);
             Path out = dir.resolve("daemon.out");
-            Process p =
-                    new ProcessBuilder(cmd)
-                            .redirectErrorStream(true)
-                            .redirectOutput(out.toFile())
-                            .start();
             try {
                 awaitOutput(out, "orphan sweep failed", 1, p);
                 awaitOutput(out, "offload pass failed", 1, p);
@@ -113,7 +102,17 @@ class OffloadDaemonIT {
         }
     }
 
-    private List<String> daemonCommand(SegmentFiles log, String catalogUrl) throws Exception {
+    /** The daemon's process, its stdout and stderr in {@code daemon.out}. */
+    private Process startDaemon(List<String> cmd) throws IOException {
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("daemon.out").toFile())
+                .start();
+    }
+
+    /** {@code offload} without {@code --once} on {@code log}, reaching S3 with {@code s3}. */
+    private List<String> daemonCommand(SegmentFiles log, String catalogUrl, Config s3)
+            throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
@@ -127,6 +126,7 @@ class OffloadDaemonIT {
         cmd.add("--set=offload.interval.ms=100");
         cmd.add("--set=offload.tmp.dir=" + dir.resolve("tmp"));
         cmd.add("--set=data.dir=" + dir.resolve("unused"));
+        s3.asMap().forEach((k, v) -> cmd.add("--set=" + k + "=" + v));
         return cmd;
     }
 

@@ -186,22 +186,13 @@ class ConsumerGroupIT {
     void kcatBalancedConsumerReadsTheTopicThroughAGroup() throws Exception {
         assumeTrue(Proc.available("kcat"), "kcat is not installed (apt-get install kcat)");
         Proc.Result r =
-                Proc.run(
-                        List.of(
-                                "kcat",
-                                "-b",
-                                server.bootstrap(),
-                                "-G",
-                                "kcat-group",
-                                "-o",
-                                "beginning",
-                                "-e",
-                                "-q",
-                                "-f",
-                                "%k\\n",
-                                "grouped"),
-                        null,
-                        Duration.ofMinutes(2));
+                Proc.kcatToEnd(
+                        server.bootstrap(),
+                        "%k\\n",
+                        Duration.ofMinutes(2),
+                        "-G",
+                        "kcat-group",
+                        "grouped");
         assertThat(r.exit()).as(r.stderr()).isZero();
         BitSet seen = new BitSet(N);
         r.stdout().lines().forEach(l -> seen.set(Integer.parseInt(l.substring(2))));

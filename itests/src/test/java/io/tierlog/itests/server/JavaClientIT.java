@@ -26,6 +26,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -191,6 +192,12 @@ class JavaClientIT {
         }
     }
 
+    /** What an admin call's future fails with (the cause of its ExecutionException). */
+    private static Throwable failure(KafkaFuture<?> f) {
+        return org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, f::get)
+                .getCause();
+    }
+
     @Test
     void adminCreatesDescribesAndDeletesTopicsWithPerTopicConfigs() throws Exception {
         try (Admin a = Clients.admin(server.bootstrap())) {
@@ -200,21 +207,16 @@ class JavaClientIT {
                                             .configs(Map.of("segment.bytes", "1048576"))))
                     .all()
                     .get();
-            ExecutionException dup =
-                    org.junit.jupiter.api.Assertions.assertThrows(
-                            ExecutionException.class,
-                            () ->
+            assertThat(
+                            failure(
                                     a.createTopics(
                                                     List.of(
                                                             new NewTopic(
                                                                     "configured", 1, (short) 1)))
-                                            .all()
-                                            .get());
-            assertThat(dup.getCause()).isInstanceOf(TopicExistsException.class);
-            ExecutionException badConfig =
-                    org.junit.jupiter.api.Assertions.assertThrows(
-                            ExecutionException.class,
-                            () ->
+                                            .all()))
+                    .isInstanceOf(TopicExistsException.class);
+            assertThat(
+                            failure(
                                     a.createTopics(
                                                     List.of(
                                                             new NewTopic("bad", 1, (short) 1)
@@ -222,9 +224,7 @@ class JavaClientIT {
                                                                             Map.of(
                                                                                     "no.such",
                                                                                     "1"))))
-                                            .all()
-                                            .get());
-            assertThat(badConfig.getCause())
+                                            .all()))
                     .isInstanceOf(
                             org.apache.kafka.common.errors.InvalidConfigurationException.class);
 
@@ -245,11 +245,8 @@ class JavaClientIT {
 
             a.deleteTopics(List.of("configured")).all().get();
             assertThat(a.listTopics().names().get()).doesNotContain("configured");
-            ExecutionException gone =
-                    org.junit.jupiter.api.Assertions.assertThrows(
-                            ExecutionException.class,
-                            () -> a.deleteTopics(List.of("configured")).all().get());
-            assertThat(gone.getCause()).isInstanceOf(UnknownTopicOrPartitionException.class);
+            assertThat(failure(a.deleteTopics(List.of("configured")).all()))
+                    .isInstanceOf(UnknownTopicOrPartitionException.class);
         }
     }
 

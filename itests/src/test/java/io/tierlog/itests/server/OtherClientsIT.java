@@ -77,24 +77,15 @@ class OtherClientsIT {
         assumeTrue(Proc.available("kcat"), "kcat is not installed (apt-get install kcat)");
         String b = server.bootstrap();
         Proc.Result java =
-                Proc.run(
-                        List.of(
-                                "kcat",
-                                "-C",
-                                "-b",
-                                b,
-                                "-t",
-                                "from-java",
-                                "-p",
-                                "0",
-                                "-o",
-                                "beginning",
-                                "-e",
-                                "-q",
-                                "-f",
-                                "%o\\t%k\\t%s\\t%T\\t%h\\n"),
-                        null,
-                        Duration.ofSeconds(60));
+                Proc.kcatToEnd(
+                        b,
+                        "%o\\t%k\\t%s\\t%T\\t%h\\n",
+                        Duration.ofSeconds(60),
+                        "-C",
+                        "-t",
+                        "from-java",
+                        "-p",
+                        "0");
         assertThat(java.exit()).as(java.stderr()).isZero();
         List<String> lines = java.stdout().lines().toList();
         assertThat(lines).hasSize(JAVA_COUNT);
@@ -136,24 +127,15 @@ class OtherClientsIT {
             assertThat(r.exit()).as(codec + ": " + r.stderr()).isZero();
         }
         Proc.Result back =
-                Proc.run(
-                        List.of(
-                                "kcat",
-                                "-C",
-                                "-b",
-                                b,
-                                "-t",
-                                "from-kcat",
-                                "-p",
-                                "0",
-                                "-o",
-                                "beginning",
-                                "-e",
-                                "-q",
-                                "-f",
-                                "%k\\t%s\\t%h\\n"),
-                        null,
-                        Duration.ofSeconds(60));
+                Proc.kcatToEnd(
+                        b,
+                        "%k\\t%s\\t%h\\n",
+                        Duration.ofSeconds(60),
+                        "-C",
+                        "-t",
+                        "from-kcat",
+                        "-p",
+                        "0");
         assertThat(back.exit()).as(back.stderr()).isZero();
         List<String> expected = sent.stream().map(s -> s + "\tsrc=kcat").toList();
         assertThat(back.stdout().lines().toList()).isEqualTo(expected);

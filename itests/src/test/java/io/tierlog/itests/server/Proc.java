@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -27,6 +28,19 @@ final class Proc {
             }
         }
         return false;
+    }
+
+    /**
+     * kcat reading from the beginning to the end of what {@code source} names ({@code "-C", "-t",
+     * topic, "-p", partition} or {@code "-G", group, topic...}), one line per message in kcat's
+     * {@code -f format}.
+     */
+    static Result kcatToEnd(String bootstrap, String format, Duration timeout, String... source)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.addAll(List.of("kcat", "-b", bootstrap, "-o", "beginning", "-e", "-q", "-f", format));
+        cmd.addAll(List.of(source));
+        return run(cmd, null, timeout);
     }
 
     static Result run(List<String> cmd, String stdin, Duration timeout)

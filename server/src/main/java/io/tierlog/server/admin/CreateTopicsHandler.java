@@ -38,19 +38,9 @@ final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> 
     private final TopicRegistry topics;
 
     CreateTopicsHandler(Config config, TopicRegistry topics, Executor blockingExecutor) {
-        super(CreateTopicsRequestData.class, blockingExecutor);
+        super(ApiKeys.CREATE_TOPICS, 7, CreateTopicsRequestData.class, blockingExecutor);
         this.config = config;
         this.topics = topics;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.CREATE_TOPICS;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 7;
     }
 
     @Override

@@ -32,19 +32,9 @@ final class DeleteTopicsHandler extends SyncApiHandler<DeleteTopicsRequestData> 
     private final TopicRegistry topics;
 
     DeleteTopicsHandler(Config config, TopicRegistry topics, Executor blockingExecutor) {
-        super(DeleteTopicsRequestData.class, blockingExecutor);
+        super(ApiKeys.DELETE_TOPICS, 6, DeleteTopicsRequestData.class, blockingExecutor);
         this.config = config;
         this.topics = topics;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DELETE_TOPICS;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 6;
     }
 
     @Override

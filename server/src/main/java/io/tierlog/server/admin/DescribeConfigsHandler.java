@@ -31,20 +31,10 @@ final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequest
     private final TopicRegistry topics;
 
     DescribeConfigsHandler(Config config, MetadataService metadata, TopicRegistry topics) {
-        super(DescribeConfigsRequestData.class);
+        super(ApiKeys.DESCRIBE_CONFIGS, 4, DescribeConfigsRequestData.class);
         this.config = config;
         this.metadata = metadata;
         this.topics = topics;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_CONFIGS;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

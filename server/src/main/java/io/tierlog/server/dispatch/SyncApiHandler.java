@@ -5,23 +5,39 @@ import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Base of handlers that answer without waiting for other requests (inline on the event loop, or on
- * the blocking executor when {@link #mayBlock} says so). Subclasses hold only the services they
- * were given and must be thread-safe.
+ * the blocking executor when {@link #mayBlock} says so). A handler names its API and the highest
+ * version it serves in the constructor. Subclasses hold only the services they were given and must
+ * be thread-safe.
  */
-public abstract class SyncApiHandler<Q extends ApiMessage> implements ApiHandler {
+public abstract class SyncApiHandler<Q extends ApiMessage> extends ApiHandlerBase {
     private final Class<Q> requestType;
     private final Executor blockingExecutor;
 
-    /** A handler that never blocks: {@link #mayBlock} must stay false. */
-    protected SyncApiHandler(Class<Q> requestType) {
-        this(requestType, null);
+    /** A handler of {@code apiKey} up to {@code maxVersion} that never blocks. */
+    protected SyncApiHandler(ApiKeys apiKey, int maxVersion, Class<Q> requestType) {
+        this(apiKey, maxVersion, requestType, null);
     }
 
-    /** A handler whose requests may block; those run on {@code blockingExecutor}. */
+    /**
+     * A handler of {@code apiKey} up to {@code maxVersion} whose requests may block; those run on
+     * {@code blockingExecutor}.
+     */
+    protected SyncApiHandler(
+            ApiKeys apiKey, int maxVersion, Class<Q> requestType, Executor blockingExecutor) {
+        super(apiKey, maxVersion);
+        this.requestType = requestType;
+        this.blockingExecutor = blockingExecutor;
+    }
+
+    /**
+     * A handler whose requests may block, that overrides {@link #apiKey} and {@link #maxVersion}
+     * itself.
+     */
     protected SyncApiHandler(Class<Q> requestType, Executor blockingExecutor) {
         this.requestType = requestType;
         this.blockingExecutor = blockingExecutor;

@@ -1,7 +1,7 @@
 package io.tierlog.server.fetch;
 
 import io.tierlog.engine.TopicInfo;
-import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiHandlerBase;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.meta.MetadataService;
 import java.util.ArrayList;
@@ -25,26 +25,16 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link DelayedFetch} waits until appends bring enough bytes or the wait expires. Sessionless:
  * every response has session id 0, so clients send full requests. Thread-safe.
  */
-final class FetchHandler implements ApiHandler {
-
+final class FetchHandler extends ApiHandlerBase {
     private final MetadataService metadata;
     private final FetchSource source;
     private final FetchWaiters waiters;
 
     FetchHandler(MetadataService metadata, FetchSource source, FetchWaiters waiters) {
+        super(ApiKeys.FETCH, 16);
         this.metadata = metadata;
         this.source = source;
         this.waiters = waiters;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.FETCH;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 16;
     }
 
     @Override

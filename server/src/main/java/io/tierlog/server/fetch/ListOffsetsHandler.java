@@ -36,19 +36,9 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     private final TieredLog engine;
 
     ListOffsetsHandler(MetadataService metadata, TieredLog engine, Executor blockingExecutor) {
-        super(ListOffsetsRequestData.class, blockingExecutor);
+        super(ApiKeys.LIST_OFFSETS, 8, ListOffsetsRequestData.class, blockingExecutor);
         this.metadata = metadata;
         this.engine = engine;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.LIST_OFFSETS;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 8;
     }
 
     @Override

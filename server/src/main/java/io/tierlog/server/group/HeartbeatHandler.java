@@ -13,18 +13,8 @@ final class HeartbeatHandler extends SyncApiHandler<HeartbeatRequestData> {
     private final GroupCoordinator groups;
 
     HeartbeatHandler(GroupCoordinator groups) {
-        super(HeartbeatRequestData.class);
+        super(ApiKeys.HEARTBEAT, 4, HeartbeatRequestData.class);
         this.groups = groups;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.HEARTBEAT;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

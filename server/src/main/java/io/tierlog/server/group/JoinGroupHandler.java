@@ -1,6 +1,6 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiHandlerBase;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.util.ArrayList;
@@ -17,22 +17,12 @@ import org.apache.kafka.common.protocol.Errors;
  * GroupCoordinator}); a new member gets its id in the response directly. Static membership ({@code
  * group.instance.id}) is refused with {@code UNSUPPORTED_VERSION}. Thread-safe.
  */
-final class JoinGroupHandler implements ApiHandler {
-
+final class JoinGroupHandler extends ApiHandlerBase {
     private final GroupCoordinator groups;
 
     JoinGroupHandler(GroupCoordinator groups) {
+        super(ApiKeys.JOIN_GROUP, 9);
         this.groups = groups;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.JOIN_GROUP;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 9;
     }
 
     @Override

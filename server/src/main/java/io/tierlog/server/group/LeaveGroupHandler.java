@@ -14,18 +14,8 @@ final class LeaveGroupHandler extends SyncApiHandler<LeaveGroupRequestData> {
     private final GroupCoordinator groups;
 
     LeaveGroupHandler(GroupCoordinator groups) {
-        super(LeaveGroupRequestData.class);
+        super(ApiKeys.LEAVE_GROUP, 5, LeaveGroupRequestData.class);
         this.groups = groups;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.LEAVE_GROUP;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

@@ -29,19 +29,9 @@ final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> 
 
     OffsetCommitHandler(
             GroupCoordinator groups, MetadataService metadata, Executor blockingExecutor) {
-        super(OffsetCommitRequestData.class, blockingExecutor);
+        super(ApiKeys.OFFSET_COMMIT, 9, OffsetCommitRequestData.class, blockingExecutor);
         this.groups = groups;
         this.metadata = metadata;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.OFFSET_COMMIT;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 9;
     }
 
     @Override

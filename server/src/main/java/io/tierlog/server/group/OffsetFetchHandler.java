@@ -24,18 +24,8 @@ final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
     private final GroupCoordinator groups;
 
     OffsetFetchHandler(GroupCoordinator groups) {
-        super(OffsetFetchRequestData.class);
+        super(ApiKeys.OFFSET_FETCH, 9, OffsetFetchRequestData.class);
         this.groups = groups;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.OFFSET_FETCH;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 9;
     }
 
     /** (topic, partitions) asked for, or all committed ones when {@code topics} is null. */

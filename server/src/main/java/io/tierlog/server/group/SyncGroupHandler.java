@@ -1,6 +1,6 @@
 package io.tierlog.server.group;
 
-import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiHandlerBase;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.util.HashMap;
@@ -15,22 +15,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * SyncGroup: the leader's request carries every member's assignment; followers wait for it. See
  * {@link io.tierlog.server.group.coordinator.GroupCoordinator}. Thread-safe.
  */
-final class SyncGroupHandler implements ApiHandler {
-
+final class SyncGroupHandler extends ApiHandlerBase {
     private final GroupCoordinator groups;
 
     SyncGroupHandler(GroupCoordinator groups) {
+        super(ApiKeys.SYNC_GROUP, 5);
         this.groups = groups;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.SYNC_GROUP;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

@@ -18,18 +18,8 @@ final class ApiVersionsHandler extends SyncApiHandler<ApiVersionsRequestData> {
     private final Supplier<ApiRegistry> registry;
 
     ApiVersionsHandler(Supplier<ApiRegistry> registry) {
-        super(ApiVersionsRequestData.class);
+        super(ApiKeys.API_VERSIONS, 4, ApiVersionsRequestData.class);
         this.registry = registry;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.API_VERSIONS;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

@@ -23,18 +23,8 @@ final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinatorRequest
     private final MetadataService metadata;
 
     FindCoordinatorHandler(MetadataService metadata) {
-        super(FindCoordinatorRequestData.class);
+        super(ApiKeys.FIND_COORDINATOR, 4, FindCoordinatorRequestData.class);
         this.metadata = metadata;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.FIND_COORDINATOR;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

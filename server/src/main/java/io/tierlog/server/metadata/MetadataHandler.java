@@ -42,21 +42,11 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
             boolean autoCreate,
             int defaultPartitions,
             java.util.concurrent.Executor blockingExecutor) {
-        super(MetadataRequestData.class, blockingExecutor);
+        super(ApiKeys.METADATA, 12, MetadataRequestData.class, blockingExecutor);
         this.metadata = metadata;
         this.topics = topics;
         this.autoCreate = autoCreate;
         this.defaultPartitions = defaultPartitions;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.METADATA;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 12;
     }
 
     @Override

@@ -3,8 +3,7 @@ package io.tierlog.server.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.engine.TopicInfo;
-import io.tierlog.server.ServerTestKit;
-import java.nio.file.Path;
+import io.tierlog.server.HandlerTestBase;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -21,25 +20,16 @@ import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CreateTopics and DeleteTopics: every outcome is a per-topic error code, and the registry and the
  * hot tier change exactly when the answer says so.
  */
-class CreateAndDeleteTopicsHandlerTest {
+class CreateAndDeleteTopicsHandlerTest extends HandlerTestBase {
     private static final short CREATE_V7 = 7;
     private static final short DELETE_V5 = 5;
     private static final short DELETE_V6 = 6;
-    @TempDir Path dir;
-    private ServerTestKit kit;
-
-    @AfterEach
-    void close() {
-        kit.close();
-    }
 
     private static CreatableTopic topic(String name, int partitions, Map<String, String> configs) {
         CreatableTopic t =
@@ -76,7 +66,6 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void createsATopicWithItsConfigsAndReportsThemBack() throws Exception {
-        kit = ServerTestKit.open(dir);
         CreatableTopicResult r =
                 result(
                         create(false, topic("orders", 2, Map.of("segment.bytes", "1048576"))),
@@ -105,7 +94,7 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void partitionsDefaultToNumPartitions() throws Exception {
-        kit = ServerTestKit.open(dir, Map.of("num.partitions", "3"));
+        reopen(Map.of("num.partitions", "3"));
         assertThat(result(create(false, topic("orders", -1, Map.of())), "orders").numPartitions())
                 .isEqualTo(3);
         assertThat(kit.topics().topic("orders").orElseThrow().partitions()).isEqualTo(3);
@@ -113,7 +102,6 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void duplicatesInARequestAndExistingTopicsAreRefused() throws Exception {
-        kit = ServerTestKit.open(dir);
         kit.createTopic("exists", 1);
 
         CreateTopicsResponseData r =
@@ -131,7 +119,6 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void invalidNamesConfigsPartitionsAndReplicationFactorsAreRefused() throws Exception {
-        kit = ServerTestKit.open(dir);
         CreateTopicsResponseData r =
                 create(
                         false,
@@ -155,7 +142,6 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void validateOnlyChecksWithoutCreating() throws Exception {
-        kit = ServerTestKit.open(dir);
         CreatableTopicResult r = result(create(true, topic("orders", 2, Map.of())), "orders");
 
         assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
@@ -166,7 +152,6 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void deleteByNameRemovesTheTopicAndItsPartitions() throws Exception {
-        kit = ServerTestKit.open(dir);
         TopicInfo t = kit.createTopic("orders", 2);
 
         DeleteTopicsResponseData r =
@@ -186,7 +171,6 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void deleteByIdFromVersion6AndUnknownIdsAreErrors() throws Exception {
-        kit = ServerTestKit.open(dir);
         TopicInfo t = kit.createTopic("orders", 1);
         Uuid unknown = Uuid.randomUuid();
 
@@ -210,7 +194,7 @@ class CreateAndDeleteTopicsHandlerTest {
 
     @Test
     void deletionCanBeDisabled() throws Exception {
-        kit = ServerTestKit.open(dir, Map.of("delete.topic.enable", "false"));
+        reopen(Map.of("delete.topic.enable", "false"));
         kit.createTopic("orders", 1);
 
         DeleteTopicsResponseData r =

@@ -2,8 +2,7 @@ package io.tierlog.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.server.ServerTestKit;
-import java.nio.file.Path;
+import io.tierlog.server.HandlerTestBase;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
@@ -13,30 +12,20 @@ import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfi
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * DescribeConfigs reports values as Kafka tools read them, with where each comes from: a topic's
  * override, the server's setting, or the default.
  */
-class DescribeConfigsHandlerTest {
+class DescribeConfigsHandlerTest extends HandlerTestBase {
     private static final byte TOPIC = 2;
     private static final byte BROKER = 4;
     private static final short V4 = 4;
-    @TempDir Path dir;
-    private ServerTestKit kit;
 
-    @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir, Map.of("node.id", "5", "local.retention.ms", "3600000"));
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of("node.id", "5", "local.retention.ms", "3600000");
     }
 
     private DescribeConfigsResult describe(byte type, String name, List<String> keys) {

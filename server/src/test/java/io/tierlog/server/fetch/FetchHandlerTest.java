@@ -3,14 +3,13 @@ package io.tierlog.server.fetch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.engine.TopicInfo;
+import io.tierlog.server.HandlerTestBase;
 import io.tierlog.server.ServerTestKit;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
@@ -22,38 +21,16 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fetch, called with request bodies on a hot-tier-only server: records come back from the
  * partition's file at the asked offset, errors are per partition, and a long poll is answered by
  * the append that brings its bytes.
  */
-class FetchHandlerTest {
+class FetchHandlerTest extends HandlerTestBase {
     private static final short BY_NAME = 12;
     private static final short BY_ID = 13;
-    @TempDir Path dir;
-    private ServerTestKit kit;
-
-    @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir);
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
-    }
-
-    private void append(String topic, int partition, String... values) throws Exception {
-        kit.engine()
-                .hotLog(new TopicPartition(topic, partition))
-                .orElseThrow()
-                .append(ServerTestKit.batch(values).buffer());
-    }
 
     private static FetchRequestData request(
             String topic, Uuid id, int partition, long offset, int maxWaitMs) {
@@ -82,6 +59,12 @@ class FetchHandlerTest {
         return r.responses().get(0).partitions().get(0);
     }
 
+    /** The one partition of a fetch of {@code partition} from {@code offset}, without waiting. */
+    private PartitionData fetchOne(
+            short version, String topic, Uuid id, int partition, long offset) {
+        return only(kit.call(ApiKeys.FETCH, version, request(topic, id, partition, offset, 0)));
+    }
+
     private static List<String> values(PartitionData pd) {
         List<String> out = new ArrayList<>();
         for (RecordBatch b : ServerTestKit.inMemory(pd.records()).batches()) {
@@ -95,11 +78,10 @@ class FetchHandlerTest {
     @Test
     void aHotReadReturnsTheRecordsFromTheAskedOffsetWithTheHighWatermark() throws Exception {
         kit.createTopic("orders", 1);
-        append("orders", 0, "a", "b");
-        append("orders", 0, "c");
+        kit.append("orders", 0, "a", "b");
+        kit.append("orders", 0, "c");
 
-        PartitionData pd =
-                only(kit.call(ApiKeys.FETCH, BY_NAME, request("orders", Uuid.ZERO_UUID, 0, 2, 0)));
+        PartitionData pd = fetchOne(BY_NAME, "orders", Uuid.ZERO_UUID, 0, 2);
 
         assertThat(pd.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(pd.highWatermark()).isEqualTo(3);
@@ -110,7 +92,7 @@ class FetchHandlerTest {
     @Test
     void topicsAreResolvedByIdFromVersion13() throws Exception {
         TopicInfo t = kit.createTopic("orders", 1);
-        append("orders", 0, "a");
+        kit.append("orders", 0, "a");
 
         FetchResponseData r = kit.call(ApiKeys.FETCH, BY_ID, request(null, t.id(), 0, 0, 0));
 
@@ -121,14 +103,9 @@ class FetchHandlerTest {
     @Test
     void anOffsetPastTheEndIsOutOfRange() throws Exception {
         kit.createTopic("orders", 1);
-        append("orders", 0, "a");
+        kit.append("orders", 0, "a");
 
-        PartitionData pd =
-                only(
-                        kit.call(
-                                ApiKeys.FETCH,
-                                BY_NAME,
-                                request("orders", Uuid.ZERO_UUID, 0, 100, 0)));
+        PartitionData pd = fetchOne(BY_NAME, "orders", Uuid.ZERO_UUID, 0, 100);
 
         assertThat(pd.errorCode()).isEqualTo(Errors.OFFSET_OUT_OF_RANGE.code());
         assertThat(pd.highWatermark()).isEqualTo(1);
@@ -137,26 +114,11 @@ class FetchHandlerTest {
     @Test
     void unknownTopicsPartitionsAndIdsAreErrorsOfTheirPartition() {
         kit.createTopic("orders", 1);
-        assertThat(
-                        only(kit.call(
-                                        ApiKeys.FETCH,
-                                        BY_NAME,
-                                        request("missing", Uuid.ZERO_UUID, 0, 0, 0)))
-                                .errorCode())
+        assertThat(fetchOne(BY_NAME, "missing", Uuid.ZERO_UUID, 0, 0).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-        assertThat(
-                        only(kit.call(
-                                        ApiKeys.FETCH,
-                                        BY_NAME,
-                                        request("orders", Uuid.ZERO_UUID, 5, 0, 0)))
-                                .errorCode())
+        assertThat(fetchOne(BY_NAME, "orders", Uuid.ZERO_UUID, 5, 0).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-        assertThat(
-                        only(kit.call(
-                                        ApiKeys.FETCH,
-                                        BY_ID,
-                                        request(null, Uuid.randomUuid(), 0, 0, 0)))
-                                .errorCode())
+        assertThat(fetchOne(BY_ID, null, Uuid.randomUuid(), 0, 0).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_ID.code());
     }
 
@@ -167,7 +129,7 @@ class FetchHandlerTest {
                 kit.send(ApiKeys.FETCH, BY_NAME, request("orders", Uuid.ZERO_UUID, 0, 0, 60_000));
         assertThat(poll).as("nothing to return yet, and the wait is a minute").isNotDone();
 
-        append("orders", 0, "late");
+        kit.append("orders", 0, "late");
 
         PartitionData pd = only(poll.get(ServerTestKit.TIMEOUT_SECONDS, TimeUnit.SECONDS));
         assertThat(values(pd)).containsExactly("0:late");

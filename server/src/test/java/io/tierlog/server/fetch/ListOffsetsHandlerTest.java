@@ -2,10 +2,8 @@ package io.tierlog.server.fetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.server.ServerTestKit;
-import java.nio.file.Path;
+import io.tierlog.server.HandlerTestBase;
 import java.util.List;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
@@ -13,33 +11,22 @@ import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ListOffsets on the hot tier: Kafka's special timestamps (latest, earliest, max timestamp,
  * earliest local) and lookups by time. Batches are written with record timestamps 1000, 1001, ...
  */
-class ListOffsetsHandlerTest {
+class ListOffsetsHandlerTest extends HandlerTestBase {
     private static final short V8 = 8;
-    @TempDir Path dir;
-    private ServerTestKit kit;
 
     @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir);
+    void setUp() throws Exception {
         kit.createTopic("orders", 1);
         // offsets 0..2 at 1000..1002, then 3..4 at 1000..1001 (a second batch from the start)
-        var log = kit.engine().hotLog(new TopicPartition("orders", 0)).orElseThrow();
-        log.append(ServerTestKit.batch("a", "b", "c").buffer());
-        log.append(ServerTestKit.batch("d", "e").buffer());
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
+        kit.append("orders", 0, "a", "b", "c");
+        kit.append("orders", 0, "d", "e");
     }
 
     private ListOffsetsPartitionResponse list(String topic, int partition, long timestamp) {

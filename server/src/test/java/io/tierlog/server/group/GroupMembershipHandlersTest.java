@@ -2,8 +2,8 @@ package io.tierlog.server.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.server.HandlerTestBase;
 import io.tierlog.server.ServerTestKit;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -29,32 +29,17 @@ import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * JoinGroup, SyncGroup, Heartbeat and LeaveGroup through their handlers: the messages carry what
  * the coordinator decided (member ids, generations, the leader, assignments, error codes).
  */
-class GroupMembershipHandlersTest {
+class GroupMembershipHandlersTest extends HandlerTestBase {
     private static final short JOIN_V5 = 5;
     private static final short SYNC_V3 = 3;
     private static final short HEARTBEAT_V3 = 3;
     private static final int SESSION_MS = 10_000;
-    @TempDir Path dir;
-    private ServerTestKit kit;
-
-    @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir);
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
-    }
 
     private CompletableFuture<ApiMessage> join(String memberId, String... protocols) {
         JoinGroupRequestProtocolCollection ps = new JoinGroupRequestProtocolCollection();

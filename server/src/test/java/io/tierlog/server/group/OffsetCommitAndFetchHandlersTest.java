@@ -2,8 +2,7 @@ package io.tierlog.server.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.server.ServerTestKit;
-import java.nio.file.Path;
+import io.tierlog.server.HandlerTestBase;
 import java.util.List;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
@@ -20,31 +19,21 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * OffsetCommit and OffsetFetch: committed offsets come back with their epoch and metadata, by topic
  * or all at once, per group from v8; what cannot be committed is an error of its partition.
  */
-class OffsetCommitAndFetchHandlersTest {
+class OffsetCommitAndFetchHandlersTest extends HandlerTestBase {
     private static final short COMMIT_V8 = 8;
     private static final short FETCH_V7 = 7;
     private static final short FETCH_V8 = 8;
-    @TempDir Path dir;
-    private ServerTestKit kit;
 
     @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir);
+    void setUp() throws Exception {
         kit.createTopic("orders", 2);
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
     }
 
     private List<OffsetCommitResponsePartition> commit(

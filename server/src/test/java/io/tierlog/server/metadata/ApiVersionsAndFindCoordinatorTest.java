@@ -2,9 +2,8 @@ package io.tierlog.server.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.server.ServerTestKit;
+import io.tierlog.server.HandlerTestBase;
 import io.tierlog.server.dispatch.ApiHandler;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
@@ -15,29 +14,19 @@ import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ApiVersions advertises exactly the routed APIs and their ranges; FindCoordinator names this
  * server for groups and refuses transaction keys (no transaction coordinator yet).
  */
-class ApiVersionsAndFindCoordinatorTest {
+class ApiVersionsAndFindCoordinatorTest extends HandlerTestBase {
     private static final byte GROUP = 0;
     private static final byte TRANSACTION = 1;
-    @TempDir Path dir;
-    private ServerTestKit kit;
 
-    @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir, Map.of("node.id", "3"));
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of("node.id", "3");
     }
 
     @Test

@@ -3,8 +3,7 @@ package io.tierlog.server.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.engine.TopicInfo;
-import io.tierlog.server.ServerTestKit;
-import java.nio.file.Path;
+import io.tierlog.server.HandlerTestBase;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -18,29 +17,25 @@ import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePart
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Metadata: this server as the only broker and leader, every topic or the asked ones, and
  * auto-creation as {@code auto.create.topics.enable} and the request allow.
  */
-class MetadataHandlerTest {
+class MetadataHandlerTest extends HandlerTestBase {
     private static final short V12 = 12;
-    @TempDir Path dir;
-    private ServerTestKit kit;
 
-    @AfterEach
-    void close() {
-        kit.close();
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of("node.id", "7", "cluster.id", "kit-cluster");
     }
 
-    private void open(Map<String, String> settings) throws Exception {
-        Map<String, String> all =
-                new HashMap<>(Map.of("node.id", "7", "cluster.id", "kit-cluster"));
-        all.putAll(settings);
-        kit = ServerTestKit.open(dir, all);
+    /** This test's kit with {@code extra} settings on top of the class's. */
+    private void open(Map<String, String> extra) throws Exception {
+        Map<String, String> all = new HashMap<>(settings());
+        all.putAll(extra);
+        reopen(all);
     }
 
     private MetadataResponseData metadata(short version, boolean allowCreate, String... names) {
@@ -62,7 +57,6 @@ class MetadataHandlerTest {
 
     @Test
     void allTopicsAreListedWithThisServerAsBrokerControllerAndLeader() throws Exception {
-        open(Map.of());
         TopicInfo orders = kit.createTopic("orders", 3);
         kit.createTopic("audit", 1);
 
@@ -133,7 +127,6 @@ class MetadataHandlerTest {
 
     @Test
     void topicsAreFoundByIdAndAnUnknownIdIsAnError() throws Exception {
-        open(Map.of());
         TopicInfo orders = kit.createTopic("orders", 1);
         Uuid unknown = Uuid.randomUuid();
         MetadataRequestData req =

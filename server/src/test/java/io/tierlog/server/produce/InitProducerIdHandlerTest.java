@@ -2,32 +2,16 @@ package io.tierlog.server.produce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierlog.server.ServerTestKit;
-import java.nio.file.Path;
+import io.tierlog.server.HandlerTestBase;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** InitProducerId: fresh ids are never reused, a known producer resumes with the next epoch. */
-class InitProducerIdHandlerTest {
+class InitProducerIdHandlerTest extends HandlerTestBase {
     private static final short V4 = 4;
-    @TempDir Path dir;
-    private ServerTestKit kit;
-
-    @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir);
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
-    }
 
     private InitProducerIdResponseData init(long pid, short epoch, String txnId) {
         return kit.call(

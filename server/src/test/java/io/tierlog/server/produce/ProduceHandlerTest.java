@@ -3,10 +3,10 @@ package io.tierlog.server.produce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tierlog.server.HandlerTestBase;
 import io.tierlog.server.ServerTestKit;
 import io.tierlog.server.dispatch.CloseConnectionException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -19,29 +19,14 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Produce, called with request bodies: appends land in the partition at the answered offsets, and
  * every refusal is a per-partition Kafka error code that leaves the log untouched.
  */
-class ProduceHandlerTest {
+class ProduceHandlerTest extends HandlerTestBase {
     private static final short V9 = 9;
-    @TempDir Path dir;
-    private ServerTestKit kit;
-
-    @BeforeEach
-    void open() throws Exception {
-        kit = ServerTestKit.open(dir);
-    }
-
-    @AfterEach
-    void close() {
-        kit.close();
-    }
 
     private static ProduceRequestData request(
             short acks, String topic, int partition, BaseRecords r) {
@@ -56,6 +41,11 @@ class ProduceHandlerTest {
                                                         .setIndex(partition)
                                                         .setRecords(r))));
         return req;
+    }
+
+    /** The response body of one batch produced to partition 0 with {@code acks}. */
+    private ProduceResponseData produceWithAcks(short acks, String topic, BaseRecords r) {
+        return kit.call(ApiKeys.PRODUCE, V9, request(acks, topic, 0, r));
     }
 
     private PartitionProduceResponse produce(String topic, int partition, BaseRecords r) {
@@ -136,11 +126,7 @@ class ProduceHandlerTest {
     @Test
     void acksOtherThanZeroOneOrAllAreInvalid() {
         kit.createTopic("orders", 1);
-        ProduceResponseData resp =
-                kit.call(
-                        ApiKeys.PRODUCE,
-                        V9,
-                        request((short) 2, "orders", 0, ServerTestKit.batch("a")));
+        ProduceResponseData resp = produceWithAcks((short) 2, "orders", ServerTestKit.batch("a"));
         assertThat(resp.responses().iterator().next().partitionResponses().get(0).errorCode())
                 .isEqualTo(Errors.INVALID_REQUIRED_ACKS.code());
         assertThat(highWatermark("orders", 0)).isZero();
@@ -149,11 +135,7 @@ class ProduceHandlerTest {
     @Test
     void acksZeroGetsNoResponseAndAFailureClosesTheConnection() {
         kit.createTopic("orders", 1);
-        Object none =
-                kit.call(
-                        ApiKeys.PRODUCE,
-                        V9,
-                        request((short) 0, "orders", 0, ServerTestKit.batch("a")));
+        Object none = produceWithAcks((short) 0, "orders", ServerTestKit.batch("a"));
         assertThat(none).isNull();
         assertThat(highWatermark("orders", 0)).isEqualTo(1);
 

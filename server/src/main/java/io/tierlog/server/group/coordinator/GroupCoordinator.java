@@ -255,7 +255,14 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     public Errors heartbeat(String groupId, int generation, String memberId) {
-        Group g = groups.get(groupId);
+        return checkMember(groups.get(groupId), generation, memberId);
+    }
+
+    /**
+     * What a heartbeat (or a commit) of {@code memberId} at {@code generation} is told; a known
+     * member's session is kept alive.
+     */
+    private Errors checkMember(Group g, int generation, String memberId) {
         if (g == null) {
             return Errors.UNKNOWN_MEMBER_ID;
         }
@@ -307,22 +314,7 @@ public final class GroupCoordinator implements AutoCloseable {
                 return g.members.isEmpty() ? Errors.NONE : Errors.ILLEGAL_GENERATION;
             }
         }
-        if (g == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        synchronized (g) {
-            Member m = g.members.get(memberId);
-            if (m == null) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            touch(g, m);
-            if (generation != g.generation) {
-                return Errors.ILLEGAL_GENERATION;
-            }
-            return g.state == State.PREPARING_REBALANCE
-                    ? Errors.REBALANCE_IN_PROGRESS
-                    : Errors.NONE;
-        }
+        return checkMember(g, generation, memberId);
     }
 
     public void commit(String groupId, Map<TopicPartition, OffsetStore.Committed> committed)

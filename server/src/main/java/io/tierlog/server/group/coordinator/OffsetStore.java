@@ -1,16 +1,12 @@
 package io.tierlog.server.group.coordinator;
 
-import java.io.ByteArrayOutputStream;
+import io.tierlog.server.meta.MetaFiles;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -29,9 +25,10 @@ import org.slf4j.LoggerFactory;
  * <p>Format: one file per group, named by the hex of the group id's UTF-8 bytes plus {@code
  * .properties} (any group id is a safe file name that way), or, when that name and its {@code .tmp}
  * suffix would pass the file system's 255-byte limit (group ids over 119 bytes), {@code g-<SHA-256
- * hex>.properties}; rewritten atomically (temp file, fsync, rename) on every commit. Key {@code
- * group.id} = the group id (so a hashed name can be read back); keys {@code <partition>.<topic>}
- * with values {@code <offset>,<leaderEpoch>,<metadata>} (metadata last, may contain commas).
+ * hex>.properties}; rewritten atomically ({@link MetaFiles}: temp file, fsync, rename, directory
+ * fsync) on every commit. Key {@code group.id} = the group id (so a hashed name can be read back);
+ * keys {@code <partition>.<topic>} with values {@code <offset>,<leaderEpoch>,<metadata>} (metadata
+ * last, may contain commas).
  *
  * <p>A file that cannot be read at startup (damaged by hand or by the disk) is moved aside to
  * {@code <name>.corrupt-<millis>} with an ERROR naming it: that group's committed offsets are lost,
@@ -81,10 +78,7 @@ public final class OffsetStore {
     }
 
     private void load(Path f) throws IOException {
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(f, StandardCharsets.ISO_8859_1)) {
-            p.load(r);
-        }
+        Properties p = MetaFiles.read(f);
         String group = p.getProperty(GROUP_KEY);
         if (group == null) {
             String fn = f.getFileName().toString();
@@ -148,28 +142,7 @@ public final class OffsetStore {
                                             + c.leaderEpoch()
                                             + ","
                                             + (c.metadata() == null ? "" : c.metadata())));
-            // store(OutputStream) writes ISO-8859-1 with \\uXXXX escapes: any character survives
-            ByteArrayOutputStream w = new ByteArrayOutputStream();
-            p.store(w, "tierlog group offsets");
-            Path target = dir.resolve(fileName(group));
-            Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-            try (FileChannel ch =
-                    FileChannel.open(
-                            tmp,
-                            StandardOpenOption.CREATE,
-                            StandardOpenOption.WRITE,
-                            StandardOpenOption.TRUNCATE_EXISTING)) {
-                ByteBuffer b = ByteBuffer.wrap(w.toByteArray());
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
-                ch.force(true);
-            }
-            Files.move(
-                    tmp,
-                    target,
-                    StandardCopyOption.ATOMIC_MOVE,
-                    StandardCopyOption.REPLACE_EXISTING);
+            MetaFiles.writeAtomically(dir.resolve(fileName(group)), p, "tierlog group offsets");
         }
     }
 }
