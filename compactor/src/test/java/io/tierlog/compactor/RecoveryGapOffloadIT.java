@@ -98,8 +98,7 @@ class RecoveryGapOffloadIT {
 
             @Override
             public BatchStream batches(SegmentInfo segment) throws IOException {
-                FileChannel ch = FileChannel.open(segment.logFile(), StandardOpenOption.READ);
-                return new BatchStream(ch, 0, segment.sizeInBytes(), ch);
+                return real.batches(segment); // reads segment.sizeInBytes(), the cut-off size
             }
 
             @Override
