@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +26,7 @@ class CommitOutcomeIT {
     static final TopicPartition TP = new TopicPartition("t", 0);
 
     @TempDir Path dir;
-    ColdTierFixture cold;
+    @AutoClose ColdTierFixture cold;
     FaultyCatalog catalog;
     SegmentFiles log;
 
@@ -37,11 +37,6 @@ class CommitOutcomeIT {
         log = new SegmentFiles(dir.resolve("log"), 7);
         log.append(TP, 5, 10, 100);
         log.roll(TP);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        cold.close();
     }
 
     Compactor compactor(String retryTimeout) throws Exception {
