@@ -1,14 +1,11 @@
 package io.tierlog.catalog;
 
+import io.tierlog.common.AtomicFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -54,27 +51,7 @@ public final class CatalogBinding {
     /** Records {@code id} in {@code dataDir}: temp file, fsync, atomic rename, fsync of the dir. */
     public static void write(Path dataDir, UUID id) throws IOException {
         Files.createDirectories(dataDir);
-        Path f = dataDir.resolve(FILE);
-        Path tmp = dataDir.resolve(FILE + ".tmp");
-        try (FileChannel ch =
-                FileChannel.open(
-                        tmp,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE,
-                        StandardOpenOption.TRUNCATE_EXISTING)) {
-            ch.write(java.nio.ByteBuffer.wrap((id + "\n").getBytes(StandardCharsets.UTF_8)));
-            ch.force(true);
-        }
-        try {
-            Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING);
-        }
-        try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ)) {
-            dir.force(true);
-        } catch (IOException e) {
-            LOG.debug("cannot fsync directory {}", dataDir, e); // not supported everywhere
-        }
+        AtomicFiles.write(dataDir.resolve(FILE), (id + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /**

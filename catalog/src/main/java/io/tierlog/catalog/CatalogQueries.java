@@ -65,6 +65,12 @@ final class CatalogQueries {
         }
     }
 
+    /** As {@link #readTopic}, for updates of a topic that must exist. */
+    static TopicRecord requireTopic(Connection c, String name) throws SQLException {
+        return readTopic(c, name)
+                .orElseThrow(() -> new CatalogException("unknown topic '" + name + "'"));
+    }
+
     static Optional<TopicRecord> readTopic(Connection c, String name) throws SQLException {
         String id;
         int partitions;

@@ -64,4 +64,9 @@ public record ColdObject(
                 && firstOffset == other.firstOffset
                 && lastOffset == other.lastOffset;
     }
+
+    /** {@code topic-partition offsets first..last}, as error messages name the object's range. */
+    public String describeRange() {
+        return topic + "-" + partition + " offsets " + firstOffset + ".." + lastOffset;
+    }
 }

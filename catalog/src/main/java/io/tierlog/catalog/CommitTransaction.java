@@ -64,13 +64,7 @@ final class CommitTransaction {
                         "commit of "
                                 + obj.key()
                                 + " ("
-                                + obj.topic()
-                                + "-"
-                                + obj.partition()
-                                + " offsets "
-                                + obj.firstOffset()
-                                + ".."
-                                + obj.lastOffset()
+                                + obj.describeRange()
                                 + ") has an unknown outcome: "
                                 + e.getMessage(),
                         e);
@@ -137,13 +131,7 @@ final class CommitTransaction {
                     "commit of "
                             + obj.key()
                             + ": that key is already committed for "
-                            + sameKey.get().topic()
-                            + "-"
-                            + sameKey.get().partition()
-                            + " offsets "
-                            + sameKey.get().firstOffset()
-                            + ".."
-                            + sameKey.get().lastOffset());
+                            + sameKey.get().describeRange());
         }
         if (hw != null && obj.firstOffset() != hw) {
             throw conflict(
@@ -213,13 +201,7 @@ final class CommitTransaction {
                 "commit of "
                         + obj.key()
                         + " ("
-                        + obj.topic()
-                        + "-"
-                        + obj.partition()
-                        + " offsets "
-                        + obj.firstOffset()
-                        + ".."
-                        + obj.lastOffset()
+                        + obj.describeRange()
                         + ") refused, "
                         + why
                         + "; cold high watermark is "

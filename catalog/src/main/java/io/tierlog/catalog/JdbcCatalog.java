@@ -463,12 +463,7 @@ final class JdbcCatalog implements Catalog {
     public TopicRecord ensurePartitions(String name, int partitions) {
         return inTransaction(
                 c -> {
-                    TopicRecord t =
-                            CatalogQueries.readTopic(c, name)
-                                    .orElseThrow(
-                                            () ->
-                                                    new CatalogException(
-                                                            "unknown topic '" + name + "'"));
+                    TopicRecord t = CatalogQueries.requireTopic(c, name);
                     if (t.partitions() >= partitions) {
                         return t;
                     }
@@ -489,12 +484,7 @@ final class JdbcCatalog implements Catalog {
         Map<String, String> wanted = Map.copyOf(configs);
         return inTransaction(
                 c -> {
-                    TopicRecord t =
-                            CatalogQueries.readTopic(c, name)
-                                    .orElseThrow(
-                                            () ->
-                                                    new CatalogException(
-                                                            "unknown topic '" + name + "'"));
+                    TopicRecord t = CatalogQueries.requireTopic(c, name);
                     try (PreparedStatement ps =
                             c.prepareStatement("DELETE FROM topic_configs WHERE topic_id = ?")) {
                         ps.setString(1, t.id().toString());

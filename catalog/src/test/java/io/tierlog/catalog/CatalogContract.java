@@ -42,8 +42,27 @@ abstract class CatalogContract {
         return DriverManager.getConnection(url());
     }
 
-    /** SQL statements that make the next COMMIT of a cold object insert fail. */
-    abstract List<String> commitTrapStatements();
+    /**
+     * SQL statements that make the next COMMIT of a cold object insert fail: a trigger ({@link
+     * #commitTrapTrigger}) inserts into {@code trap} a row whose deferred foreign key is checked
+     * only at COMMIT, where it fails.
+     */
+    final List<String> commitTrapStatements() {
+        List<String> statements =
+                new java.util.ArrayList<>(
+                        List.of(
+                                "CREATE TABLE trap_target (y INTEGER PRIMARY KEY)",
+                                "CREATE TABLE trap (x INTEGER REFERENCES trap_target(y)"
+                                        + " DEFERRABLE INITIALLY DEFERRED)"));
+        statements.addAll(commitTrapTrigger());
+        return statements;
+    }
+
+    /**
+     * In this database's dialect: the statements that make every insert into {@code cold_objects}
+     * insert the value 42 into {@code trap}.
+     */
+    abstract List<String> commitTrapTrigger();
 
     @BeforeEach
     void openFirst() {

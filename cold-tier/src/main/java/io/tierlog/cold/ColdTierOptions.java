@@ -3,6 +3,7 @@ package io.tierlog.cold;
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigOption;
+import io.tierlog.common.ConfigValidators;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -36,14 +37,14 @@ public final class ColdTierOptions {
     public static final ConfigOption<String> S3_BUCKET =
             ConfigOption.stringOption("s3.bucket")
                     .defaultValue("tierlog")
-                    .validator(v -> v.isBlank() ? "must not be empty" : null)
+                    .validator(ConfigValidators.notBlank())
                     .doc("Bucket holding the cold objects.")
                     .build();
 
     public static final ConfigOption<String> S3_REGION =
             ConfigOption.stringOption("s3.region")
                     .defaultValue("us-east-1")
-                    .validator(v -> v.isBlank() ? "must not be empty" : null)
+                    .validator(ConfigValidators.notBlank())
                     .doc("Region used for request signing and, without s3.endpoint, routing.")
                     .build();
 
@@ -96,7 +97,7 @@ public final class ColdTierOptions {
     public static final ConfigOption<Duration> S3_REQUEST_TIMEOUT_MS =
             ConfigOption.durationOption("s3.request.timeout.ms")
                     .defaultValue(Duration.ofSeconds(5))
-                    .validator(ColdTierOptions::positive)
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "Timeout of one HTTP attempt of a read or metadata call, and the"
                                     + " longest silence of the S3 endpoint on a connection during"
@@ -107,7 +108,7 @@ public final class ColdTierOptions {
     public static final ConfigOption<Duration> S3_API_CALL_TIMEOUT_MS =
             ConfigOption.durationOption("s3.api.call.timeout.ms")
                     .defaultValue(Duration.ofSeconds(10))
-                    .validator(ColdTierOptions::positive)
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "Deadline of a whole S3 read or metadata call (GET, HEAD, LIST,"
                                     + " DELETE, multipart create/complete), every retry"
@@ -119,7 +120,7 @@ public final class ColdTierOptions {
     public static final ConfigOption<Duration> S3_UPLOAD_TIMEOUT_MS =
             ConfigOption.durationOption("s3.upload.timeout.ms")
                     .defaultValue(Duration.ofMinutes(2))
-                    .validator(ColdTierOptions::positive)
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "Deadline of one upload (a PUT of an object or of one multipart"
                                     + " part), every retry included; the offload that made it"
@@ -129,7 +130,7 @@ public final class ColdTierOptions {
     public static final ConfigOption<Integer> S3_RETRY_MAX_ATTEMPTS =
             ConfigOption.intOption("s3.retry.max.attempts")
                     .defaultValue(10)
-                    .validator(v -> v >= 1 ? null : "must be at least 1")
+                    .validator(ConfigValidators.atLeast(1))
                     .doc(
                             "Attempts per request (1 = no retry) for throttling, 5xx, timeouts and"
                                     + " connection errors.")
@@ -138,14 +139,14 @@ public final class ColdTierOptions {
     public static final ConfigOption<Duration> S3_RETRY_BACKOFF_MS =
             ConfigOption.durationOption("s3.retry.backoff.ms")
                     .defaultValue(Duration.ofMillis(100))
-                    .validator(ColdTierOptions::positive)
+                    .validator(ConfigValidators.positive())
                     .doc("Base delay of the exponential backoff (full jitter) between attempts.")
                     .build();
 
     public static final ConfigOption<Duration> S3_RETRY_BACKOFF_MAX_MS =
             ConfigOption.durationOption("s3.retry.backoff.max.ms")
                     .defaultValue(Duration.ofSeconds(20))
-                    .validator(ColdTierOptions::positive)
+                    .validator(ConfigValidators.positive())
                     .doc("Upper bound of the delay between two attempts.")
                     .build();
 
@@ -185,7 +186,7 @@ public final class ColdTierOptions {
     public static final ConfigOption<Integer> COLD_PAGE_ROW_LIMIT =
             ConfigOption.intOption("cold.parquet.page.row.limit")
                     .defaultValue(10_000)
-                    .validator(v -> v >= 1 ? null : "must be at least 1")
+                    .validator(ConfigValidators.atLeast(1))
                     .doc(
                             "Maximum rows per Parquet data page. Every column's pages end on the"
                                     + " same rows, about cold.parquet.page.bytes / 2 of records"
@@ -353,10 +354,6 @@ public final class ColdTierOptions {
     /** These options with one value replaced, e.g. for tests. */
     public ColdTierOptions with(ConfigOption<?> option, String value) {
         return new ColdTierOptions(config.with(option.key(), value));
-    }
-
-    private static String positive(Duration d) {
-        return d.isNegative() || d.isZero() ? "must be positive" : null;
     }
 
     @Override

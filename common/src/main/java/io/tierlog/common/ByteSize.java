@@ -1,12 +1,36 @@
 package io.tierlog.common;
 
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A size in bytes. Parses plain numbers and binary or decimal units ({@code 1GiB}, {@code 512KiB},
  * {@code 10MB}). Immutable.
  */
 public record ByteSize(long bytes) implements Comparable<ByteSize> {
+    /**
+     * Lower-case unit to multiplier: b, and for each prefix k, m, g, t its binary unit (kib, or the
+     * bare letter k) and its decimal one (kb).
+     */
+    private static final Map<String, Long> UNITS = units();
+
+    private static Map<String, Long> units() {
+        Map<String, Long> units = new HashMap<>();
+        units.put("", 1L);
+        units.put("b", 1L);
+        String prefixes = "kmgt";
+        long decimal = 1;
+        for (int i = 0; i < prefixes.length(); i++) {
+            String prefix = prefixes.substring(i, i + 1);
+            long binary = 1L << (10 * (i + 1));
+            decimal *= 1000;
+            units.put(prefix, binary);
+            units.put(prefix + "ib", binary);
+            units.put(prefix + "b", decimal);
+        }
+        return Map.copyOf(units);
+    }
 
     public ByteSize {
         if (bytes < 0) {
@@ -46,43 +70,10 @@ public record ByteSize(long bytes) implements Comparable<ByteSize> {
         }
         long n = Long.parseLong(v.substring(0, i));
         String unit = v.substring(i).trim().toLowerCase(Locale.ROOT);
-        long mult;
-        switch (unit) {
-            case "":
-            case "b":
-                mult = 1;
-                break;
-            case "k":
-            case "kib":
-                mult = 1L << 10;
-                break;
-            case "kb":
-                mult = 1000L;
-                break;
-            case "m":
-            case "mib":
-                mult = 1L << 20;
-                break;
-            case "mb":
-                mult = 1000_000L;
-                break;
-            case "g":
-            case "gib":
-                mult = 1L << 30;
-                break;
-            case "gb":
-                mult = 1000_000_000L;
-                break;
-            case "t":
-            case "tib":
-                mult = 1L << 40;
-                break;
-            case "tb":
-                mult = 1000_000_000_000L;
-                break;
-            default:
-                throw new IllegalArgumentException(
-                        "unknown unit '" + unit + "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+        Long mult = UNITS.get(unit);
+        if (mult == null) {
+            throw new IllegalArgumentException(
+                    "unknown unit '" + unit + "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
         }
         return new ByteSize(Math.multiplyExact(n, mult));
     }

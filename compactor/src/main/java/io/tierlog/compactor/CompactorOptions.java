@@ -3,6 +3,7 @@ package io.tierlog.compactor;
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigOption;
+import io.tierlog.common.ConfigValidators;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +22,7 @@ public final class CompactorOptions {
     public static final ConfigOption<Duration> OFFLOAD_INTERVAL_MS =
             ConfigOption.durationOption("offload.interval.ms")
                     .defaultValue(Duration.ofSeconds(30))
-                    .validator(positive())
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "How often the offload loop looks for closed segments not yet in the"
                                     + " cold tier (a rolled segment also wakes it up).")
@@ -55,7 +56,7 @@ public final class CompactorOptions {
     public static final ConfigOption<Duration> OFFLOAD_ORPHAN_GRACE_MS =
             ConfigOption.durationOption("offload.orphan.grace.ms")
                     .defaultValue(Duration.ofHours(1))
-                    .validator(positive())
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "Objects under the prefix that the catalog does not reference are"
                                     + " deleted once older than this; an upload older than half"
@@ -65,7 +66,7 @@ public final class CompactorOptions {
     public static final ConfigOption<Duration> OFFLOAD_SWEEP_INTERVAL_MS =
             ConfigOption.durationOption("offload.sweep.interval.ms")
                     .defaultValue(Duration.ofMinutes(10))
-                    .validator(positive())
+                    .validator(ConfigValidators.positive())
                     .doc("How often the daemon sweeps orphaned objects.")
                     .build();
 
@@ -80,7 +81,7 @@ public final class CompactorOptions {
     public static final ConfigOption<Duration> OFFLOAD_RETRY_BACKOFF_MS =
             ConfigOption.durationOption("offload.retry.backoff.ms")
                     .defaultValue(Duration.ofMillis(200))
-                    .validator(positive())
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "First wait before retrying a failed upload or commit (doubles, jittered).")
                     .build();
@@ -88,14 +89,14 @@ public final class CompactorOptions {
     public static final ConfigOption<Duration> OFFLOAD_RETRY_BACKOFF_MAX_MS =
             ConfigOption.durationOption("offload.retry.backoff.max.ms")
                     .defaultValue(Duration.ofSeconds(30))
-                    .validator(positive())
+                    .validator(ConfigValidators.positive())
                     .doc("Longest wait between retries.")
                     .build();
 
     public static final ConfigOption<Duration> OFFLOAD_RETRY_TIMEOUT_MS =
             ConfigOption.durationOption("offload.retry.timeout.ms")
                     .defaultValue(Duration.ofMinutes(5))
-                    .validator(positive())
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "How long one object keeps being retried before the partition is"
                                     + " left for the next pass (its lag shows the error).")
@@ -127,7 +128,7 @@ public final class CompactorOptions {
     public static final ConfigOption<String> DATA_DIR =
             ConfigOption.stringOption("data.dir")
                     .defaultValue("./data")
-                    .validator(v -> v.isBlank() ? "must not be empty" : null)
+                    .validator(ConfigValidators.notBlank())
                     .doc(
                             "Root of everything stored locally: hot-tier logs in <data.dir>/log,"
                                     + " server metadata in <data.dir>/meta, the id of its catalog"
@@ -249,10 +250,6 @@ public final class CompactorOptions {
     /** True if {@code catalog.url} is set (no embedded catalog). */
     public boolean catalogUrlSet() {
         return !config.get(CATALOG_URL).isEmpty();
-    }
-
-    private static ConfigOption.Validator<Duration> positive() {
-        return d -> d.isNegative() || d.isZero() ? "must be positive" : null;
     }
 
     @Override

@@ -65,7 +65,18 @@ final class PartitionOffloader {
             java.util.function.Supplier<io.tierlog.catalog.CatalogGuard> guard) {}
 
     /** What one partition pass did. */
-    record Outcome(long objects, long records, long sourceBytes, long objectBytes) {}
+    record Outcome(long objects, long records, long sourceBytes, long objectBytes) {
+        static final Outcome NONE = new Outcome(0, 0, 0, 0);
+
+        /** This outcome and one more committed object. */
+        Outcome plus(ObjectReport r) {
+            return new Outcome(
+                    objects + 1,
+                    records + r.recordCount(),
+                    sourceBytes + r.sourceBytes(),
+                    objectBytes + r.objectBytes());
+        }
+    }
 
     /** The partition cannot be offloaded as it is (reported in its lag, retried next pass). */
     static final class OffloadException extends IOException {
@@ -154,10 +165,7 @@ final class PartitionOffloader {
         long target = env.options().targetObjectBytes();
         long start = plan.start();
         boolean first = plan.state().empty();
-        long objects = 0;
-        long records = 0;
-        long sourceBytes = 0;
-        long objectBytes = 0;
+        Outcome done = Outcome.NONE;
         ObjectBuilder current = null;
         try {
             for (SegmentInfo segment : plan.pending()) {
@@ -165,7 +173,7 @@ final class PartitionOffloader {
                     RecordBatch batch;
                     while ((batch = batches.next()) != null) {
                         if (env.retrier().isStopped()) {
-                            return new Outcome(objects, records, sourceBytes, objectBytes);
+                            return done;
                         }
                         if (batch.lastOffset() < start) {
                             // already in the cold tier; a corrupt hot copy is read from there
@@ -194,10 +202,7 @@ final class PartitionOffloader {
                         if (current != null && current.sourceBytes + batch.sizeInBytes() > target) {
                             ObjectReport r = current.finishAndCommit();
                             current = null;
-                            objects++;
-                            records += r.recordCount();
-                            sourceBytes += r.sourceBytes();
-                            objectBytes += r.objectBytes();
+                            done = done.plus(r);
                             start = r.lastOffset() + 1;
                             first = false;
                         }
@@ -225,14 +230,10 @@ final class PartitionOffloader {
                 }
             }
             if (current != null) {
-                ObjectReport r = current.finishAndCommit();
+                done = done.plus(current.finishAndCommit());
                 current = null;
-                objects++;
-                records += r.recordCount();
-                sourceBytes += r.sourceBytes();
-                objectBytes += r.objectBytes();
             }
-            return new Outcome(objects, records, sourceBytes, objectBytes);
+            return done;
         } finally {
             if (current != null) {
                 current.abort();

@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,17 +32,12 @@ class CatalogGuardedOffloadIT {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
     @TempDir Path dir;
-    ColdTierFixture cold;
+    @AutoClose ColdTierFixture cold;
 
     @BeforeEach
     void setUp() throws Exception {
         cold = ColdTierFixture.start(dir);
         cold.catalog().createTopic("t", 1, Map.of());
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        cold.close();
     }
 
     /** A hot tier whose only partition starts at {@code hotStart} (one closed empty segment). */

@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +31,7 @@ class CompactorIT {
     static final TopicPartition TP = new TopicPartition("events", 0);
 
     @TempDir Path dir;
-    ColdTierFixture cold;
+    @AutoClose ColdTierFixture cold;
     SegmentFiles log;
     Map<String, String> settings;
     final List<ObjectReport> reports = new CopyOnWriteArrayList<>();
@@ -45,11 +45,6 @@ class CompactorIT {
         settings.put(CompactorOptions.OFFLOAD_TARGET_OBJECT_BYTES.key(), "1MiB");
         settings.put(CompactorOptions.OFFLOAD_RETRY_BACKOFF_MS.key(), "10ms");
         settings.put(CompactorOptions.OFFLOAD_RETRY_TIMEOUT_MS.key(), "5s");
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        cold.close();
     }
 
     Compactor compactor() throws Exception {

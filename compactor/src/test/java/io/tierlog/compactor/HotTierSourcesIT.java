@@ -23,7 +23,7 @@ import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +33,7 @@ class HotTierSourcesIT {
     static final TopicPartition TP = new TopicPartition("orders", 1);
 
     @TempDir Path dir;
-    ColdTierFixture cold;
+    @AutoClose ColdTierFixture cold;
     Path logDir;
     Map<String, String> settings;
 
@@ -47,11 +47,6 @@ class HotTierSourcesIT {
                         dir.resolve("tmp").toString(),
                         CompactorOptions.OFFLOAD_TARGET_OBJECT_BYTES.key(),
                         "48KiB");
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        cold.close();
     }
 
     LogManager openLogManager() throws Exception {

@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,17 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** Only unreferenced, old, own-layout objects under the own prefix are swept. */
 class OrphanSweeperIT {
     @TempDir Path dir;
-    ColdTierFixture cold;
+    @AutoClose ColdTierFixture cold;
 
     @BeforeEach
     void setUp() throws Exception {
         cold = ColdTierFixture.start(dir);
         cold.catalog().createTopic("t", 1, Map.of());
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        cold.close();
     }
 
     @Test

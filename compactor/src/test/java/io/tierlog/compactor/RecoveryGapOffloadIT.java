@@ -25,7 +25,7 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +40,7 @@ class RecoveryGapOffloadIT {
     static final TopicPartition TP = new TopicPartition("gap", 0);
 
     @TempDir Path dir;
-    ColdTierFixture cold;
+    @AutoClose ColdTierFixture cold;
     Map<String, String> settings;
     final LogConfig cfg = LogConfig.from(Map.of("segment.bytes", "3000"));
 
@@ -51,11 +51,6 @@ class RecoveryGapOffloadIT {
         settings.put(CompactorOptions.OFFLOAD_TMP_DIR.key(), dir.resolve("tmp").toString());
         settings.put(CompactorOptions.OFFLOAD_RETRY_BACKOFF_MS.key(), "10ms");
         settings.put(CompactorOptions.OFFLOAD_RETRY_TIMEOUT_MS.key(), "5s");
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        cold.close();
     }
 
     private static ByteBuffer batch(int records) {
@@ -98,8 +93,7 @@ class RecoveryGapOffloadIT {
 
             @Override
             public BatchStream batches(SegmentInfo segment) throws IOException {
-                FileChannel ch = FileChannel.open(segment.logFile(), StandardOpenOption.READ);
-                return new BatchStream(ch, 0, segment.sizeInBytes(), ch);
+                return real.batches(segment); // reads segment.sizeInBytes(), the cut-off size
             }
 
             @Override

@@ -1,17 +1,14 @@
 package io.tierlog.engine;
 
+import io.tierlog.common.AtomicFiles;
 import io.tierlog.hot.TopicNames;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Reader;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -30,7 +27,7 @@ import org.slf4j.LoggerFactory;
 final class DeleteMarkers {
     private static final Logger LOG = LoggerFactory.getLogger(DeleteMarkers.class);
     private static final String SUFFIX = ".properties";
-    private static final String TMP = ".tmp";
+    private static final String TMP = AtomicFiles.TMP_SUFFIX;
 
     /** A deletion in progress. */
     record Marker(String name, UUID id, Path file) {}
@@ -89,22 +86,7 @@ final class DeleteMarkers {
         // store(OutputStream) writes ISO-8859-1 with \\uXXXX escapes: any character survives
         ByteArrayOutputStream w = new ByteArrayOutputStream();
         props.store(w, null);
-        Path tmp = target.resolveSibling(target.getFileName() + TMP);
-        try (FileChannel ch =
-                FileChannel.open(
-                        tmp,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE,
-                        StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer b = ByteBuffer.wrap(w.toByteArray());
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-            ch.force(true);
-        }
-        Files.move(
-                tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        fsyncDir(target.getParent());
+        AtomicFiles.write(target, w.toByteArray());
     }
 
     static Properties read(Path file) throws IOException {
@@ -116,10 +98,6 @@ final class DeleteMarkers {
     }
 
     static void fsyncDir(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException e) {
-            // Some file systems cannot open directories; the rename is still atomic there.
-        }
+        AtomicFiles.fsyncDir(dir);
     }
 }

@@ -3,6 +3,7 @@ package io.tierlog.engine;
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigOption;
+import io.tierlog.common.ConfigValidators;
 import io.tierlog.compactor.CompactorOptions;
 import java.time.Duration;
 import java.util.List;
@@ -117,7 +118,7 @@ public final class EngineOptions {
     public static final ConfigOption<java.time.Duration> COLD_READ_TIMEOUT_MS =
             ConfigOption.durationOption("cold.read.timeout.ms")
                     .defaultValue(java.time.Duration.ofSeconds(15))
-                    .validator(d -> d.isNegative() || d.isZero() ? "must be positive" : null)
+                    .validator(ConfigValidators.positive())
                     .doc(
                             "Deadline of one cold read (catalog lookup, object GETs, decoding):"
                                     + " past it the fetch answers the partition with the"
@@ -144,7 +145,7 @@ public final class EngineOptions {
     public static final ConfigOption<Integer> COLD_METADATA_CACHE_OBJECTS =
             ConfigOption.intOption("cold.metadata.cache.objects")
                     .defaultValue(1000)
-                    .validator(v -> v >= 1 ? null : "must be at least 1")
+                    .validator(ConfigValidators.atLeast(1))
                     .doc(
                             "Cold objects whose Parquet footer, page indexes and small"
                                     + " dictionaries (at most 128KiB per object) stay in memory.")

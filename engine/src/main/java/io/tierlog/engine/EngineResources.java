@@ -14,6 +14,7 @@ import io.tierlog.cold.S3ObjectStore;
 import io.tierlog.common.Config;
 import io.tierlog.common.DirLock;
 import io.tierlog.common.EmbeddedObjectStore;
+import io.tierlog.common.Tasks;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
 import io.tierlog.compactor.CompactorOptions;
@@ -35,6 +36,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
@@ -356,39 +358,35 @@ final class EngineResources implements Closeable {
         if (background) {
             long every = config.get(EngineOptions.RETENTION_CHECK_INTERVAL_MS).toMillis();
             ColdRetention r = b.retention;
-            java.util.concurrent.ScheduledFuture<?> retentionTask =
-                    b.scheduler.scheduleWithFixedDelay(
-                            () -> {
-                                try {
-                                    if (r != null && guard.allows("total retention pass")) {
-                                        r.apply();
-                                    }
-                                } catch (RuntimeException | Error e) {
-                                    // any throwable: a scheduled task that throws is never run
-                                    // again
-                                    LOG.warn("total retention pass failed", e);
-                                }
-                            },
-                            every,
-                            every,
-                            TimeUnit.MILLISECONDS);
-            b.closeables.push(() -> retentionTask.cancel(false));
-            java.util.concurrent.ScheduledFuture<?> checkTask =
-                    b.scheduler.scheduleWithFixedDelay(
-                            () -> {
-                                try {
-                                    guard.allows("nothing (periodic check)");
-                                } catch (RuntimeException | Error e) {
-                                    // any throwable: a scheduled task that throws is never run
-                                    // again
-                                    LOG.warn("catalog health check failed", e);
-                                }
-                            },
-                            CATALOG_CHECK_INTERVAL_MS,
-                            CATALOG_CHECK_INTERVAL_MS,
-                            TimeUnit.MILLISECONDS);
-            b.closeables.push(() -> checkTask.cancel(false));
+            scheduleGuarded(
+                    b,
+                    () -> {
+                        if (r != null && guard.allows("total retention pass")) {
+                            r.apply();
+                        }
+                    },
+                    every,
+                    "total retention pass");
+            scheduleGuarded(
+                    b,
+                    () -> guard.allows("nothing (periodic check)"),
+                    CATALOG_CHECK_INTERVAL_MS,
+                    "catalog health check");
         }
+    }
+
+    /**
+     * Runs {@code task} every {@code everyMs} on the scheduler, kept scheduled whatever it throws
+     * (see {@link Tasks}), and cancelled when the resources close.
+     */
+    private static void scheduleGuarded(Builder b, Runnable task, long everyMs, String what) {
+        ScheduledFuture<?> f =
+                b.scheduler.scheduleWithFixedDelay(
+                        Tasks.guarded(task, e -> LOG.warn("{} failed", what, e)),
+                        everyMs,
+                        everyMs,
+                        TimeUnit.MILLISECONDS);
+        b.closeables.push(() -> f.cancel(false));
     }
 
     /** Whether {@code config} asks for the embedded S3 server under {@code <data.dir>/s3}. */

@@ -2,6 +2,7 @@ package io.tierlog.hot;
 
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.ConfigOption;
+import io.tierlog.common.ConfigValidators;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -70,14 +71,14 @@ public final class HotTierOptions {
     public static final ConfigOption<Duration> MESSAGE_TIMESTAMP_BEFORE_MAX_MS =
             ConfigOption.durationOption("message.timestamp.before.max.ms")
                     .defaultValue(Duration.ofMillis(Long.MAX_VALUE))
-                    .validator(HotTierOptions::nonNegative)
+                    .validator(ConfigValidators.nonNegative())
                     .doc("CreateTime records may be at most this much older than the broker clock.")
                     .build();
 
     public static final ConfigOption<Duration> MESSAGE_TIMESTAMP_AFTER_MAX_MS =
             ConfigOption.durationOption("message.timestamp.after.max.ms")
                     .defaultValue(Duration.ofHours(1))
-                    .validator(HotTierOptions::nonNegative)
+                    .validator(ConfigValidators.nonNegative())
                     .doc(
                             "CreateTime records may be at most this much ahead of the broker"
                                     + " clock (Kafka 4.0 default, KIP-1030).")
@@ -104,7 +105,7 @@ public final class HotTierOptions {
     public static final ConfigOption<Long> FLUSH_MESSAGES =
             ConfigOption.longOption("flush.messages")
                     .defaultValue(Long.MAX_VALUE)
-                    .validator(v -> v >= 1 ? null : "must be at least 1")
+                    .validator(ConfigValidators.atLeast(1))
                     .doc("Fsync after this many records (default: never; page cache only).")
                     .build();
 
@@ -127,7 +128,7 @@ public final class HotTierOptions {
     public static final ConfigOption<Duration> FILE_DELETE_DELAY_MS =
             ConfigOption.durationOption("file.delete.delay.ms")
                     .defaultValue(Duration.ofSeconds(60))
-                    .validator(HotTierOptions::nonNegative)
+                    .validator(ConfigValidators.nonNegative())
                     .doc(
                             "Deleted segments are renamed to .deleted and removed after this"
                                     + " delay, so in-flight reads finish.")
@@ -189,10 +190,6 @@ public final class HotTierOptions {
 
     private static String between(long v, long min, long max) {
         return v >= min && v <= max ? null : "must be between " + min + " and " + max;
-    }
-
-    private static String nonNegative(Duration d) {
-        return d.isNegative() ? "must not be negative" : null;
     }
 
     private static String minusOneOrNonNegative(Duration d) {

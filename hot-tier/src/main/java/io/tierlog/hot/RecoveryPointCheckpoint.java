@@ -1,13 +1,10 @@
 package io.tierlog.hot;
 
-import java.io.BufferedWriter;
+import io.tierlog.common.AtomicFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +38,6 @@ final class RecoveryPointCheckpoint {
     private static final int VERSION = 0;
 
     private final Path file;
-    private final String fileName;
 
     RecoveryPointCheckpoint(Path logDir) {
         this(logDir, FILE_NAME);
@@ -50,7 +46,6 @@ final class RecoveryPointCheckpoint {
     /** A checkpoint file of this format named {@code fileName} in {@code logDir}. */
     RecoveryPointCheckpoint(Path logDir, String fileName) {
         this.file = logDir.resolve(fileName);
-        this.fileName = fileName;
     }
 
     /** Reads the checkpoint; an absent file is empty, a malformed one is an IOException. */
@@ -82,32 +77,21 @@ final class RecoveryPointCheckpoint {
     }
 
     void write(Map<TopicPartition, Long> offsets) throws IOException {
-        Path tmp = file.resolveSibling(fileName + ".tmp");
-        try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            w.write(VERSION + "\n");
-            w.write(offsets.size() + "\n");
-            for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
-                w.write(
-                        e.getKey().topic()
-                                + " "
-                                + e.getKey().partition()
-                                + " "
-                                + e.getValue()
-                                + "\n");
-            }
+        StringBuilder text = new StringBuilder();
+        text.append(VERSION).append('\n');
+        text.append(offsets.size()).append('\n');
+        for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+            text.append(e.getKey().topic())
+                    .append(' ')
+                    .append(e.getKey().partition())
+                    .append(' ')
+                    .append(e.getValue())
+                    .append('\n');
         }
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-            ch.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        fsyncDir(file.getParent());
+        AtomicFiles.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     static void fsyncDir(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException ignored) {
-            // some file systems cannot fsync directories; the rename is still atomic
-        }
+        AtomicFiles.fsyncDir(dir);
     }
 }

@@ -27,6 +27,14 @@ class LogManagerTest {
         return LogManager.open(tmp.resolve("log"), t -> LogConfig.from(cfg), time, null);
     }
 
+    /** A manager without a scheduler whose retention may delete below {@code bound}. */
+    LogManager openWithBound(
+            Map<String, String> cfg, java.util.function.ToLongFunction<PartitionLog> bound)
+            throws Exception {
+        return LogManager.open(
+                tmp.resolve("log"), t -> LogConfig.from(cfg), time, null, 0, t -> 0L, bound);
+    }
+
     @Test
     void cleanCloseWritesMarkerAndCheckpointAndReopenKeepsData() throws Exception {
         List<ByteBuffer> sent = new ArrayList<>();
@@ -134,15 +142,7 @@ class LogManagerTest {
                         "file.delete.delay.ms",
                         "0");
         TopicPartition other = new TopicPartition("orders", 4);
-        try (LogManager m =
-                LogManager.open(
-                        tmp.resolve("log"),
-                        t -> LogConfig.from(cfg),
-                        time,
-                        null,
-                        0,
-                        t -> 0L,
-                        l -> 0L)) {
+        try (LogManager m = openWithBound(cfg, l -> 0L)) {
             RandomBatches gen = new RandomBatches(5, time.milliseconds());
             for (TopicPartition p : List.of(tp, other)) {
                 PartitionLog log = m.getOrCreate(p);
@@ -194,15 +194,7 @@ class LogManagerTest {
                         "file.delete.delay.ms",
                         "0");
         long[] bound = {0};
-        try (LogManager m =
-                LogManager.open(
-                        tmp.resolve("log"),
-                        t -> LogConfig.from(cfg),
-                        time,
-                        null,
-                        0,
-                        t -> 0L,
-                        l -> bound[0])) {
+        try (LogManager m = openWithBound(cfg, l -> bound[0])) {
             PartitionLog log = m.getOrCreate(tp);
             RandomBatches gen = new RandomBatches(4, time.milliseconds());
             for (int i = 0; i < 3; i++) {

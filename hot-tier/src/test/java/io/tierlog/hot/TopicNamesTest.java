@@ -104,12 +104,7 @@ class TopicNamesTest {
         String topic = "x".repeat(249);
         TopicPartition tp = new TopicPartition(topic, 9_999);
         Path logDir = tmp.resolve("log");
-        try (LogManager m =
-                LogManager.open(
-                        logDir,
-                        t -> LogConfig.from(java.util.Map.of()),
-                        new MockTime(1_700_000_000_000L),
-                        null)) {
+        try (LogManager m = openDefaults(logDir)) {
             m.getOrCreate(tp).append(new io.tierlog.hot.testing.RandomBatches(1).batch());
             m.delete(tp);
             assertThat(m.partition(tp)).isEmpty();
@@ -121,14 +116,17 @@ class TopicNamesTest {
         Path leftover = logDir.resolve(TopicNames.deleteDirName(tp, java.util.UUID.randomUUID()));
         Files.createDirectories(leftover);
         Files.writeString(leftover.resolve("00000000000000000000.log"), "torn");
-        try (LogManager m =
-                LogManager.open(
-                        logDir,
-                        t -> LogConfig.from(java.util.Map.of()),
-                        new MockTime(1_700_000_000_000L),
-                        null)) {
+        try (LogManager m = openDefaults(logDir)) {
             assertThat(m.partitions()).isEmpty();
         }
         assertThat(leftover).doesNotExist();
+    }
+
+    private static LogManager openDefaults(Path logDir) throws java.io.IOException {
+        return LogManager.open(
+                logDir,
+                t -> LogConfig.from(java.util.Map.of()),
+                new MockTime(1_700_000_000_000L),
+                null);
     }
 }

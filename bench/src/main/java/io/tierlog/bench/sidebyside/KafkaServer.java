@@ -12,18 +12,12 @@ import org.apache.kafka.common.Uuid;
  * loopback ports, with the JVM options of Kafka's own start script ({@code -Xmx1G -Xms1G}, G1 with
  * 20 ms pause target) and Kafka's default log settings (page cache only, no fsync per message).
  *
- * <p>Thread-safety: not thread-safe; used by one harness thread.
+ * <p>Stateless: {@link #start} launches the process and hands it to {@link ChildServer}.
  */
-final class KafkaServer implements ServerUnderTest {
-    private final Process process;
-    private final String bootstrap;
+final class KafkaServer {
+    private KafkaServer() {}
 
-    private KafkaServer(Process process, String bootstrap) {
-        this.process = process;
-        this.bootstrap = bootstrap;
-    }
-
-    static KafkaServer start(Path dir) throws IOException {
+    static ServerUnderTest start(Path dir) throws IOException {
         Files.createDirectories(dir);
         int port = Children.freePort();
         int controllerPort = Children.freePort();
@@ -84,33 +78,6 @@ final class KafkaServer implements ServerUnderTest {
                                 List.of("kafka.Kafka", props.toString()),
                                 out)
                         .start();
-        String bootstrap = "127.0.0.1:" + port;
-        try {
-            Children.awaitAnswering(p, bootstrap, out, Duration.ofMinutes(2));
-        } catch (IOException e) {
-            p.destroyForcibly();
-            throw e;
-        }
-        return new KafkaServer(p, bootstrap);
-    }
-
-    @Override
-    public String name() {
-        return "kafka";
-    }
-
-    @Override
-    public String bootstrapServers() {
-        return bootstrap;
-    }
-
-    @Override
-    public long pid() {
-        return process.pid();
-    }
-
-    @Override
-    public void close() throws IOException {
-        Children.stop(process);
+        return ChildServer.awaitStarted("kafka", p, port, out, Duration.ofMinutes(2));
     }
 }

@@ -12,18 +12,13 @@ import java.util.List;
  * --set data.dir=DIR} (the launcher {@code exec}s the JVM, so the child's pid is the server's),
  * plus any extra {@code --set} pairs.
  *
- * <p>Thread-safety: not thread-safe; used by one harness thread.
+ * <p>Stateless: {@link #start} launches the process and hands it to {@link ChildServer}.
  */
-final class TierlogServer implements ServerUnderTest {
-    private final Process process;
-    private final String bootstrap;
+final class TierlogServer {
+    private TierlogServer() {}
 
-    private TierlogServer(Process process, String bootstrap) {
-        this.process = process;
-        this.bootstrap = bootstrap;
-    }
-
-    static TierlogServer start(Path launcher, Path dir, List<String> extraSets) throws IOException {
+    static ServerUnderTest start(Path launcher, Path dir, List<String> extraSets)
+            throws IOException {
         Files.createDirectories(dir);
         int port = Children.freePort();
         List<String> cmd = new ArrayList<>();
@@ -43,33 +38,6 @@ final class TierlogServer implements ServerUnderTest {
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                         .start();
-        String bootstrap = "127.0.0.1:" + port;
-        try {
-            Children.awaitAnswering(p, bootstrap, out, Duration.ofMinutes(3));
-        } catch (IOException e) {
-            p.destroyForcibly();
-            throw e;
-        }
-        return new TierlogServer(p, bootstrap);
-    }
-
-    @Override
-    public String name() {
-        return "tierlog";
-    }
-
-    @Override
-    public String bootstrapServers() {
-        return bootstrap;
-    }
-
-    @Override
-    public long pid() {
-        return process.pid();
-    }
-
-    @Override
-    public void close() throws IOException {
-        Children.stop(process);
+        return ChildServer.awaitStarted("tierlog", p, port, out, Duration.ofMinutes(3));
     }
 }
