@@ -294,6 +294,24 @@ final class LogSegment {
                 || lastOffset - baseOffset > Integer.MAX_VALUE;
     }
 
+    /**
+     * Pins the log file if its channel is open right now, so that {@link #append} finds it open (a
+     * pinned file is never evicted); false when using it would first have to open it again. The
+     * caller ends the pin with {@link #unpin()}.
+     */
+    boolean pinIfOpen() {
+        return file.acquireIfOpen() != null;
+    }
+
+    /**
+     * Whether appending {@code batches} batches could touch the file system beyond writing into
+     * already allocated pages: an index entry landing in a page not yet allocated (its zero write
+     * and, on the first one, opening the index's write channel).
+     */
+    boolean appendMayAllocate(int batches) {
+        return offsetIndex.mayAllocate(batches) || timeIndex.mayAllocate(batches);
+    }
+
     /** Whether segment.ms has passed since the first batch (for the scheduler's roll). */
     boolean timeToRoll(long now) {
         return size > 0
