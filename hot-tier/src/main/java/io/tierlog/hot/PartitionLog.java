@@ -336,7 +336,7 @@ public final class PartitionLog implements Closeable {
             last += vb.lastOffsetDelta[i] + 1L;
         }
         return seg.shouldRoll(bytes, vb.count, last, now)
-                || seg.appendMayAllocate(vb.count)
+                || seg.appendMayAllocate(vb)
                 || unflushedRecords + vb.totalRecords >= config.flushMessages();
     }
 

@@ -102,13 +102,21 @@ class ProduceHandlerTest {
                 .isTrue();
 
         // partition 0 must roll (its segment is full); partition 1 is empty and appends in place
-        ProduceRequestData both =
-                request((short) 1, "rolls", 0, ServerTestKit.batch("x".repeat(200)));
+        ProduceRequestData both = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000);
         both.topicData()
-                .iterator()
-                .next()
-                .partitionData()
-                .add(new PartitionProduceData().setIndex(1).setRecords(ServerTestKit.batch("y")));
+                .add(
+                        new TopicProduceData()
+                                .setName("rolls")
+                                .setPartitionData(
+                                        List.of(
+                                                new PartitionProduceData()
+                                                        .setIndex(0)
+                                                        .setRecords(
+                                                                ServerTestKit.batch(
+                                                                        "x".repeat(200))),
+                                                new PartitionProduceData()
+                                                        .setIndex(1)
+                                                        .setRecords(ServerTestKit.batch("y")))));
         ProduceResponseData resp = kit.call(ApiKeys.PRODUCE, V9, both);
 
         List<PartitionProduceResponse> prs =
