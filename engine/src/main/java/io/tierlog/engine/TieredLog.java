@@ -265,10 +265,39 @@ public final class TieredLog implements Closeable {
      * @throws IOException if the write failed (rolled back; the producer may retry)
      */
     public Appended append(TopicPartition tp, ByteBuffer batches) throws IOException {
+        return append(tp, batches, true).orElseThrow();
+    }
+
+    /**
+     * As {@link #append(TopicPartition, ByteBuffer)} when that needs no blocking call, for a caller
+     * on a thread that must never block (a Netty event loop): the batches are validated and written
+     * into the active segment's page cache (write, no fsync), or, when the append would roll a
+     * segment (creating files, writing a producer snapshot), allocate index pages, reopen a file,
+     * fsync, or wait for the partition's lock, nothing is written and the result is empty: the
+     * caller then calls {@link #append(TopicPartition, ByteBuffer)} from a thread that may block.
+     * Failures as there.
+     *
+     * @return the append, or empty when it must be done where blocking is allowed
+     */
+    public Optional<Appended> appendWithoutBlocking(TopicPartition tp, ByteBuffer batches)
+            throws IOException {
+        return append(tp, batches, false);
+    }
+
+    private Optional<Appended> append(TopicPartition tp, ByteBuffer batches, boolean mayBlock)
+            throws IOException {
         int size = batches.remaining();
         AppendResult r;
         try {
-            r = hot(tp).append(batches);
+            PartitionLog log = hot(tp);
+            r =
+                    mayBlock
+                            ? log.append(batches)
+                            : log.appendWithoutBlocking(
+                                    batches, PartitionLog.NO_PARTITION_LEADER_EPOCH);
+            if (r == null) {
+                return Optional.empty();
+            }
         } catch (InvalidBatchException e) {
             throw AppendErrors.invalidBatch(e);
         } catch (ProducerStateException e) {
@@ -279,13 +308,14 @@ public final class TieredLog implements Closeable {
         if (!r.duplicate()) {
             hotBytesIn.increment(size);
         }
-        return new Appended(
-                r.firstOffset(),
-                r.lastOffset(),
-                r.logAppendTime(),
-                r.logStartOffset(),
-                r.recordCount(),
-                r.duplicate());
+        return Optional.of(
+                new Appended(
+                        r.firstOffset(),
+                        r.lastOffset(),
+                        r.logAppendTime(),
+                        r.logStartOffset(),
+                        r.recordCount(),
+                        r.duplicate()));
     }
 
     /** As {@link #append(TopicPartition, ByteBuffer)}, with the records' buffer (not consumed). */

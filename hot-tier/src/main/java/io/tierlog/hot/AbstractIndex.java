@@ -221,6 +221,15 @@ abstract class AbstractIndex {
         dirty = true;
     }
 
+    /**
+     * Whether writing up to {@code more} further entries could need {@link #ensureAllocated} (a
+     * zero write, and opening the write channel on the first one), as opposed to stores into pages
+     * already allocated. Called by the writer.
+     */
+    boolean mayAllocate(int more) {
+        return writable && (long) (entries + more) * entrySize() > allocated;
+    }
+
     /** The cleared buffer for one entry, to fill before {@link #writeEntry}. */
     protected final ByteBuffer entryBuffer() {
         return entryBuffer.clear();

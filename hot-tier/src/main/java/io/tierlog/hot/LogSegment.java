@@ -294,6 +294,35 @@ final class LogSegment {
                 || lastOffset - baseOffset > Integer.MAX_VALUE;
     }
 
+    /**
+     * Pins the log file if its channel is open right now, so that {@link #append} finds it open (a
+     * pinned file is never evicted); false when using it would first have to open it again. The
+     * caller ends the pin with {@link #unpin()}.
+     */
+    boolean pinIfOpen() {
+        return file.acquireIfOpen() != null;
+    }
+
+    /**
+     * Whether appending {@code vb} could touch the file system beyond writing into already
+     * allocated pages: an index entry landing in a page not yet allocated (its zero write and, on
+     * the first one, opening the index's write channel). Counts the entries {@link #append} would
+     * add (one where {@code index.interval.bytes} have passed since the last), so that the appends
+     * between two entries never count.
+     */
+    boolean appendMayAllocate(ValidatedBatches vb) {
+        int entries = 0;
+        long since = bytesSinceLastIndexEntry;
+        for (int i = 0; i < vb.count; i++) {
+            if (since > config.indexIntervalBytes()) {
+                entries++;
+                since = 0;
+            }
+            since += vb.size[i];
+        }
+        return entries > 0 && (offsetIndex.mayAllocate(entries) || timeIndex.mayAllocate(entries));
+    }
+
     /** Whether segment.ms has passed since the first batch (for the scheduler's roll). */
     boolean timeToRoll(long now) {
         return size > 0

@@ -64,6 +64,10 @@ public final class PartitionLog implements Closeable {
     private volatile long recoveryPoint;
     private volatile boolean closed;
     private long unflushedRecords;
+
+    /** Offsets of the producer snapshots on disk, ascending; null until listed. Under the lock. */
+    private List<Long> snapshotOffsets;
+
     private volatile long lastFlushMs;
 
     private final OfflineState offlineState;
@@ -225,6 +229,32 @@ public final class PartitionLog implements Closeable {
      * #NO_PARTITION_LEADER_EPOCH}, which keeps the producer's value.
      */
     public AppendResult append(ByteBuffer batches, int partitionLeaderEpoch) throws IOException {
+        return append(batches, partitionLeaderEpoch, true);
+    }
+
+    /**
+     * As {@link #append(ByteBuffer, int)} if that can be done without blocking the calling thread,
+     * else nothing: returns null, having written nothing and changed no state (the buffer's
+     * partition leader epochs may have been stamped), and the caller appends again from a thread
+     * that may block. What blocks, and so is never done here: waiting for the append lock (its
+     * holder may be rolling), rolling a segment (creating its files, writing a producer snapshot),
+     * allocating index pages, reopening a file the open-files bound closed, an fsync ({@link
+     * Durability#FSYNC}, or {@code flush.messages} reached). What is done: validation, offsets and
+     * producer state in memory, and the write into the active segment's page cache (no fsync). This
+     * keeps a server's common append on its event loop while every roll happens elsewhere.
+     *
+     * @return the result, or null when the append must be done by {@link #append(ByteBuffer, int)}
+     */
+    public AppendResult appendWithoutBlocking(ByteBuffer batches, int partitionLeaderEpoch)
+            throws IOException {
+        if (config.durability() == Durability.FSYNC) {
+            return null;
+        }
+        return append(batches, partitionLeaderEpoch, false);
+    }
+
+    private AppendResult append(ByteBuffer batches, int partitionLeaderEpoch, boolean mayBlock)
+            throws IOException {
         long now = time.milliseconds();
         ValidatedBatches vb = BatchValidator.validate(batches, config, now);
         if (partitionLeaderEpoch != NO_PARTITION_LEADER_EPOCH) {
@@ -236,7 +266,11 @@ public final class PartitionLog implements Closeable {
         boolean logAppendTime = config.messageTimestampType() == TimestampType.LOG_APPEND_TIME;
         AppendResult result;
         long durableTarget;
-        lock.lock();
+        if (mayBlock) {
+            lock.lock();
+        } else if (!lock.tryLock()) {
+            return null; // the holder may be rolling or deleting: waiting could wait on I/O
+        }
         try {
             ensureOpen();
             ensureOnline();
@@ -251,8 +285,19 @@ public final class PartitionLog implements Closeable {
                                 (int) vb.totalRecords,
                                 true);
                 durableTarget = dup.lastOffset() + 1;
-            } else {
+            } else if (mayBlock) {
                 result = appendLocked(batches, vb, now, logAppendTime);
+                durableTarget = result.lastOffset() + 1;
+            } else {
+                LogSegment seg = activeSegment();
+                if (appendMayBlockLocked(seg, batches.remaining(), vb, now) || !seg.pinIfOpen()) {
+                    return null;
+                }
+                try {
+                    result = appendLocked(batches, vb, now, logAppendTime);
+                } finally {
+                    seg.unpin();
+                }
                 durableTarget = result.lastOffset() + 1;
             }
         } finally {
@@ -279,6 +324,20 @@ public final class PartitionLog implements Closeable {
             }
         }
         return result;
+    }
+
+    /**
+     * Whether appending {@code vb} ({@code bytes} bytes) now would do more than write into the
+     * active segment's page cache: roll, allocate index pages, or flush ({@code flush.messages}).
+     */
+    private boolean appendMayBlockLocked(LogSegment seg, int bytes, ValidatedBatches vb, long now) {
+        long last = logEndOffset - 1;
+        for (int i = 0; i < vb.count; i++) {
+            last += vb.lastOffsetDelta[i] + 1L;
+        }
+        return seg.shouldRoll(bytes, vb.count, last, now)
+                || seg.appendMayAllocate(vb)
+                || unflushedRecords + vb.totalRecords >= config.flushMessages();
     }
 
     private AppendResult appendLocked(
@@ -460,11 +519,19 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** A snapshot only shortens the next open; failing to write one must not fail the log. */
+    /**
+     * A snapshot only shortens the next open; failing to write one must not fail the log. The
+     * offsets of the snapshots on disk are listed once and then kept (under the lock): a roll would
+     * otherwise read the whole folder to find the one snapshot to delete.
+     */
     private void writeProducerSnapshot(long offset) {
         try {
-            ProducerSnapshots.write(dir, offset, producers.entries());
+            if (snapshotOffsets == null) {
+                snapshotOffsets = ProducerSnapshots.list(dir);
+            }
+            ProducerSnapshots.write(dir, offset, producers.entries(), snapshotOffsets);
         } catch (IOException e) {
+            snapshotOffsets = null; // listed again next time
             LOG.warn("Cannot write producer snapshot of {} at {}", tp, offset, e);
         }
     }
@@ -782,6 +849,7 @@ public final class PartitionLog implements Closeable {
             unflushedRecords = 0;
             lastFlushMs = time.milliseconds();
             groupCommit.reset(logEndOffset);
+            snapshotOffsets = null; // the reload may have deleted some
             offlineState.online(logEndOffset, r.droppedBytes());
             return true;
         } finally {

@@ -58,8 +58,24 @@ final class ProducerSnapshots {
      * Writes the snapshot at {@code offset} (tmp file, then rename), keeping the newest two. Not
      * fsynced: a snapshot lost or torn by a crash fails its CRC or lies beyond the recovered log
      * end, and is then ignored.
+     *
+     * @param present the offsets of the snapshots in {@code dir} (ascending, as {@link #list}
+     *     returns them), updated to what is left: the log keeps them in memory, so that a roll does
+     *     not list a folder holding every segment's files to find the one to delete
      */
-    static void write(Path dir, long offset, List<ProducerEntry> entries) throws IOException {
+    static void write(Path dir, long offset, List<ProducerEntry> entries, List<Long> present)
+            throws IOException {
+        writeFile(dir, offset, entries);
+        present.remove(Long.valueOf(offset));
+        present.add(offset);
+        present.sort(null);
+        while (present.size() > 2) {
+            Files.deleteIfExists(dir.resolve(LogSegment.fileName(present.remove(0)) + SUFFIX));
+        }
+    }
+
+    private static void writeFile(Path dir, long offset, List<ProducerEntry> entries)
+            throws IOException {
         int size = HEADER + 8 + 4;
         for (ProducerEntry e : entries) {
             size += 8 + 2 + 1 + e.batches().size() * BATCH_SIZE;
@@ -91,10 +107,6 @@ final class ProducerSnapshots {
             }
         }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        List<Long> offsets = list(dir);
-        for (int i = 0; i < offsets.size() - 2; i++) {
-            Files.deleteIfExists(dir.resolve(LogSegment.fileName(offsets.get(i)) + SUFFIX));
-        }
     }
 
     /**

@@ -74,6 +74,23 @@ final class SegmentFile {
         return acquireSlow();
     }
 
+    /**
+     * The channel pinned as by {@link #acquire()} if it is open right now, else null (nothing is
+     * opened): for callers that must not touch the file system.
+     */
+    FileChannel acquireIfOpen() {
+        int p = pins.get();
+        if (p >= 0 && pins.compareAndSet(p, p + 1)) {
+            FileChannel ch = channel;
+            if (ch != null && ch.isOpen() && !closed) {
+                lastUse = System.nanoTime();
+                return ch;
+            }
+            release();
+        }
+        return null;
+    }
+
     private FileChannel acquireSlow() throws IOException {
         for (int attempt = 0; ; attempt++) {
             try {

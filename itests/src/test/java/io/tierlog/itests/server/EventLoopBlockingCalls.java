@@ -31,7 +31,18 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * <p>Allowed, each harmless on an event loop: writes on a non-blocking socket channel (they go
  * through the same native write as files in the JDK, but return at once when the socket buffer is
  * full); reads of the kernel's random device by {@code SecureRandom} (UUIDs; {@code /dev/urandom}
- * is no disk and never waits); Netty's own allowances (its integration). Thread-safe.
+ * is no disk and never waits); Netty's own allowances (its integration).
+ *
+ * <p>Allowed by design ({@link #BY_DESIGN}, see {@code docs/architecture.md}, "Threads"): the two
+ * page-cache accesses of the hot path, each matched exactly, by the native call and the frames of
+ * our code that reach it through nothing but the JDK's {@code FileChannel}: the write of a produced
+ * batch into the active segment ({@code pwrite0} from {@code LogSegment.append} called by {@code
+ * PartitionLog.appendLocked}) and the read of batch headers that a fetch does to find its byte
+ * range ({@code pread0} from {@code LogSegment.readFully} called by {@code LogSegment.read}). The
+ * same native call from anywhere else (an index pre-allocation, a timestamp search, a recovery) is
+ * a violation. Also allowed: a park on the queue lock of an executor the event loop hands work to
+ * ({@link #HAND_OFF_SIGNAL}), a lock held for a few instructions and never across I/O. They are
+ * counted, not recorded ({@link #allowedByDesign()}). Thread-safe.
  */
 final class EventLoopBlockingCalls {
     /** One blocking call: where, on which thread, and the stack from the blocking method down. */
@@ -56,7 +67,101 @@ final class EventLoopBlockingCalls {
         }
     }
 
+    /**
+     * A blocking call made on the event loops on purpose: {@code nativeMethod} (as BlockHound names
+     * it) whose stack, once the frames of classes starting with one of {@code skipped} are passed
+     * over, continues with exactly {@code frames} ({@code class.method}, innermost first,
+     * consecutive). {@code why} is printed in the report.
+     */
+    record Allowance(String nativeMethod, List<String> skipped, List<String> frames, String why) {
+        boolean matches(String method, List<StackTraceElement> stack) {
+            if (!method.equals(nativeMethod)) {
+                return false;
+            }
+            int i = 0;
+            while (i < stack.size() && skipped(stack.get(i).getClassName())) {
+                i++;
+            }
+            for (String frame : frames) {
+                if (i >= stack.size()) {
+                    return false;
+                }
+                StackTraceElement e = stack.get(i++);
+                if (!frame.equals(e.getClassName() + "." + e.getMethodName())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private boolean skipped(String className) {
+            for (String prefix : skipped) {
+                if (className.startsWith(prefix)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** The JDK's plumbing between a FileChannel call and its native method. */
+    private static final List<String> JDK = List.of("java.", "sun.", "jdk.");
+
+    /** A lock's plumbing down to the park. */
+    private static final List<String> LOCK =
+            List.of("jdk.internal.misc.", "java.util.concurrent.locks.");
+
+    /** The produced batch written into the active segment's page cache (no fsync). */
+    static final Allowance APPEND_TO_PAGE_CACHE =
+            new Allowance(
+                    "sun.nio.ch.FileDispatcherImpl.pwrite0",
+                    JDK,
+                    List.of(
+                            "io.tierlog.hot.LogSegment.append",
+                            "io.tierlog.hot.PartitionLog.appendLocked"),
+                    "a produce's write(2) into the active segment's page cache, no fsync");
+
+    /** Batch headers read through the page cache to find a fetch's byte range. */
+    static final Allowance READ_BATCH_HEADERS =
+            new Allowance(
+                    "sun.nio.ch.FileDispatcherImpl.pread0",
+                    JDK,
+                    List.of(
+                            "io.tierlog.hot.LogSegment.readFully",
+                            "io.tierlog.hot.LogSegment.read"),
+                    "a fetch's pread(2) of batch headers through the page cache, before sendfile");
+
+    /**
+     * Handing a task to an executor (the blocking executor, the cold-read executor): its queue's
+     * locks are held by the queue's own operations only, a few instructions and never across I/O,
+     * so a park there is a brief spin-and-wait, not a wait for a disk.
+     */
+    static final Allowance HAND_OFF_SIGNAL =
+            new Allowance(
+                    "jdk.internal.misc.Unsafe#park",
+                    LOCK,
+                    List.of(
+                            "java.util.concurrent.LinkedBlockingQueue.signalNotEmpty",
+                            "java.util.concurrent.LinkedBlockingQueue.offer",
+                            "java.util.concurrent.ThreadPoolExecutor.execute"),
+                    "handing a task to an executor: its queue's take lock, never held across I/O");
+
+    /** As {@link #HAND_OFF_SIGNAL}, for the queue's put lock. */
+    static final Allowance HAND_OFF_PUT =
+            new Allowance(
+                    "jdk.internal.misc.Unsafe#park",
+                    LOCK,
+                    List.of(
+                            "java.util.concurrent.LinkedBlockingQueue.offer",
+                            "java.util.concurrent.ThreadPoolExecutor.execute"),
+                    "handing a task to an executor: its queue's put lock, never held across I/O");
+
+    static final List<Allowance> BY_DESIGN =
+            List.of(APPEND_TO_PAGE_CACHE, READ_BATCH_HEADERS, HAND_OFF_SIGNAL, HAND_OFF_PUT);
+
     private static final Queue<Call> calls = new ConcurrentLinkedQueue<>();
+    private static final Map<Allowance, java.util.concurrent.atomic.AtomicLong> allowed =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private static volatile boolean armed;
     private static boolean installed;
 
@@ -73,6 +178,7 @@ final class EventLoopBlockingCalls {
     /** Starts recording, forgetting earlier calls. */
     static void arm() {
         calls.clear();
+        allowed.clear();
         armed = true;
     }
 
@@ -80,6 +186,16 @@ final class EventLoopBlockingCalls {
     static List<Call> disarm() {
         armed = false;
         return new ArrayList<>(calls);
+    }
+
+    /** How often each allowance was used since {@link #arm()}. */
+    static Map<Allowance, Long> allowedByDesign() {
+        Map<Allowance, Long> out = new LinkedHashMap<>();
+        for (Allowance a : BY_DESIGN) {
+            java.util.concurrent.atomic.AtomicLong n = allowed.get(a);
+            out.put(a, n == null ? 0 : n.get());
+        }
+        return out;
     }
 
     /** Whether BlockHound treats {@code t} as an event loop that must not block. */
@@ -125,11 +241,16 @@ final class EventLoopBlockingCalls {
                         || all[from].getClassName().startsWith(Integration.class.getName()))) {
             from++;
         }
-        calls.add(
-                new Call(
-                        m.toString(),
-                        Thread.currentThread().getName(),
-                        List.of(Arrays.copyOfRange(all, from, all.length))));
+        List<StackTraceElement> stack = List.of(Arrays.copyOfRange(all, from, all.length));
+        String method = m.toString();
+        for (Allowance a : BY_DESIGN) {
+            if (a.matches(method, stack)) {
+                allowed.computeIfAbsent(a, k -> new java.util.concurrent.atomic.AtomicLong())
+                        .incrementAndGet();
+                return;
+            }
+        }
+        calls.add(new Call(method, Thread.currentThread().getName(), stack));
     }
 
     /** Applied after the integrations found on the class path (Netty's among them). */

@@ -16,7 +16,7 @@ import org.apache.kafka.common.protocol.Errors;
  * io.tierlog.server.meta.ProducerIdManager}) with epoch 0, or, when an existing producer asks to
  * resume (v3+, after a sequence error), the same id with the next epoch (a fresh id once the epoch
  * is exhausted). Transactional ids are refused with {@code NOT_COORDINATOR}: there is no
- * transaction coordinator. Thread-safe.
+ * transaction coordinator. Runs on the blocking executor, never on an event loop. Thread-safe.
  */
 final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRequestData> {
 
@@ -35,6 +35,15 @@ final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRequestDa
     @Override
     public short maxVersion() {
         return 5;
+    }
+
+    /**
+     * Always: issuing an id may reserve the next block of ids on disk (write, two fsyncs and a
+     * rename), and the manager's lock may be held by a thread doing so. A producer asks once.
+     */
+    @Override
+    protected boolean mayBlock(InitProducerIdRequestData request) {
+        return true;
     }
 
     @Override

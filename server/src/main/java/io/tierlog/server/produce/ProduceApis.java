@@ -14,7 +14,8 @@ public final class ProduceApis {
      * @param engine the log appended to, with its topics (a topic's durability decides where an
      *     append runs)
      * @param producerIds the issued producer ids (InitProducerId)
-     * @param blockingExecutor where appends that wait for fsync run, off the event loops
+     * @param blockingExecutor where InitProducerId and the appends that may block (fsync topics, a
+     *     partition whose append rolls a segment) run, off the event loops
      */
     public static List<ApiHandler> handlers(
             TieredLog engine, ProducerIdManager producerIds, Executor blockingExecutor) {

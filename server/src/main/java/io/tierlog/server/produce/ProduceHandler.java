@@ -4,11 +4,16 @@ import io.tierlog.engine.Appended;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
+import io.tierlog.server.dispatch.ApiHandler;
 import io.tierlog.server.dispatch.CloseConnectionException;
 import io.tierlog.server.dispatch.RequestContext;
-import io.tierlog.server.dispatch.SyncApiHandler;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
@@ -34,18 +39,28 @@ import org.slf4j.LoggerFactory;
  * codes; a retried idempotent batch is answered with its original offsets. A storage fault (the
  * append failed and was rolled back, or the partition is offline after one) answers {@code
  * KAFKA_STORAGE_ERROR}, which producers retry. {@code acks=0} gets no response; acks other than 0,
- * 1, -1 get {@code INVALID_REQUIRED_ACKS}. Thread-safe.
+ * 1, -1 get {@code INVALID_REQUIRED_ACKS}.
+ *
+ * <p><b>Threads.</b> A partition's append runs on the event loop when the engine can do it without
+ * blocking ({@code TieredLog.appendWithoutBlocking}: a write into the active segment's page cache);
+ * an append that would roll a segment, write a producer snapshot, allocate index pages, reopen a
+ * file or wait for the partition's lock is done on the blocking executor instead, after the event
+ * loop has appended the request's other partitions, and the response is sent when all are done. A
+ * request to a topic whose appends wait for fsync ({@code log.durability=fsync}) runs on the
+ * blocking executor as a whole. The connection answers its requests in order either way (the next
+ * request waits for this one), so an idempotent producer's batches stay in order. Thread-safe.
  */
-final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
+final class ProduceHandler implements ApiHandler {
     private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
 
     private final TieredLog engine;
     private final TopicRegistry topics;
+    private final Executor blockingExecutor;
 
     ProduceHandler(TieredLog engine, Executor blockingExecutor) {
-        super(ProduceRequestData.class, blockingExecutor);
         this.engine = engine;
         this.topics = engine.topicRegistry();
+        this.blockingExecutor = blockingExecutor;
     }
 
     @Override
@@ -58,8 +73,37 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
         return 11;
     }
 
+    /** A partition whose append is left to the blocking executor. */
+    private record Deferred(TopicPartition tp, ByteBuffer batches, PartitionProduceResponse pr) {}
+
     @Override
-    protected ApiMessage handle(RequestContext context, ProduceRequestData request, short version) {
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+        ProduceRequestData request = (ProduceRequestData) message;
+        if (waitsForFsync(request)) {
+            return CompletableFuture.supplyAsync(
+                    () -> answer(request, appendAll(request, true, null)), blockingExecutor);
+        }
+        List<Deferred> deferred = new ArrayList<>();
+        ProduceResponseData response = appendAll(request, false, deferred);
+        if (deferred.isEmpty()) {
+            return CompletableFuture.completedFuture(answer(request, response));
+        }
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    for (Deferred d : deferred) {
+                        append(d.tp(), d.batches(), d.pr(), true);
+                    }
+                    return answer(request, response);
+                },
+                blockingExecutor);
+    }
+
+    /**
+     * Appends every partition of the request, or, when {@code mayBlock} is false, those that need
+     * no blocking call, adding the others to {@code deferred}.
+     */
+    private ProduceResponseData appendAll(
+            ProduceRequestData request, boolean mayBlock, List<Deferred> deferred) {
         short acks = request.acks();
         boolean badAcks = acks != 0 && acks != 1 && acks != -1;
         ProduceResponseData response = new ProduceResponseData();
@@ -76,13 +120,24 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
                 if (badAcks) {
                     pr.setErrorCode(Errors.INVALID_REQUIRED_ACKS.code());
                 } else {
-                    append(topic, td.name(), pd, pr);
+                    ByteBuffer batches = checked(topic, td.name(), pd, pr);
+                    if (batches != null) {
+                        TopicPartition tp = new TopicPartition(td.name(), pd.index());
+                        if (!append(tp, batches, pr, mayBlock)) {
+                            deferred.add(new Deferred(tp, batches, pr));
+                        }
+                    }
                 }
                 tr.partitionResponses().add(pr);
             }
             response.responses().add(tr);
         }
-        if (acks == 0) {
+        return response;
+    }
+
+    /** The response to send: none for {@code acks=0}, whose failure closes the connection. */
+    private static ApiMessage answer(ProduceRequestData request, ProduceResponseData response) {
+        if (request.acks() == 0) {
             if (hasError(response)) {
                 // Kafka's answer to a failed acks=0 produce: the client notices the disconnect.
                 throw new CloseConnectionException("acks=0 produce failed");
@@ -104,8 +159,7 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
     }
 
     /** True when an append to a topic of the request waits for fsync (log.durability=fsync). */
-    @Override
-    protected boolean mayBlock(ProduceRequestData request) {
+    private boolean waitsForFsync(ProduceRequestData request) {
         for (TopicProduceData td : request.topicData()) {
             if (topics.appendWaitsForFsync(td.name())) {
                 return true;
@@ -114,7 +168,8 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
         return false;
     }
 
-    private void append(
+    /** The partition's batches, or null with the error set in {@code pr}. */
+    private static ByteBuffer checked(
             Optional<TopicInfo> topic,
             String name,
             PartitionProduceData pd,
@@ -124,17 +179,34 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
                     topic.isEmpty() && !validName(name)
                             ? Errors.INVALID_TOPIC_EXCEPTION.code()
                             : Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-            return;
+            return null;
         }
-        TopicPartition tp = new TopicPartition(name, pd.index());
         BaseRecords records = pd.records();
         if (!(records instanceof MemoryRecords mr) || mr.sizeInBytes() == 0) {
             pr.setErrorCode(Errors.INVALID_RECORD.code())
                     .setErrorMessage("produce request without record batches");
-            return;
+            return null;
         }
+        return mr.buffer();
+    }
+
+    /**
+     * Appends and fills {@code pr}; returns false when {@code mayBlock} is false and the append
+     * must be done where blocking is allowed (nothing was written then).
+     */
+    private boolean append(
+            TopicPartition tp, ByteBuffer batches, PartitionProduceResponse pr, boolean mayBlock) {
         try {
-            Appended r = engine.append(tp, mr.buffer());
+            Appended r;
+            if (mayBlock) {
+                r = engine.append(tp, batches);
+            } else {
+                Optional<Appended> done = engine.appendWithoutBlocking(tp, batches);
+                if (done.isEmpty()) {
+                    return false;
+                }
+                r = done.get();
+            }
             pr.setBaseOffset(r.firstOffset())
                     .setLogAppendTimeMs(r.logAppendTime())
                     .setLogStartOffset(r.logStartOffset());
@@ -152,6 +224,7 @@ final class ProduceHandler extends SyncApiHandler<ProduceRequestData> {
             log.error("append to {} failed unexpectedly", tp, e);
             pr.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()).setErrorMessage(e.toString());
         }
+        return true;
     }
 
     static boolean validName(String name) {

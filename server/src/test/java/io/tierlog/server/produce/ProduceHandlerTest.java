@@ -79,6 +79,49 @@ class ProduceHandlerTest extends HandlerTestBase {
     }
 
     @Test
+    void anAppendThatFitsIsAnsweredAtOnceAndOneThatRollsOffTheCallerWithTheOtherPartitions()
+            throws Exception {
+        MemoryRecords one = ServerTestKit.batch("x".repeat(200));
+        kit.createTopic(
+                "rolls", 2, Map.of("segment.bytes", Integer.toString(one.sizeInBytes() + 10)));
+        ProduceRequestData fits =
+                request((short) 1, "rolls", 0, ServerTestKit.batch("x".repeat(200)));
+        java.util.concurrent.CompletableFuture<?> first = kit.send(ApiKeys.PRODUCE, V9, fits);
+        assertThat(first.isDone())
+                .as("a page-cache append is answered on the caller's thread (the event loop)")
+                .isTrue();
+
+        // partition 0 must roll (its segment is full); partition 1 is empty and appends in place
+        ProduceRequestData both = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000);
+        both.topicData()
+                .add(
+                        new TopicProduceData()
+                                .setName("rolls")
+                                .setPartitionData(
+                                        List.of(
+                                                new PartitionProduceData()
+                                                        .setIndex(0)
+                                                        .setRecords(
+                                                                ServerTestKit.batch(
+                                                                        "x".repeat(200))),
+                                                new PartitionProduceData()
+                                                        .setIndex(1)
+                                                        .setRecords(ServerTestKit.batch("y")))));
+        ProduceResponseData resp = kit.call(ApiKeys.PRODUCE, V9, both);
+
+        List<PartitionProduceResponse> prs =
+                resp.responses().iterator().next().partitionResponses();
+        assertThat(prs).extracting(PartitionProduceResponse::index).containsExactly(0, 1);
+        assertThat(prs).extracting(PartitionProduceResponse::errorCode).containsOnly((short) 0);
+        assertThat(prs).extracting(PartitionProduceResponse::baseOffset).containsExactly(1L, 0L);
+        assertThat(kit.engine().hotLog(new TopicPartition("rolls", 0)).orElseThrow().segments())
+                .as("partition 0 rolled")
+                .hasSize(2);
+        assertThat(highWatermark("rolls", 0)).isEqualTo(2);
+        assertThat(highWatermark("rolls", 1)).isEqualTo(1);
+    }
+
+    @Test
     void unknownTopicOrPartitionAndInvalidNamesAreRefusedPerPartition() {
         kit.createTopic("orders", 1);
         assertThat(produce("missing", 0, ServerTestKit.batch("a")).errorCode())
