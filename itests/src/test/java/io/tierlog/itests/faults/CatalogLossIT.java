@@ -10,13 +10,12 @@ import io.tierlog.common.testing.Await;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.MetricNames;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.itests.testing.InProcessCli;
+import io.tierlog.itests.testing.InProcessCli.Cli;
 import io.tierlog.itests.testing.TieredServers;
 import io.tierlog.itests.testing.TieredWaits;
 import io.tierlog.server.TierlogServer;
-import io.tierlog.server.cli.TierlogCli;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,18 +122,18 @@ class CatalogLossIT {
                         "data.dir=" + dataDir(),
                         "--set",
                         "listeners=PLAINTEXT://127.0.0.1:0");
-        assertThat(serve.exit).isEqualTo(2);
-        assertThat(serve.err.lines().filter(l -> l.contains("catalog rebuild")).count())
+        assertThat(serve.exit()).isEqualTo(2);
+        assertThat(serve.err().lines().filter(l -> l.contains("catalog rebuild")).count())
                 .isEqualTo(1);
-        assertThat(serve.err).doesNotContain("\tat ");
+        assertThat(serve.err()).doesNotContain("\tat ");
 
         // inspect and verify fail clearly and create nothing.
         Map<String, String> before = snapshot(dataDir());
         Cli inspect = cli("inspect", "--set", "data.dir=" + dataDir());
         Cli verify = cli("verify", "--set", "data.dir=" + dataDir());
-        assertThat(inspect.exit).isEqualTo(2);
-        assertThat(verify.exit).isEqualTo(2);
-        assertThat(verify.err).contains("does not exist").contains("tierlog catalog rebuild");
+        assertThat(inspect.exit()).isEqualTo(2);
+        assertThat(verify.exit()).isEqualTo(2);
+        assertThat(verify.err()).contains("does not exist").contains("tierlog catalog rebuild");
         assertThat(snapshot(dataDir())).isEqualTo(before);
 
         // An empty catalog with the right id (the old release would have created one): verify
@@ -144,8 +143,8 @@ class CatalogLossIT {
             CatalogBinding.assignId(empty, CatalogBinding.read(dataDir()).orElseThrow());
         }
         Cli verifyEmpty = cli("verify", "--set", "data.dir=" + dataDir());
-        assertThat(verifyEmpty.exit).isEqualTo(1);
-        assertThat(verifyEmpty.out)
+        assertThat(verifyEmpty.exit()).isEqualTo(1);
+        assertThat(verifyEmpty.out())
                 .contains("GAP_BETWEEN_TIERS: the hot log starts at " + hotStartAtLoss)
                 .contains("offsets [0, " + hotStartAtLoss + ") are in neither tier")
                 .contains("OBJECTS_NOT_IN_CATALOG")
@@ -153,11 +152,11 @@ class CatalogLossIT {
 
         // The rebuild, then every acknowledged record from offset 0.
         Cli rebuild = cli("catalog", "rebuild", "--set", "data.dir=" + dataDir());
-        assertThat(rebuild.exit).as(rebuild.out + rebuild.err).isZero();
-        assertThat(rebuild.out).contains("rebuilt: 1 topics").contains("hot log starts at");
-        assertThat(rebuild.out).doesNotContain("GAP");
+        assertThat(rebuild.exit()).as(rebuild.out() + rebuild.err()).isZero();
+        assertThat(rebuild.out()).contains("rebuilt: 1 topics").contains("hot log starts at");
+        assertThat(rebuild.out()).doesNotContain("GAP");
         Cli verifyAfter = cli("verify", "--set", "data.dir=" + dataDir());
-        assertThat(verifyAfter.exit).as(verifyAfter.out + verifyAfter.err).isZero();
+        assertThat(verifyAfter.exit()).as(verifyAfter.out() + verifyAfter.err()).isZero();
 
         server = TierlogServer.start(config(port));
         try {
@@ -208,18 +207,18 @@ class CatalogLossIT {
         Files.copy(backup, catalogDb(), StandardCopyOption.REPLACE_EXISTING); // the roll-back
 
         Cli verify = cli("verify", "--set", "data.dir=" + dataDir());
-        assertThat(verify.exit).isEqualTo(1);
-        assertThat(verify.out)
+        assertThat(verify.exit()).isEqualTo(1);
+        assertThat(verify.out())
                 .contains("OBJECTS_NOT_IN_CATALOG")
                 .contains("holds offsets " + backupHw + "..")
                 .contains("GAP_BETWEEN_TIERS");
         Cli refused = cli("catalog", "rebuild", "--set", "data.dir=" + dataDir());
-        assertThat(refused.exit).isEqualTo(2);
-        assertThat(refused.err).contains("--force");
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).contains("--force");
         Cli rebuild = cli("catalog", "rebuild", "--force", "--set", "data.dir=" + dataDir());
-        assertThat(rebuild.exit).as(rebuild.out + rebuild.err).isZero();
-        assertThat(rebuild.out).contains("cold high watermark " + coldHw).contains("kept as");
-        assertThat(cli("verify", "--set", "data.dir=" + dataDir()).exit).isZero();
+        assertThat(rebuild.exit()).as(rebuild.out() + rebuild.err()).isZero();
+        assertThat(rebuild.out()).contains("cold high watermark " + coldHw).contains("kept as");
+        assertThat(cli("verify", "--set", "data.dir=" + dataDir()).exit()).isZero();
 
         server = TierlogServer.start(config(port));
         try {
@@ -259,7 +258,7 @@ class CatalogLossIT {
         } finally {
             server.close();
         }
-        assertThat(cli("verify", "--set", "data.dir=" + dataDir()).exit).isZero();
+        assertThat(cli("verify", "--set", "data.dir=" + dataDir()).exit()).isZero();
     }
 
     @Test
@@ -295,8 +294,8 @@ class CatalogLossIT {
     void inspectAndVerifyChangeNoFileAndCreateNoDataDir() throws Exception {
         Path missing = dir.resolve("never-made");
         Cli onMissing = cli("inspect", "--set", "data.dir=" + missing);
-        assertThat(onMissing.exit).isEqualTo(2);
-        assertThat(cli("verify", "--set", "data.dir=" + missing).exit).isEqualTo(2);
+        assertThat(onMissing.exit()).isEqualTo(2);
+        assertThat(cli("verify", "--set", "data.dir=" + missing).exit()).isEqualTo(2);
         assertThat(missing).doesNotExist();
 
         TierlogServer server = TierlogServer.start(config(0));
@@ -305,10 +304,10 @@ class CatalogLossIT {
         server.close();
         Map<String, String> before = snapshot(dataDir());
         Cli inspect = cli("inspect", "--set", "data.dir=" + dataDir());
-        assertThat(inspect.exit).as(inspect.err).isZero();
-        assertThat(inspect.out).contains(TOPIC);
+        assertThat(inspect.exit()).as(inspect.err()).isZero();
+        assertThat(inspect.out()).contains(TOPIC);
         Cli verify = cli("verify", "--deep", "--set", "data.dir=" + dataDir());
-        assertThat(verify.exit).as(verify.out + verify.err).isZero();
+        assertThat(verify.exit()).as(verify.out() + verify.err()).isZero();
         assertThat(snapshot(dataDir())).isEqualTo(before);
     }
 
@@ -348,30 +347,8 @@ class CatalogLossIT {
         return m;
     }
 
-    record Cli(int exit, String out, String err) {}
-
-    /** Runs {@code tierlog args...} in this JVM, capturing its stdout and stderr. */
-    static synchronized Cli cli(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            exit = TierlogCli.commandLine().execute(args);
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-        Cli r =
-                new Cli(
-                        exit,
-                        out.toString(StandardCharsets.UTF_8),
-                        err.toString(StandardCharsets.UTF_8));
-        oldOut.println("tierlog " + String.join(" ", args) + " -> " + exit + "\n" + r.out + r.err);
-        return r;
+    static Cli cli(String... args) {
+        return InProcessCli.run(args);
     }
 
     private static void awaitOffloaded(TierlogServer server) {

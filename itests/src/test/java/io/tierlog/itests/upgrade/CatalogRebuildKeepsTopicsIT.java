@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tierlog.common.Config;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
+import io.tierlog.itests.testing.InProcessCli;
+import io.tierlog.itests.testing.InProcessCli.Cli;
 import io.tierlog.server.TierlogServer;
-import io.tierlog.server.cli.TierlogCli;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -59,8 +57,8 @@ class CatalogRebuildKeepsTopicsIT {
 
         deleteCatalog(dataDir);
         Cli rebuild = cli("catalog", "rebuild", "--set", "data.dir=" + dataDir);
-        assertThat(rebuild.exit).as(rebuild.out + rebuild.err).isZero();
-        assertThat(rebuild.out)
+        assertThat(rebuild.exit()).as(rebuild.out() + rebuild.err()).isZero();
+        assertThat(rebuild.out())
                 .contains("topic ids and configs of 2 topics from " + dataDir.resolve("meta"))
                 .contains("rebuilt: 2 topics");
 
@@ -86,8 +84,8 @@ class CatalogRebuildKeepsTopicsIT {
 
         deleteCatalog(dataDir);
         Cli rebuild = cli("catalog", "rebuild", "--set", "data.dir=" + dataDir);
-        assertThat(rebuild.exit).as(rebuild.out + rebuild.err).isZero();
-        assertThat(rebuild.out)
+        assertThat(rebuild.exit()).as(rebuild.out() + rebuild.err()).isZero();
+        assertThat(rebuild.out())
                 .contains("of 3 topics from " + dataDir.resolve("meta/topics.migrated"));
 
         try (TierlogServer server = TierlogServer.start(config(dataDir))) {
@@ -114,29 +112,7 @@ class CatalogRebuildKeepsTopicsIT {
         }
     }
 
-    record Cli(int exit, String out, String err) {}
-
-    /** Runs {@code tierlog args...} in this JVM, capturing its stdout and stderr. */
-    private static synchronized Cli cli(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            exit = TierlogCli.commandLine().execute(args);
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-        Cli r =
-                new Cli(
-                        exit,
-                        out.toString(StandardCharsets.UTF_8),
-                        err.toString(StandardCharsets.UTF_8));
-        oldOut.println("tierlog " + String.join(" ", args) + " -> " + exit + "\n" + r.out + r.err);
-        return r;
+    static Cli cli(String... args) {
+        return InProcessCli.run(args);
     }
 }

@@ -13,33 +13,17 @@ public abstract class ApiHandlerBase implements ApiHandler {
 
     /** A handler of {@code apiKey}, versions up to {@code maxVersion}. */
     protected ApiHandlerBase(ApiKeys apiKey, int maxVersion) {
-        this.apiKey = apiKey;
+        this.apiKey = java.util.Objects.requireNonNull(apiKey);
         this.maxVersion = (short) maxVersion;
-    }
-
-    /**
-     * A handler that overrides {@link #apiKey} and {@link #maxVersion} itself (the produce area's
-     * handlers still do).
-     */
-    protected ApiHandlerBase() {
-        this(null, -1);
     }
 
     @Override
     public ApiKeys apiKey() {
-        return named();
+        return apiKey;
     }
 
     @Override
     public short maxVersion() {
-        named();
         return maxVersion;
-    }
-
-    private ApiKeys named() {
-        if (apiKey == null) {
-            throw new IllegalStateException(getClass().getName() + " names no API");
-        }
-        return apiKey;
     }
 }

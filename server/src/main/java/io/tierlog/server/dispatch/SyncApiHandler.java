@@ -34,15 +34,6 @@ public abstract class SyncApiHandler<Q extends ApiMessage> extends ApiHandlerBas
         this.blockingExecutor = blockingExecutor;
     }
 
-    /**
-     * A handler whose requests may block, that overrides {@link #apiKey} and {@link #maxVersion}
-     * itself.
-     */
-    protected SyncApiHandler(Class<Q> requestType, Executor blockingExecutor) {
-        this.requestType = requestType;
-        this.blockingExecutor = blockingExecutor;
-    }
-
     @Override
     public final CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
         Q q = requestType.cast(request);

@@ -3,13 +3,9 @@ package io.tierlog.server.meta;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Reader;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Properties;
 
 /**
@@ -27,23 +23,7 @@ public final class MetaFiles {
         // store(OutputStream) writes ISO-8859-1 with \\uXXXX escapes: any character survives
         ByteArrayOutputStream w = new ByteArrayOutputStream();
         props.store(w, comment);
-        byte[] bytes = w.toByteArray();
-        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        try (FileChannel ch =
-                FileChannel.open(
-                        tmp,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE,
-                        StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-            ch.force(true);
-        }
-        Files.move(
-                tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        fsyncDir(target.getParent());
+        io.tierlog.common.AtomicFiles.write(target, w.toByteArray());
     }
 
     /** The properties of a file written by {@link #writeAtomically}. */
@@ -53,13 +33,5 @@ public final class MetaFiles {
             p.load(r);
         }
         return p;
-    }
-
-    static void fsyncDir(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException e) {
-            // Some file systems cannot open directories; the rename is still atomic there.
-        }
     }
 }

@@ -23,18 +23,8 @@ final class InitProducerIdHandler extends SyncApiHandler<InitProducerIdRequestDa
     private final ProducerIdManager producerIds;
 
     InitProducerIdHandler(ProducerIdManager producerIds, Executor blockingExecutor) {
-        super(InitProducerIdRequestData.class, blockingExecutor);
+        super(ApiKeys.INIT_PRODUCER_ID, 5, InitProducerIdRequestData.class, blockingExecutor);
         this.producerIds = producerIds;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.INIT_PRODUCER_ID;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     /**

@@ -4,7 +4,7 @@ import io.tierlog.engine.Appended;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
-import io.tierlog.server.dispatch.ApiHandler;
+import io.tierlog.server.dispatch.ApiHandlerBase;
 import io.tierlog.server.dispatch.CloseConnectionException;
 import io.tierlog.server.dispatch.RequestContext;
 import java.io.IOException;
@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * blocking executor as a whole. The connection answers its requests in order either way (the next
  * request waits for this one), so an idempotent producer's batches stay in order. Thread-safe.
  */
-final class ProduceHandler implements ApiHandler {
+final class ProduceHandler extends ApiHandlerBase {
     private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
 
     private final TieredLog engine;
@@ -58,19 +58,10 @@ final class ProduceHandler implements ApiHandler {
     private final Executor blockingExecutor;
 
     ProduceHandler(TieredLog engine, Executor blockingExecutor) {
+        super(ApiKeys.PRODUCE, 11);
         this.engine = engine;
         this.topics = engine.topicRegistry();
         this.blockingExecutor = blockingExecutor;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.PRODUCE;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 11;
     }
 
     /** A partition whose append is left to the blocking executor. */
