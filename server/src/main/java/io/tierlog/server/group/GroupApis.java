@@ -8,8 +8,9 @@ import java.util.concurrent.Executor;
 
 /**
  * The consumer-group area's handlers (classic protocol): JoinGroup, SyncGroup, Heartbeat,
- * LeaveGroup, OffsetCommit and OffsetFetch. They translate requests into calls of the {@link
- * GroupCoordinator} and its answers into responses. Stateless.
+ * LeaveGroup, OffsetCommit, OffsetFetch, and the admin APIs ListGroups, DescribeGroups,
+ * DeleteGroups and OffsetDelete. They translate requests into calls of the {@link GroupCoordinator}
+ * and its answers into responses. Stateless.
  */
 public final class GroupApis {
     private GroupApis() {}
@@ -17,7 +18,7 @@ public final class GroupApis {
     /**
      * @param groups the coordinator of every group
      * @param metadata topic lookup (OffsetCommit refuses unknown partitions)
-     * @param blockingExecutor where OffsetCommit's fsync runs
+     * @param blockingExecutor where the fsyncs of OffsetCommit, DeleteGroups and OffsetDelete run
      */
     public static List<ApiHandler> handlers(
             GroupCoordinator groups, MetadataService metadata, Executor blockingExecutor) {
@@ -27,6 +28,10 @@ public final class GroupApis {
                 new HeartbeatHandler(groups),
                 new LeaveGroupHandler(groups),
                 new OffsetCommitHandler(groups, metadata, blockingExecutor),
-                new OffsetFetchHandler(groups));
+                new OffsetFetchHandler(groups),
+                new ListGroupsHandler(groups),
+                new DescribeGroupsHandler(groups),
+                new DeleteGroupsHandler(groups, blockingExecutor),
+                new OffsetDeleteHandler(groups, metadata, blockingExecutor));
     }
 }

@@ -45,6 +45,7 @@ final class JoinGroupHandler extends ApiHandlerBase {
                         r.groupId(),
                         r.memberId(),
                         context.clientId(),
+                        clientHost(context),
                         r.sessionTimeoutMs(),
                         rebalanceTimeout,
                         r.protocolType(),
@@ -73,5 +74,12 @@ final class JoinGroupHandler extends ApiHandlerBase {
                             }
                             return out;
                         });
+    }
+
+    /** The peer as Kafka shows it in DescribeGroups: {@code InetAddress.toString()}, "/<ip>". */
+    static String clientHost(RequestContext context) {
+        return context.peer() instanceof java.net.InetSocketAddress a && a.getAddress() != null
+                ? "/" + a.getAddress().getHostAddress()
+                : String.valueOf(context.peer());
     }
 }

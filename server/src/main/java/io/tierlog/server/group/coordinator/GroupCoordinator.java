@@ -47,11 +47,48 @@ public final class GroupCoordinator implements AutoCloseable {
     static final int MAX_SESSION_TIMEOUT_MS = 1_800_000;
 
     enum State {
-        EMPTY,
-        PREPARING_REBALANCE,
-        COMPLETING_REBALANCE,
-        STABLE
+        EMPTY("Empty"),
+        PREPARING_REBALANCE("PreparingRebalance"),
+        COMPLETING_REBALANCE("CompletingRebalance"),
+        STABLE("Stable");
+
+        /** Kafka's name of the state (ListGroups, DescribeGroups). */
+        final String kafkaName;
+
+        State(String kafkaName) {
+            this.kafkaName = kafkaName;
+        }
     }
+
+    /** Kafka's name of a group that does not exist. */
+    public static final String DEAD = "Dead";
+
+    /** The only group type this coordinator runs. */
+    public static final String CLASSIC = "classic";
+
+    private static final String CONSUMER_PROTOCOL_TYPE = "consumer";
+
+    /** A group as ListGroups shows it: protocol type ("" when unknown) and Kafka's state name. */
+    public record GroupListing(String groupId, String protocolType, String state) {}
+
+    /** A member as DescribeGroups shows it (metadata and assignment empty unless Stable). */
+    public record MemberDescription(
+            String memberId,
+            String clientId,
+            String clientHost,
+            byte[] metadata,
+            byte[] assignment) {}
+
+    /** A group as DescribeGroups shows it; {@code protocolName} is "" unless Stable. */
+    public record GroupDescription(
+            String groupId,
+            String state,
+            String protocolType,
+            String protocolName,
+            List<MemberDescription> members) {}
+
+    /** OffsetDelete outcome: a group-level error, or one error per partition asked. */
+    public record OffsetDeleteResult(Errors error, Map<TopicPartition, Errors> partitions) {}
 
     /** One protocol a member supports (assignor name and its metadata). */
     public record Protocol(String name, byte[] metadata) {}
@@ -83,6 +120,8 @@ public final class GroupCoordinator implements AutoCloseable {
 
     private static final class Member {
         final String id;
+        String clientId = "";
+        String clientHost = "";
         int sessionTimeoutMs;
         int rebalanceTimeoutMs;
         List<Protocol> protocols;
@@ -150,6 +189,30 @@ public final class GroupCoordinator implements AutoCloseable {
             int rebalanceTimeoutMs,
             String protocolType,
             List<Protocol> protocols) {
+        return join(
+                groupId,
+                memberId,
+                clientId,
+                "",
+                sessionTimeoutMs,
+                rebalanceTimeoutMs,
+                protocolType,
+                protocols);
+    }
+
+    /**
+     * A member joins (a new one when {@code memberId} is empty); {@code clientHost} is shown by
+     * DescribeGroups, as Kafka shows it ({@code /<ip>}).
+     */
+    public CompletableFuture<JoinResult> join(
+            String groupId,
+            String memberId,
+            String clientId,
+            String clientHost,
+            int sessionTimeoutMs,
+            int rebalanceTimeoutMs,
+            String protocolType,
+            List<Protocol> protocols) {
         if (groupId == null || groupId.isEmpty()) {
             return CompletableFuture.completedFuture(
                     JoinResult.error(Errors.INVALID_GROUP_ID, memberId));
@@ -183,6 +246,8 @@ public final class GroupCoordinator implements AutoCloseable {
                 }
             }
             g.protocolType = protocolType;
+            m.clientId = clientId == null ? "" : clientId;
+            m.clientHost = clientHost == null ? "" : clientHost;
             m.sessionTimeoutMs = sessionTimeoutMs;
             m.rebalanceTimeoutMs = Math.max(rebalanceTimeoutMs, sessionTimeoutMs);
             m.protocols = List.copyOf(protocols);
@@ -328,6 +393,147 @@ public final class GroupCoordinator implements AutoCloseable {
 
     public Map<TopicPartition, OffsetStore.Committed> committed(String groupId) {
         return offsets.all(groupId);
+    }
+
+    /** Every group: those with members or in memory, and those that only have committed offsets. */
+    public List<GroupListing> listGroups() {
+        Map<String, GroupListing> out = new java.util.TreeMap<>();
+        for (String id : offsets.groupIds()) {
+            out.put(id, new GroupListing(id, "", State.EMPTY.kafkaName));
+        }
+        for (Group g : groups.values()) {
+            synchronized (g) {
+                out.put(
+                        g.id,
+                        new GroupListing(
+                                g.id,
+                                g.protocolType == null ? "" : g.protocolType,
+                                g.state.kafkaName));
+            }
+        }
+        return List.copyOf(out.values());
+    }
+
+    /**
+     * A group's state and members; empty when it has neither members nor committed offsets (Kafka
+     * then answers Dead or GROUP_ID_NOT_FOUND). As in Kafka, member metadata, assignments and the
+     * protocol name are only shown when the group is Stable.
+     */
+    public Optional<GroupDescription> describeGroup(String groupId) {
+        Group g = groups.get(groupId);
+        if (g == null) {
+            return offsets.groupIds().contains(groupId)
+                    ? Optional.of(
+                            new GroupDescription(groupId, State.EMPTY.kafkaName, "", "", List.of()))
+                    : Optional.empty();
+        }
+        synchronized (g) {
+            boolean stable = g.state == State.STABLE;
+            List<MemberDescription> members = new ArrayList<>();
+            for (Member m : g.members.values()) {
+                members.add(
+                        new MemberDescription(
+                                m.id,
+                                m.clientId,
+                                m.clientHost,
+                                stable ? metadataFor(m, g.protocolName) : new byte[0],
+                                stable ? m.assignment : new byte[0]));
+            }
+            return Optional.of(
+                    new GroupDescription(
+                            g.id,
+                            g.state.kafkaName,
+                            g.protocolType == null ? "" : g.protocolType,
+                            stable ? g.protocolName : "",
+                            members));
+        }
+    }
+
+    /**
+     * Deletes a group and its committed offsets (durably), as Kafka's DeleteGroups: {@code
+     * GROUP_ID_NOT_FOUND} if unknown, {@code NON_EMPTY_GROUP} while it has members. Blocks on
+     * fsync.
+     */
+    public Errors deleteGroup(String groupId) throws IOException {
+        if (groupId == null || groupId.isEmpty()) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        Group g = groups.get(groupId);
+        boolean known = false;
+        if (g != null) {
+            synchronized (g) {
+                if (g.state != State.EMPTY || !g.members.isEmpty()) {
+                    return Errors.NON_EMPTY_GROUP;
+                }
+                known = groups.remove(groupId, g);
+            }
+        }
+        known |= offsets.deleteGroup(groupId);
+        return known ? Errors.NONE : Errors.GROUP_ID_NOT_FOUND;
+    }
+
+    /**
+     * Deletes committed offsets (durably), as Kafka's OffsetDelete for a classic group: {@code
+     * GROUP_ID_NOT_FOUND} if the group is unknown, {@code NON_EMPTY_GROUP} if it has members but is
+     * not a consumer group; a partition of a topic that a member of the current generation
+     * subscribes to answers {@code GROUP_SUBSCRIBED_TO_TOPIC}, any other {@code NONE} (whether or
+     * not it had an offset). Blocks on fsync.
+     */
+    public OffsetDeleteResult deleteOffsets(
+            String groupId, java.util.Collection<TopicPartition> partitions) throws IOException {
+        if (groupId == null || groupId.isEmpty()) {
+            return new OffsetDeleteResult(Errors.INVALID_GROUP_ID, Map.of());
+        }
+        Group g = groups.get(groupId);
+        java.util.Set<String> subscribed = java.util.Set.of();
+        if (g != null) {
+            synchronized (g) {
+                if (!g.members.isEmpty()) {
+                    if (!CONSUMER_PROTOCOL_TYPE.equals(g.protocolType)) {
+                        return new OffsetDeleteResult(Errors.NON_EMPTY_GROUP, Map.of());
+                    }
+                    subscribed = subscribedTopics(g);
+                }
+            }
+        } else if (!offsets.groupIds().contains(groupId)) {
+            return new OffsetDeleteResult(Errors.GROUP_ID_NOT_FOUND, Map.of());
+        }
+        Map<TopicPartition, Errors> out = new LinkedHashMap<>();
+        List<TopicPartition> deletable = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            if (subscribed.contains(tp.topic())) {
+                out.put(tp, Errors.GROUP_SUBSCRIBED_TO_TOPIC);
+            } else {
+                out.put(tp, Errors.NONE);
+                deletable.add(tp);
+            }
+        }
+        offsets.delete(groupId, deletable);
+        return new OffsetDeleteResult(Errors.NONE, out);
+    }
+
+    /**
+     * The topics the members subscribe to, from their consumer-protocol metadata for the chosen
+     * protocol; none before a protocol is chosen or when any metadata cannot be parsed (as Kafka's
+     * classic group). Called under {@code g}'s monitor.
+     */
+    private static java.util.Set<String> subscribedTopics(Group g) {
+        if (g.protocolName == null) {
+            return java.util.Set.of();
+        }
+        java.util.Set<String> topics = new java.util.HashSet<>();
+        try {
+            for (Member m : g.members.values()) {
+                topics.addAll(
+                        org.apache.kafka.clients.consumer.internals.ConsumerProtocol
+                                .deserializeSubscription(
+                                        java.nio.ByteBuffer.wrap(metadataFor(m, g.protocolName)))
+                                .topics());
+            }
+        } catch (RuntimeException e) {
+            return java.util.Set.of();
+        }
+        return topics;
     }
 
     private void prepareRebalance(Group g, List<Runnable> after) {

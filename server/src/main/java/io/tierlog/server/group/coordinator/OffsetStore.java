@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * .properties} (any group id is a safe file name that way), or, when that name and its {@code .tmp}
  * suffix would pass the file system's 255-byte limit (group ids over 119 bytes), {@code g-<SHA-256
  * hex>.properties}; rewritten atomically ({@link MetaFiles}: temp file, fsync, rename, directory
- * fsync) on every commit. Key {@code group.id} = the group id (so a hashed name can be read back);
+ * fsync) on every commit and offset deletion, removed (then the directory fsynced) when the group's
+ * last offset is deleted. Key {@code group.id} = the group id (so a hashed name can be read back);
  * keys {@code <partition>.<topic>} with values {@code <offset>,<leaderEpoch>,<metadata>} (metadata
  * last, may contain commas).
  *
@@ -126,23 +127,82 @@ public final class OffsetStore {
         return Map.copyOf(groups.getOrDefault(group, Map.of()));
     }
 
+    /** Ids of every group with committed offsets. */
+    java.util.Set<String> groupIds() {
+        return java.util.Set.copyOf(groups.keySet());
+    }
+
     void commit(String group, Map<TopicPartition, Committed> offsets) throws IOException {
-        Map<TopicPartition, Committed> m =
-                groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>());
-        synchronized (m) {
-            m.putAll(offsets);
-            Properties p = new Properties();
-            p.setProperty(GROUP_KEY, group);
-            m.forEach(
-                    (tp, c) ->
-                            p.setProperty(
-                                    tp.partition() + "." + tp.topic(),
-                                    c.offset()
-                                            + ","
-                                            + c.leaderEpoch()
-                                            + ","
-                                            + (c.metadata() == null ? "" : c.metadata())));
-            MetaFiles.writeAtomically(dir.resolve(fileName(group)), p, "tierlog group offsets");
+        while (true) {
+            Map<TopicPartition, Committed> m =
+                    groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>());
+            synchronized (m) {
+                if (groups.get(group) != m) {
+                    continue; // deleted meanwhile: commit into the group's new map
+                }
+                m.putAll(offsets);
+                persist(group, m);
+                return;
+            }
         }
+    }
+
+    /**
+     * Removes the committed offsets of {@code partitions} (those without one are ignored): the
+     * group's file is rewritten atomically, or removed (and its directory fsynced) when no offset
+     * is left. Idempotent.
+     */
+    void delete(String group, java.util.Collection<TopicPartition> partitions) throws IOException {
+        Map<TopicPartition, Committed> m = groups.get(group);
+        if (m == null) {
+            return;
+        }
+        synchronized (m) {
+            if (groups.get(group) != m || !m.keySet().removeAll(partitions)) {
+                return;
+            }
+            if (m.isEmpty()) {
+                groups.remove(group, m);
+                removeFile(group);
+            } else {
+                persist(group, m);
+            }
+        }
+    }
+
+    /** Removes every committed offset of {@code group}; true if it had any. Idempotent. */
+    boolean deleteGroup(String group) throws IOException {
+        Map<TopicPartition, Committed> m = groups.get(group);
+        if (m == null) {
+            return false;
+        }
+        synchronized (m) {
+            if (!groups.remove(group, m)) {
+                return false;
+            }
+            removeFile(group);
+            return true;
+        }
+    }
+
+    private void removeFile(String group) throws IOException {
+        Files.deleteIfExists(dir.resolve(fileName(group)));
+        io.tierlog.common.AtomicFiles.fsyncDir(dir);
+    }
+
+    /** Rewrites the group's file from {@code m}; called under {@code m}'s monitor. */
+    private void persist(String group, Map<TopicPartition, Committed> m) throws IOException {
+        Properties p = new Properties();
+        p.setProperty(GROUP_KEY, group);
+        m.forEach(
+                (tp, c) ->
+                        p.setProperty(
+                                tp.partition() + "." + tp.topic(),
+                                c.offset()
+                                        + ","
+                                        + c.leaderEpoch()
+                                        + ","
+                                        + (c.metadata() == null ? "" : c.metadata())));
+        MetaFiles.writeAtomically(dir.resolve(fileName(group)), p, "tierlog group offsets");
     }
 }

@@ -58,4 +58,35 @@ class OffsetStoreTest {
                     .anyMatch(n -> n.startsWith("zz-not-hex.properties.corrupt-"));
         }
     }
+
+    @Test
+    void deletedOffsetsAndGroupsStayDeletedAfterAReopen() throws Exception {
+        TopicPartition other = new TopicPartition("t", 4);
+        OffsetStore store = OffsetStore.open(meta);
+        store.commit(
+                "a",
+                Map.of(
+                        TP,
+                        new OffsetStore.Committed(1, 0, ""),
+                        other,
+                        new OffsetStore.Committed(2, 0, "")));
+        store.commit("b", Map.of(TP, new OffsetStore.Committed(3, 0, "")));
+        store.delete("a", List.of(TP, new TopicPartition("never", 0)));
+        assertThat(store.deleteGroup("b")).isTrue();
+        assertThat(store.deleteGroup("b")).as("idempotent").isFalse();
+
+        OffsetStore reopened = OffsetStore.open(meta);
+
+        assertThat(reopened.all("a")).containsOnlyKeys(other);
+        assertThat(reopened.groupIds()).containsExactly("a");
+        assertThat(meta.resolve("groups").resolve(OffsetStore.fileName("b"))).doesNotExist();
+        reopened.delete("a", List.of(other));
+        assertThat(meta.resolve("groups").resolve(OffsetStore.fileName("a")))
+                .as("the last offset deleted removes the file")
+                .doesNotExist();
+        reopened.commit("a", Map.of(TP, new OffsetStore.Committed(9, 0, "")));
+        assertThat(OffsetStore.open(meta).all("a"))
+                .as("a group deleted can commit again")
+                .containsOnlyKeys(TP);
+    }
 }
