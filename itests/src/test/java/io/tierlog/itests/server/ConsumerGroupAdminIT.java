@@ -188,6 +188,13 @@ class ConsumerGroupAdminIT {
                                     }
                                 });
                 assertThat(subscribed).isInstanceOf(GroupSubscribedToTopicException.class);
+                Tool refused =
+                        consumerGroups(
+                                "--delete-offsets", "--group", GROUP, "--topic", TOPIC + ":0");
+                assertThat(refused.out)
+                        .as("the tool shows the partition refused")
+                        .containsPattern(
+                                TOPIC + "\\s+0\\s+Error: .*GroupSubscribedToTopicException");
                 admin.deleteConsumerGroupOffsets(GROUP, Set.of(new TopicPartition(OTHER, 0)))
                         .all()
                         .get();
