@@ -168,7 +168,8 @@ public final class LogManager implements Closeable {
             ToLongFunction<TopicPartition> offsetFloor)
             throws IOException {
         Files.createDirectories(logDir);
-        return open(lock(logDir), topicConfigs, time, scheduler, maxOpenFiles, offsetFloor);
+        return open(
+                lock(logDir), topicConfigs, time, scheduler, maxOpenFiles, offsetFloor, UNBOUNDED);
     }
 
     /**
@@ -197,28 +198,13 @@ public final class LogManager implements Closeable {
     }
 
     /**
-     * As {@link #open(Path, Function, Time, ScheduledExecutorService, int, ToLongFunction)}, for
-     * the log dir of {@code lock} ({@link #lock(Path)}), taken by the caller before it started
-     * anything else. The manager owns the lock from this call on: it releases it on {@link
-     * #close()}, and when this call fails.
-     */
-    public static LogManager open(
-            DirLock lock,
-            Function<String, LogConfig> topicConfigs,
-            Time time,
-            ScheduledExecutorService scheduler,
-            int maxOpenFiles,
-            ToLongFunction<TopicPartition> offsetFloor)
-            throws IOException {
-        return open(lock, topicConfigs, time, scheduler, maxOpenFiles, offsetFloor, UNBOUNDED);
-    }
-
-    /**
-     * As {@link #open(DirLock, Function, Time, ScheduledExecutorService, int, ToLongFunction)},
-     * with local retention bounded per partition: housekeeping deletes no segment holding an offset
-     * at or above {@code retentionBound} of its partition (for a tiered log, the cold high
-     * watermark: what is safely in the cold tier). The bound is part of opening, so that no
-     * housekeeping pass, however early, runs without it.
+     * As {@link #open(Path, Function, Time, ScheduledExecutorService, int, ToLongFunction,
+     * ToLongFunction)}, for the log dir of {@code lock} ({@link #lock(Path)}), taken by the caller
+     * before it started anything else (the manager owns the lock from this call on: it releases it
+     * on {@link #close()}, and when this call fails), with local retention bounded per partition:
+     * housekeeping deletes no segment holding an offset at or above {@code retentionBound} of its
+     * partition (for a tiered log, the cold high watermark: what is safely in the cold tier). The
+     * bound is part of opening, so that no housekeeping pass, however early, runs without it.
      *
      * @param retentionBound called on every housekeeping pass, per partition; {@link
      *     Long#MIN_VALUE} (or anything at or below the log start) deletes nothing; a throw skips
