@@ -30,7 +30,8 @@ public final class EngineOptions {
                                     + " (embedded s3proxy under data.dir/s3 unless s3.endpoint is"
                                     + " set) and old offsets are read back from there. false: hot"
                                     + " tier only (no object store, offload or cold reads; the"
-                                    + " catalog still holds the topics).")
+                                    + " catalog still holds the topics; retention.ms and"
+                                    + " retention.bytes delete hot segments).")
                     .build();
 
     public static final ConfigOption<String> S3_MODE =
