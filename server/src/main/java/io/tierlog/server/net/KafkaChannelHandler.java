@@ -176,6 +176,9 @@ final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             boolean flush) {
         try {
             ApiMessage response = f.join();
+            if (response != null) {
+                registry.errorLog().responded(header, ctx.channel().remoteAddress(), response);
+            }
             if (response != null && !closed) {
                 List<Object> parts =
                         ResponseEncoder.encode(
