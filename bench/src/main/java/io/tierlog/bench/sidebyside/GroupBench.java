@@ -144,7 +144,7 @@ public final class GroupBench {
         for (int j = 0; j < joins; j++) {
             joinMs[j] = joinToFirstRecordMs(b, joinTopic, "join-" + tag + "-" + j);
         }
-        double sync = syncCommits(b, commitTopic, "sync-" + tag, seconds);
+        double sync = syncCommits(b, commitTopic, "sync-" + tag, seconds, members);
         double async = asyncCommits(b, commitTopic, "async-" + tag, seconds, members);
         return new Figures(SideBySide.median(joinMs), sync, async);
     }
@@ -164,10 +164,11 @@ public final class GroupBench {
     }
 
     /** One group member committing its partition's offset synchronously, back to back. */
-    private static double syncCommits(String b, String topic, String group, double seconds) {
+    private static double syncCommits(
+            String b, String topic, String group, double seconds, int partitions) {
         try (KafkaConsumer<byte[], byte[]> c = consumer(b, group)) {
             c.subscribe(List.of(topic));
-            awaitAssignment(List.of(c), 1);
+            awaitAssignment(List.of(c), partitions);
             TopicPartition tp = c.assignment().iterator().next();
             long end = System.nanoTime() + (long) (seconds * 1e9);
             long n = 0;
@@ -269,7 +270,10 @@ public final class GroupBench {
         return elapsed;
     }
 
-    /** Polls every consumer in turn until each owns exactly one partition of a stable group. */
+    /**
+     * Polls every consumer in turn until they share {@code partitions} evenly, three rounds in a
+     * row.
+     */
     private static void awaitAssignment(List<KafkaConsumer<byte[], byte[]>> cs, int partitions) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         int stableRounds = 0;
