@@ -1,5 +1,6 @@
 package io.tierlog.server.dispatch;
 
+import io.tierlog.common.Time;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -17,8 +18,15 @@ import org.apache.kafka.common.protocol.ApiKeys;
 public final class ApiRegistry {
     private final ApiHandler[] byKey = new ApiHandler[Short.MAX_VALUE + 1];
     private final List<ApiHandler> handlers = new ArrayList<>();
+    private final ResponseErrorLog errorLog;
 
     public ApiRegistry(Collection<? extends ApiHandler> handlers) {
+        this(handlers, new ResponseErrorLog(Time.SYSTEM));
+    }
+
+    /** A registry whose responses with errors of interest are logged to {@code errorLog}. */
+    public ApiRegistry(Collection<? extends ApiHandler> handlers, ResponseErrorLog errorLog) {
+        this.errorLog = java.util.Objects.requireNonNull(errorLog);
         for (ApiHandler h : handlers) {
             if (byKey[h.apiKey().id] != null) {
                 throw new IllegalArgumentException("two handlers for " + h.apiKey());
@@ -42,6 +50,11 @@ public final class ApiRegistry {
     /** The handler of an API key, if served. */
     public Optional<ApiHandler> handler(short apiKey) {
         return apiKey < 0 ? Optional.empty() : Optional.ofNullable(byKey[apiKey]);
+    }
+
+    /** Where the connections report each response, for the errors in it to be logged. */
+    public ResponseErrorLog errorLog() {
+        return errorLog;
     }
 
     public List<ApiHandler> handlers() {

@@ -159,10 +159,7 @@ final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
                                                     complete(ctx, frame, header, f, true);
                                                     drain(ctx);
                                                 } catch (Throwable t) {
-                                                    fail(
-                                                            ctx,
-                                                            "internal error serving " + header,
-                                                            t);
+                                                    fail(ctx, serving(ctx, header), t);
                                                 }
                                             }));
         }
@@ -176,6 +173,9 @@ final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             boolean flush) {
         try {
             ApiMessage response = f.join();
+            if (response != null) {
+                registry.errorLog().responded(header, ctx.channel().remoteAddress(), response);
+            }
             if (response != null && !closed) {
                 List<Object> parts =
                         ResponseEncoder.encode(
@@ -192,10 +192,24 @@ final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
                 }
             }
         } catch (Throwable e) {
-            fail(ctx, "internal error serving " + header, e);
+            fail(ctx, serving(ctx, header), e);
         } finally {
             frame.release();
         }
+    }
+
+    /** Names a request in a log line as an operator searches for it: API, client, peer. */
+    private static String serving(ChannelHandlerContext ctx, RequestHeader header) {
+        return "internal error serving "
+                + header.apiKey().name
+                + " v"
+                + header.apiVersion()
+                + " (correlation id "
+                + header.correlationId()
+                + ") from client '"
+                + header.clientId()
+                + "' at "
+                + ctx.channel().remoteAddress();
     }
 
     /** Kafka's answer to ApiVersions of a version it does not know: v0 body, error 35. */
@@ -233,9 +247,11 @@ final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
         }
         if (e instanceof java.io.IOException
                 || e instanceof io.netty.handler.codec.DecoderException) {
+            // the connection's own I/O (a reset peer), not a handler's
             log.debug("{}: {}; closing connection", what, e.toString());
         } else {
-            log.warn("{}; closing connection", what, e);
+            // the handler's own exception, not the future's wrapper: one stack, once
+            log.warn("{}; closing connection", what, cause);
         }
         closeNow(ctx);
     }
