@@ -20,6 +20,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -529,6 +530,32 @@ public final class TieredLog implements Closeable {
         long earliest = b.empty() ? hotStart : Math.min(b.coldLogStartOffset(), hotStart);
         return new LogOffsets(
                 earliest, b.coldLogStartOffset(), b.coldHighWatermark(), hotStart, hw);
+    }
+
+    /**
+     * True when this engine has a cold tier (an object store to offload to and read from); false
+     * with {@code tiered.enabled=false}. Kafka's "remote log enabled" for ListOffsets -5 and -6.
+     */
+    public boolean tiered() {
+        return coldReader != null;
+    }
+
+    /**
+     * The idempotent producers the partition's hot tier remembers (from appends and producer
+     * snapshots, until {@code producer.id.expiration.ms}). From memory, never blocks.
+     *
+     * @throws UnknownTopicOrPartitionException if the partition does not exist
+     */
+    public List<ActiveProducer> activeProducers(TopicPartition tp) {
+        List<ActiveProducer> out = new ArrayList<>();
+        for (io.tierlog.hot.ProducerEntry e : hot(tp).producerStates()) {
+            long ts =
+                    e.batches().isEmpty()
+                            ? -1
+                            : e.batches().get(e.batches().size() - 1).timestamp();
+            out.add(new ActiveProducer(e.producerId(), e.producerEpoch(), e.lastSequence(), ts));
+        }
+        return out;
     }
 
     /** As {@link #offsets}, as a completed future (kept for callers written when it could load). */
