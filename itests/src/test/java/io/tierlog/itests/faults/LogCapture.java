@@ -11,7 +11,7 @@ import java.util.List;
  * Captures what slf4j-simple (the tests' logging backend, which writes each line to the current
  * {@code System.err}) logs while it is open, still passing it through. Thread-safe.
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
     private final PrintStream original = System.err;
     private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
 
@@ -37,12 +37,12 @@ final class LogCapture implements AutoCloseable {
         System.setErr(new PrintStream(tee, true, StandardCharsets.UTF_8));
     }
 
-    static LogCapture start() {
+    public static LogCapture start() {
         return new LogCapture();
     }
 
     /** Captured lines containing every one of {@code parts}. */
-    List<String> lines(String... parts) {
+    public List<String> lines(String... parts) {
         String all;
         synchronized (captured) {
             all = captured.toString(StandardCharsets.UTF_8);

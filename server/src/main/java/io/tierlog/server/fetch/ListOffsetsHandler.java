@@ -82,6 +82,15 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
         return r;
     }
 
+    /** True for the special timestamps answered from the engine's memory. */
+    private static boolean fromMemory(long ts) {
+        return ts == LATEST
+                || ts == EARLIEST
+                || ts == EARLIEST_LOCAL
+                || ts == LATEST_TIERED
+                || ts == EARLIEST_PENDING_UPLOAD;
+    }
+
     /** The first version that may carry a special timestamp (Kafka's per-sentinel minimum). */
     private static short minVersion(long timestamp) {
         if (timestamp == MAX_TIMESTAMP) {
@@ -97,15 +106,14 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     }
 
     /**
-     * Only a search by time (a timestamp >= 0, or -3) may read the catalog and cold objects: such a
-     * request runs off the event loop. Earliest, latest and earliest-local come from the engine's
-     * memory.
+     * Only a search by time (any timestamp but -1, -2, -4, -5 and -6) may read the catalog and cold
+     * objects: such a request runs off the event loop. The others come from the engine's memory.
      */
     @Override
     protected boolean mayBlock(ListOffsetsRequestData request) {
         for (ListOffsetsTopic t : request.topics()) {
             for (ListOffsetsPartition p : t.partitions()) {
-                if (p.timestamp() >= 0 || p.timestamp() == MAX_TIMESTAMP) {
+                if (!fromMemory(p.timestamp())) {
                     return true;
                 }
             }
@@ -121,17 +129,13 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     private static void lookup(
             TieredLog engine, TopicPartition tp, long ts, ListOffsetsPartitionResponse pr) {
         try {
-            if (ts == LATEST
-                    || ts == EARLIEST
-                    || ts == EARLIEST_LOCAL
-                    || ts == LATEST_TIERED
-                    || ts == EARLIEST_PENDING_UPLOAD) {
+            if (fromMemory(ts)) {
                 pr.setOffset(special(engine, engine.offsets(tp), ts));
             } else if (ts == MAX_TIMESTAMP) {
                 engine.maxTimestamp(tp).ifPresent(to -> set(pr, to));
-            } else if (ts < 0) {
-                pr.setErrorCode(Errors.INVALID_REQUEST.code());
             } else {
+                // any other timestamp, a negative one too, is a search by time, as in Kafka:
+                // below every record's timestamp it finds the first record
                 engine.offsetForTimestamp(tp, ts)
                         .get(60, java.util.concurrent.TimeUnit.SECONDS)
                         .ifPresent(to -> set(pr, to));

@@ -78,12 +78,16 @@ class ListOffsetsHandlerTest extends HandlerTestBase {
     }
 
     @Test
-    void unknownTopicsOrPartitionsAndUnknownSpecialTimestampsAreErrors() {
+    void unknownTopicsOrPartitionsAreErrorsAndOtherNegativeTimestampsSearchByTime() {
         assertThat(list("missing", 0, ListOffsetsHandler.LATEST).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         assertThat(list("orders", 3, ListOffsetsHandler.LATEST).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-        assertThat(list("orders", 0, -7).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+        ListOffsetsPartitionResponse negative = list("orders", 0, -7);
+        assertThat(negative.errorCode())
+                .as("another negative timestamp is a search by time, as in Kafka")
+                .isEqualTo(Errors.NONE.code());
+        assertThat(negative.offset()).isZero();
     }
 
     @Test
