@@ -163,4 +163,62 @@ class AdminApisIT {
         assertThat(tool.exit()).isZero();
         assertThat(tool.out()).contains("ProducerId").contains(Long.toString(producerId));
     }
+
+    @Test
+    void offsetForLeaderEpochOverTheWireAndAConsumerSeekingNeedsNoEpochValidation()
+            throws Exception {
+        Clients.createTopic(server.bootstrap(), "epochs", 1);
+        try (KafkaProducer<byte[], byte[]> p = Clients.producer(server.bootstrap(), "none")) {
+            for (int i = 0; i < 5; i++) {
+                p.send(new ProducerRecord<>("epochs", 0, null, ("r" + i).getBytes())).get();
+            }
+        }
+        try (RawClient c = new RawClient(server.port())) {
+            assertThat(endOffset(c, 0)).containsExactly(0L, 5L);
+            assertThat(endOffset(c, 3)).as("unknown epoch").containsExactly(-1L, -1L);
+        }
+        TopicPartition tp = new TopicPartition("epochs", 0);
+        try (KafkaConsumer<byte[], byte[]> c = Clients.consumer(server.bootstrap())) {
+            c.assign(List.of(tp));
+            c.seek(tp, 3);
+            List<Long> offsets = new java.util.ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (offsets.size() < 2 && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(r -> offsets.add(r.offset()));
+            }
+            assertThat(offsets).containsExactly(3L, 4L);
+        }
+    }
+
+    /** Leader epoch and end offset OffsetForLeaderEpoch v4 answers for {@code epoch}. */
+    private static long[] endOffset(RawClient c, int epoch) throws Exception {
+        org.apache.kafka.common.message.OffsetForLeaderEpochRequestData
+                        .OffsetForLeaderTopicCollection
+                topics =
+                        new org.apache.kafka.common.message.OffsetForLeaderEpochRequestData
+                                .OffsetForLeaderTopicCollection();
+        topics.add(
+                new org.apache.kafka.common.message.OffsetForLeaderEpochRequestData
+                                .OffsetForLeaderTopic()
+                        .setTopic("epochs")
+                        .setPartitions(
+                                List.of(
+                                        new org.apache.kafka.common.message
+                                                        .OffsetForLeaderEpochRequestData
+                                                        .OffsetForLeaderPartition()
+                                                .setPartition(0)
+                                                .setCurrentLeaderEpoch(-1)
+                                                .setLeaderEpoch(epoch))));
+        org.apache.kafka.common.message.OffsetForLeaderEpochResponseData r =
+                c.call(
+                        org.apache.kafka.common.protocol.ApiKeys.OFFSET_FOR_LEADER_EPOCH,
+                        (short) 4,
+                        new org.apache.kafka.common.message.OffsetForLeaderEpochRequestData()
+                                .setReplicaId(-1)
+                                .setTopics(topics),
+                        new org.apache.kafka.common.message.OffsetForLeaderEpochResponseData());
+        var e = r.topics().iterator().next().partitions().get(0);
+        assertThat(e.errorCode()).isZero();
+        return new long[] {e.leaderEpoch(), e.endOffset()};
+    }
 }

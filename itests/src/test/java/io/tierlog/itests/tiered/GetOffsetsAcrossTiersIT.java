@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Kafka 4.4's {@code kafka-get-offsets} against a topic with data in both tiers: {@code --time -1
  * -2 -3 -4 -5 -6} and by timestamp (in the cold and in the hot range), each answer checked against
  * the offsets the engine itself reports (cold log start, hot log start, last offloaded offset), and
- * an unparsable {@code --time} exiting non-zero.
+ * an unparsable {@code --time} and a missing topic exiting non-zero.
  */
 class GetOffsetsAcrossTiersIT {
     private static final String TOPIC = "offsets";
@@ -73,6 +73,8 @@ class GetOffsetsAcrossTiersIT {
                     .isZero();
             Run bad = getOffsets(bootstrap, "--topic", TOPIC, "--time", "yesterday");
             assertThat(bad.exit()).isNotZero();
+            Run missing = getOffsets(bootstrap, "--topic", "no-such-topic", "--time", "-1");
+            assertThat(missing.exit()).as(missing.out()).isNotZero();
         } finally {
             server.close();
         }
