@@ -73,6 +73,9 @@ import org.slf4j.LoggerFactory;
 public final class TieredLog implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TieredLog.class);
 
+    /** Bound of the cold read that finds the exact record of a cold max timestamp. */
+    private static final long COLD_SEARCH_TIMEOUT_SECONDS = 60;
+
     private final EngineResources res;
     private final Catalog catalog;
     private final LogManager logs;
@@ -636,8 +639,10 @@ public final class TieredLog implements Closeable {
     }
 
     /**
-     * The largest record timestamp and its batch's last offset (Kafka's ListOffsets -3). May query
-     * the catalog: call it off an event loop.
+     * The largest record timestamp and the offset of the first record carrying it (Kafka's
+     * ListOffsets -3), over both tiers. When the cold tier holds the largest timestamp, its object
+     * is read to find that record (the catalog knows only the object's range). May query the
+     * catalog and read a cold object: call it off an event loop.
      */
     public Optional<TimestampOffset> maxTimestamp(TopicPartition tp) {
         PartitionLog log = hot(tp);
@@ -656,7 +661,27 @@ public final class TieredLog implements Closeable {
         if (coldMax.isEmpty() || hotMax.get().timestamp() >= coldMax.get().timestamp()) {
             return hotMax;
         }
-        return coldMax;
+        return exactRecord(tp, coldMax.get());
+    }
+
+    /**
+     * The first record at or after {@code max}'s timestamp, which is the first record carrying it
+     * since no record is later; {@code max} itself (its object's last offset) if the search fails.
+     */
+    private Optional<TimestampOffset> exactRecord(TopicPartition tp, TimestampOffset max) {
+        try {
+            return Optional.of(
+                    offsetForTimestamp(tp, max.timestamp())
+                            .get(COLD_SEARCH_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+                            .orElse(max));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of(max);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            LOG.debug("max timestamp of {}: cold search failed, answering its object's end", tp, e);
+            return Optional.of(max);
+        }
     }
 
     // ---------------------------------------------------------------- maintenance
