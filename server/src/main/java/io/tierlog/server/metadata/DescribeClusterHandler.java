@@ -4,9 +4,6 @@ import io.tierlog.server.Listener;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.meta.MetadataService;
-import java.util.EnumSet;
-import java.util.Set;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBroker;
@@ -26,20 +23,6 @@ final class DescribeClusterHandler extends SyncApiHandler<DescribeClusterRequest
     static final byte BROKER_ENDPOINTS = 1;
     static final byte CONTROLLER_ENDPOINTS = 2;
 
-    /** Kafka's operations of the cluster resource (AclEntry.supportedOperations(CLUSTER)). */
-    private static final Set<AclOperation> CLUSTER_OPERATIONS =
-            EnumSet.of(
-                    AclOperation.CREATE,
-                    AclOperation.CLUSTER_ACTION,
-                    AclOperation.DESCRIBE_CONFIGS,
-                    AclOperation.ALTER_CONFIGS,
-                    AclOperation.IDEMPOTENT_WRITE,
-                    AclOperation.ALTER,
-                    AclOperation.DESCRIBE);
-
-    /** Kafka's "authorized operations not requested" value. */
-    static final int OPERATIONS_OMITTED = Integer.MIN_VALUE;
-
     private final MetadataService metadata;
 
     DescribeClusterHandler(MetadataService metadata) {
@@ -55,7 +38,7 @@ final class DescribeClusterHandler extends SyncApiHandler<DescribeClusterRequest
                         .setEndpointType(request.endpointType())
                         .setClusterId(metadata.clusterId())
                         .setControllerId(metadata.nodeId())
-                        .setClusterAuthorizedOperations(OPERATIONS_OMITTED);
+                        .setClusterAuthorizedOperations(AuthorizedOperations.OMITTED);
         if (request.endpointType() == CONTROLLER_ENDPOINTS) {
             return r.setErrorCode(Errors.MISMATCHED_ENDPOINT_TYPE.code())
                     .setErrorMessage(
@@ -76,11 +59,7 @@ final class DescribeClusterHandler extends SyncApiHandler<DescribeClusterRequest
                                 .setRack(null)
                                 .setIsFenced(false));
         if (request.includeClusterAuthorizedOperations()) {
-            int bits = 0;
-            for (AclOperation op : CLUSTER_OPERATIONS) {
-                bits |= 1 << op.code();
-            }
-            r.setClusterAuthorizedOperations(bits);
+            r.setClusterAuthorizedOperations(AuthorizedOperations.CLUSTER);
         }
         return r;
     }
