@@ -35,7 +35,8 @@ public final class AdminApis {
      *
      * @param metadata this server's node id (the only broker a manual assignment may name)
      * @param engine the topic registry partitions are added to, and the producer states
-     * @param blockingExecutor where partitions are added (catalog write, partition folders)
+     * @param blockingExecutor where partitions are added (catalog write, partition folders) and
+     *     producer states read (under partition locks)
      */
     public static List<ApiHandler> partitionProducerAndAclHandlers(
             MetadataService metadata,
@@ -43,7 +44,7 @@ public final class AdminApis {
             Executor blockingExecutor) {
         List<ApiHandler> out = new java.util.ArrayList<>();
         out.add(new CreatePartitionsHandler(metadata, engine.topicRegistry(), blockingExecutor));
-        out.add(new DescribeProducersHandler(engine));
+        out.add(new DescribeProducersHandler(engine, blockingExecutor));
         out.addAll(SecurityDisabledAclHandlers.handlers());
         return List.copyOf(out);
     }

@@ -21,14 +21,24 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * DescribeProducers v0: the idempotent producers each partition's hot tier remembers (id, epoch,
  * last sequence, last batch timestamp). Transactions are not served, so the coordinator epoch and
- * the current transaction start offset are always -1. From memory, on the event loop. Thread-safe.
+ * the current transaction start offset are always -1. From memory, but under each partition's lock,
+ * so on the blocking executor. Thread-safe.
  */
 final class DescribeProducersHandler extends SyncApiHandler<DescribeProducersRequestData> {
     private final TieredLog engine;
 
-    DescribeProducersHandler(TieredLog engine) {
-        super(ApiKeys.DESCRIBE_PRODUCERS, 0, DescribeProducersRequestData.class);
+    DescribeProducersHandler(TieredLog engine, java.util.concurrent.Executor blockingExecutor) {
+        super(ApiKeys.DESCRIBE_PRODUCERS, 0, DescribeProducersRequestData.class, blockingExecutor);
         this.engine = engine;
+    }
+
+    /**
+     * The producer state is read under the partition's lock, whose holder may be rolling a segment
+     * (file I/O): off the event loop.
+     */
+    @Override
+    protected boolean mayBlock(DescribeProducersRequestData request) {
+        return true;
     }
 
     @Override
