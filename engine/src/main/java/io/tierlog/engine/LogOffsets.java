@@ -14,4 +14,26 @@ public record LogOffsets(
         long coldLogStartOffset,
         long coldHighWatermark,
         long hotLogStartOffset,
-        long highWatermark) {}
+        long highWatermark) {
+
+    /**
+     * The last offset ever offloaded to the cold tier, -1 when nothing was (Kafka's ListOffsets -5,
+     * the highest offset in remote storage: cold retention does not lower it).
+     */
+    public long latestTieredOffset() {
+        return coldHighWatermark > 0 ? coldHighWatermark - 1 : -1;
+    }
+
+    /**
+     * The first offset not yet offloaded (Kafka's ListOffsets -6): after the last tiered offset,
+     * never below the log start; the log start when nothing was offloaded and nothing is missing
+     * from the hot tier; -1 when the hot tier starts later although nothing is known offloaded.
+     */
+    public long earliestPendingUploadOffset() {
+        long lastTiered = latestTieredOffset();
+        if (lastTiered < 0) {
+            return hotLogStartOffset == logStartOffset ? logStartOffset : -1;
+        }
+        return Math.max(lastTiered + 1, logStartOffset);
+    }
+}

@@ -20,6 +20,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,6 +72,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class TieredLog implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TieredLog.class);
+
+    /** Bound of the cold read that finds the exact record of a cold max timestamp. */
+    private static final long COLD_SEARCH_TIMEOUT_SECONDS = 60;
 
     private final EngineResources res;
     private final Catalog catalog;
@@ -531,6 +535,32 @@ public final class TieredLog implements Closeable {
                 earliest, b.coldLogStartOffset(), b.coldHighWatermark(), hotStart, hw);
     }
 
+    /**
+     * True when this engine has a cold tier (an object store to offload to and read from); false
+     * with {@code tiered.enabled=false}. Kafka's "remote log enabled" for ListOffsets -5 and -6.
+     */
+    public boolean tiered() {
+        return coldReader != null;
+    }
+
+    /**
+     * The idempotent producers the partition's hot tier remembers (from appends and producer
+     * snapshots, until {@code producer.id.expiration.ms}). From memory, never blocks.
+     *
+     * @throws UnknownTopicOrPartitionException if the partition does not exist
+     */
+    public List<ActiveProducer> activeProducers(TopicPartition tp) {
+        List<ActiveProducer> out = new ArrayList<>();
+        for (io.tierlog.hot.ProducerEntry e : hot(tp).producerStates()) {
+            long ts =
+                    e.batches().isEmpty()
+                            ? -1
+                            : e.batches().get(e.batches().size() - 1).timestamp();
+            out.add(new ActiveProducer(e.producerId(), e.producerEpoch(), e.lastSequence(), ts));
+        }
+        return out;
+    }
+
     /** As {@link #offsets}, as a completed future (kept for callers written when it could load). */
     public CompletableFuture<LogOffsets> offsetsAsync(TopicPartition tp) {
         return CompletableFuture.completedFuture(offsets(tp));
@@ -609,8 +639,10 @@ public final class TieredLog implements Closeable {
     }
 
     /**
-     * The largest record timestamp and its batch's last offset (Kafka's ListOffsets -3). May query
-     * the catalog: call it off an event loop.
+     * The largest record timestamp and the offset of the first record carrying it (Kafka's
+     * ListOffsets -3), over both tiers. When the cold tier holds the largest timestamp, its object
+     * is read to find that record (the catalog knows only the object's range). May query the
+     * catalog and read a cold object: call it off an event loop.
      */
     public Optional<TimestampOffset> maxTimestamp(TopicPartition tp) {
         PartitionLog log = hot(tp);
@@ -629,7 +661,27 @@ public final class TieredLog implements Closeable {
         if (coldMax.isEmpty() || hotMax.get().timestamp() >= coldMax.get().timestamp()) {
             return hotMax;
         }
-        return coldMax;
+        return exactRecord(tp, coldMax.get());
+    }
+
+    /**
+     * The first record at or after {@code max}'s timestamp, which is the first record carrying it
+     * since no record is later; {@code max} itself (its object's last offset) if the search fails.
+     */
+    private Optional<TimestampOffset> exactRecord(TopicPartition tp, TimestampOffset max) {
+        try {
+            return Optional.of(
+                    offsetForTimestamp(tp, max.timestamp())
+                            .get(COLD_SEARCH_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+                            .orElse(max));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of(max);
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            LOG.debug("max timestamp of {}: cold search failed, answering its object's end", tp, e);
+            return Optional.of(max);
+        }
     }
 
     // ---------------------------------------------------------------- maintenance

@@ -769,6 +769,19 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /**
+     * Every idempotent producer this partition remembers (Kafka's active producers, as
+     * DescribeProducers lists them), in no particular order.
+     */
+    public java.util.List<ProducerEntry> producerStates() {
+        lock.lock();
+        try {
+            return producers.entries();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Number of fsyncs done by FSYNC-mode flushers so far (group commit observability). */
     public long groupCommitFsyncs() {
         return groupCommit.fsyncs();

@@ -74,6 +74,9 @@ final class ApiHandlers {
                         p.metadata(),
                         p.engine().topicRegistry(),
                         p.blockingExecutor()));
+        all.addAll(
+                AdminApis.partitionProducerAndAclHandlers(
+                        p.metadata(), p.engine(), p.blockingExecutor()));
         all.addAll(GroupApis.handlers(p.groups(), p.metadata(), p.blockingExecutor()));
         return List.copyOf(all);
     }

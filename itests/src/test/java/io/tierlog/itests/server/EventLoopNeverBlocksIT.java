@@ -1,6 +1,7 @@
 package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.netty.channel.EventLoopGroup;
@@ -149,6 +150,7 @@ class EventLoopNeverBlocksIT {
         listOffsetsAndMetadata(bootstrap, cold);
         consumerGroup(bootstrap);
         createAndDeleteTopic(bootstrap);
+        partitionsProducersClusterAclsAndTieredOffsets(bootstrap, cold);
 
         Map<EventLoopBlockingCalls.Allowance, Long> byDesign =
                 EventLoopBlockingCalls.allowedByDesign();
@@ -186,6 +188,43 @@ class EventLoopNeverBlocksIT {
         assertThat(byDesign.get(EventLoopBlockingCalls.APPEND_TO_PAGE_CACHE))
                 .as("produced batches appended on the event loop (the page-cache write)")
                 .isPositive();
+    }
+
+    /**
+     * CreatePartitions, DescribeProducers, DescribeCluster, DescribeAcls and ListOffsets -3 to -6
+     * through the AdminClient.
+     */
+    private static void partitionsProducersClusterAclsAndTieredOffsets(
+            String bootstrap, TopicPartition cold) throws Exception {
+        try (Admin admin = Clients.admin(bootstrap)) {
+            admin.createPartitions(
+                            Map.of(
+                                    "hot",
+                                    org.apache.kafka.clients.admin.NewPartitions.increaseTo(3)))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+            assertThat(admin.describeCluster().nodes().get(60, TimeUnit.SECONDS)).hasSize(1);
+            admin.describeProducers(List.of(cold, new TopicPartition("hot", 0)))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+            for (org.apache.kafka.clients.admin.OffsetSpec spec :
+                    List.of(
+                            org.apache.kafka.clients.admin.OffsetSpec.maxTimestamp(),
+                            org.apache.kafka.clients.admin.OffsetSpec.earliestLocal(),
+                            org.apache.kafka.clients.admin.OffsetSpec.latestTiered(),
+                            org.apache.kafka.clients.admin.OffsetSpec.earliestPendingUpload())) {
+                admin.listOffsets(Map.of(cold, spec)).all().get(60, TimeUnit.SECONDS);
+            }
+            assertThatThrownBy(
+                            () ->
+                                    admin.describeAcls(
+                                                    org.apache.kafka.common.acl.AclBindingFilter
+                                                            .ANY)
+                                            .values()
+                                            .get(60, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(
+                            org.apache.kafka.common.errors.SecurityDisabledException.class);
+        }
     }
 
     private static long highestSegmentBase(Path partitionDir) throws java.io.IOException {

@@ -32,12 +32,18 @@ public final class RawClient implements AutoCloseable {
 
     /** A request frame: size, header (client id "raw"), body. */
     public static byte[] frame(ApiKeys key, short version, int correlationId, ApiMessage body) {
+        return frame(key, version, correlationId, body, "raw");
+    }
+
+    /** A request frame from {@code clientId}. */
+    public static byte[] frame(
+            ApiKeys key, short version, int correlationId, ApiMessage body, String clientId) {
         RequestHeaderData h =
                 new RequestHeaderData()
                         .setRequestApiKey(key.id)
                         .setRequestApiVersion(version)
                         .setCorrelationId(correlationId)
-                        .setClientId("raw");
+                        .setClientId(clientId);
         short hv = key.requestHeaderVersion(version);
         ObjectSerializationCache cache = new ObjectSerializationCache();
         int size = h.size(cache, hv) + body.size(cache, version);

@@ -28,4 +28,24 @@ public final class AdminApis {
                 new DeleteTopicsHandler(config, topics, blockingExecutor),
                 new DescribeConfigsHandler(config, metadata, topics));
     }
+
+    /**
+     * CreatePartitions, DescribeProducers and the ACL APIs (answered {@code SECURITY_DISABLED}: no
+     * authorizer exists).
+     *
+     * @param metadata this server's node id (the only broker a manual assignment may name)
+     * @param engine the topic registry partitions are added to, and the producer states
+     * @param blockingExecutor where partitions are added (catalog write, partition folders) and
+     *     producer states read (under partition locks)
+     */
+    public static List<ApiHandler> partitionProducerAndAclHandlers(
+            MetadataService metadata,
+            io.tierlog.engine.TieredLog engine,
+            Executor blockingExecutor) {
+        List<ApiHandler> out = new java.util.ArrayList<>();
+        out.add(new CreatePartitionsHandler(metadata, engine.topicRegistry(), blockingExecutor));
+        out.add(new DescribeProducersHandler(engine, blockingExecutor));
+        out.addAll(SecurityDisabledAclHandlers.handlers());
+        return List.copyOf(out);
+    }
 }

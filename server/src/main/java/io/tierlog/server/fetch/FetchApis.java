@@ -6,7 +6,10 @@ import io.tierlog.server.meta.MetadataService;
 import java.util.List;
 import java.util.concurrent.Executor;
 
-/** The fetch area's handlers: Fetch (with long polls) and ListOffsets. Stateless. */
+/**
+ * The fetch area's handlers: Fetch (with long polls), ListOffsets and OffsetForLeaderEpoch.
+ * Stateless.
+ */
 public final class FetchApis {
     private FetchApis() {}
 
@@ -25,6 +28,7 @@ public final class FetchApis {
             Executor blockingExecutor) {
         return List.of(
                 new FetchHandler(metadata, source, waiters),
-                new ListOffsetsHandler(metadata, engine, blockingExecutor));
+                new ListOffsetsHandler(metadata, engine, blockingExecutor),
+                new OffsetForLeaderEpochHandler(metadata, engine));
     }
 }

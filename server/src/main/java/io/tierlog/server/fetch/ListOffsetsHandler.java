@@ -21,22 +21,29 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * ListOffsets with Kafka's special timestamps: -2 earliest, -1 latest (the high watermark, which is
- * also the last stable offset), -3 the record with the largest timestamp (v7+), -4 earliest local
- * (v8+); any timestamp >= 0 gives the first offset whose timestamp is at least that, or offset -1
- * when there is none. Thread-safe.
+ * ListOffsets v1-v11 with Kafka's special timestamps: -2 earliest (either tier), -1 latest (the
+ * high watermark, which is also the last stable offset), -3 the record with the largest timestamp
+ * (v7+), -4 earliest local, the hot tier's first offset (v8+), -5 latest tiered, the last offset
+ * offloaded to the cold tier or -1 (v9+), -6 earliest pending upload, the first offset not
+ * offloaded yet (v11+); any timestamp >= 0 gives the first offset whose timestamp is at least that,
+ * or offset -1 when there is none. A special timestamp sent with a version older than the one
+ * introducing it is answered {@code UNSUPPORTED_VERSION} for that partition, as Kafka's
+ * ReplicaManager does. The {@code TimeoutMs} of v10+ is not needed: searches by time finish within
+ * the handler's own bound. Thread-safe.
  */
 final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     static final long LATEST = -1L;
     static final long EARLIEST = -2L;
     static final long MAX_TIMESTAMP = -3L;
     static final long EARLIEST_LOCAL = -4L;
+    static final long LATEST_TIERED = -5L;
+    static final long EARLIEST_PENDING_UPLOAD = -6L;
 
     private final MetadataService metadata;
     private final TieredLog engine;
 
     ListOffsetsHandler(MetadataService metadata, TieredLog engine, Executor blockingExecutor) {
-        super(ApiKeys.LIST_OFFSETS, 8, ListOffsetsRequestData.class, blockingExecutor);
+        super(ApiKeys.LIST_OFFSETS, 11, ListOffsetsRequestData.class, blockingExecutor);
         this.metadata = metadata;
         this.engine = engine;
     }
@@ -59,6 +66,8 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
                         || p.partitionIndex() < 0
                         || p.partitionIndex() >= meta.get().partitions()) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                } else if (version < minVersion(p.timestamp())) {
+                    pr.setErrorCode(Errors.UNSUPPORTED_VERSION.code());
                 } else {
                     lookup(
                             engine,
@@ -73,16 +82,38 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
         return r;
     }
 
+    /** True for the special timestamps answered from the engine's memory. */
+    private static boolean fromMemory(long ts) {
+        return ts == LATEST
+                || ts == EARLIEST
+                || ts == EARLIEST_LOCAL
+                || ts == LATEST_TIERED
+                || ts == EARLIEST_PENDING_UPLOAD;
+    }
+
+    /** The first version that may carry a special timestamp (Kafka's per-sentinel minimum). */
+    private static short minVersion(long timestamp) {
+        if (timestamp == MAX_TIMESTAMP) {
+            return 7;
+        } else if (timestamp == EARLIEST_LOCAL) {
+            return 8;
+        } else if (timestamp == LATEST_TIERED) {
+            return 9;
+        } else if (timestamp == EARLIEST_PENDING_UPLOAD) {
+            return 11;
+        }
+        return 0;
+    }
+
     /**
-     * Only a search by time (a timestamp >= 0, or -3) may read the catalog and cold objects: such a
-     * request runs off the event loop. Earliest, latest and earliest-local come from the engine's
-     * memory.
+     * Only a search by time (any timestamp but -1, -2, -4, -5 and -6) may read the catalog and cold
+     * objects: such a request runs off the event loop. The others come from the engine's memory.
      */
     @Override
     protected boolean mayBlock(ListOffsetsRequestData request) {
         for (ListOffsetsTopic t : request.topics()) {
             for (ListOffsetsPartition p : t.partitions()) {
-                if (p.timestamp() >= 0 || p.timestamp() == MAX_TIMESTAMP) {
+                if (!fromMemory(p.timestamp())) {
                     return true;
                 }
             }
@@ -98,17 +129,13 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     private static void lookup(
             TieredLog engine, TopicPartition tp, long ts, ListOffsetsPartitionResponse pr) {
         try {
-            if (ts == LATEST || ts == EARLIEST || ts == EARLIEST_LOCAL) {
-                LogOffsets o = engine.offsets(tp);
-                pr.setOffset(
-                        ts == LATEST
-                                ? o.highWatermark()
-                                : ts == EARLIEST ? o.logStartOffset() : o.hotLogStartOffset());
+            if (fromMemory(ts)) {
+                pr.setOffset(special(engine, engine.offsets(tp), ts));
             } else if (ts == MAX_TIMESTAMP) {
                 engine.maxTimestamp(tp).ifPresent(to -> set(pr, to));
-            } else if (ts < 0) {
-                pr.setErrorCode(Errors.INVALID_REQUEST.code());
             } else {
+                // any other timestamp, a negative one too, is a search by time, as in Kafka:
+                // below every record's timestamp it finds the first record
                 engine.offsetForTimestamp(tp, ts)
                         .get(60, java.util.concurrent.TimeUnit.SECONDS)
                         .ifPresent(to -> set(pr, to));
@@ -121,6 +148,23 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
             Thread.currentThread().interrupt();
             pr.setErrorCode(Errors.REQUEST_TIMED_OUT.code());
         }
+    }
+
+    /**
+     * The offsets known from memory. Without a cold tier, -5 and -6 are -1, as Kafka answers for a
+     * topic without remote storage.
+     */
+    private static long special(TieredLog engine, LogOffsets o, long ts) {
+        if (ts == LATEST) {
+            return o.highWatermark();
+        } else if (ts == EARLIEST) {
+            return o.logStartOffset();
+        } else if (ts == EARLIEST_LOCAL) {
+            return o.hotLogStartOffset();
+        } else if (!engine.tiered()) {
+            return -1;
+        }
+        return ts == LATEST_TIERED ? o.latestTieredOffset() : o.earliestPendingUploadOffset();
     }
 
     private static void set(ListOffsetsPartitionResponse pr, TimestampOffset to) {

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The metadata area's handlers: ApiVersions, Metadata and FindCoordinator, the APIs a client calls
- * to learn what this server serves and where to send its requests. Stateless.
+ * The metadata area's handlers: ApiVersions, Metadata, FindCoordinator and DescribeCluster, the
+ * APIs a client calls to learn what this server serves and where to send its requests. Stateless.
  */
 public final class MetadataApis {
     private MetadataApis() {}
@@ -35,6 +35,7 @@ public final class MetadataApis {
                 new ApiVersionsHandler(registry),
                 new MetadataHandler(
                         metadata, topics, autoCreate, defaultPartitions, blockingExecutor),
-                new FindCoordinatorHandler(metadata));
+                new FindCoordinatorHandler(metadata),
+                new DescribeClusterHandler(metadata));
     }
 }

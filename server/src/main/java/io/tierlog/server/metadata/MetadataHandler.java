@@ -63,12 +63,15 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                 .setNodeId(metadata.nodeId())
                                 .setHost(ep.host())
                                 .setPort(ep.port()));
+        if (version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations()) {
+            r.setClusterAuthorizedOperations(AuthorizedOperations.CLUSTER);
+        }
         boolean all = request.topics() == null || (version == 0 && request.topics().isEmpty());
         if (all) {
             for (TopicInfo t : topics.topics()) {
                 r.topics().add(describe(t));
             }
-            return r;
+            return withTopicOperations(r, request, version);
         }
         boolean mayCreate = autoCreate && (version < 4 || request.allowAutoTopicCreation());
         for (MetadataRequestData.MetadataRequestTopic rt : request.topics()) {
@@ -110,6 +113,22 @@ final class MetadataHandler extends SyncApiHandler<MetadataRequestData> {
                                 ? Errors.UNKNOWN_TOPIC_OR_PARTITION
                                 : Errors.INVALID_TOPIC_EXCEPTION;
                 r.topics().add(error(rt.name(), Uuid.ZERO_UUID, err));
+            }
+        }
+        return withTopicOperations(r, request, version);
+    }
+
+    /**
+     * Without an authorizer every topic operation is allowed: when asked for (v8+), each topic
+     * found reports all of them, as a Kafka broker without an authorizer does.
+     */
+    private static MetadataResponseData withTopicOperations(
+            MetadataResponseData r, MetadataRequestData request, short version) {
+        if (version >= 8 && request.includeTopicAuthorizedOperations()) {
+            for (MetadataResponseTopic t : r.topics()) {
+                if (t.errorCode() == Errors.NONE.code()) {
+                    t.setTopicAuthorizedOperations(AuthorizedOperations.TOPIC);
+                }
             }
         }
         return r;

@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bad input, as Kafka treats it: an unknown API key, an unsupported version (except for
  * ApiVersions, which answers v0 with {@code UNSUPPORTED_VERSION} and the supported list) or a body
- * that does not parse closes this connection only. One instance per channel; event-loop confined.
+ * that does not parse closes this connection only. Kafka's broker closes for an API or version it
+ * does not enable as well; the first such request of each client id, API and version is logged at
+ * INFO ({@link UnsupportedRequestLog}), since a client that ignored ApiVersions sees only a closed
+ * connection. One instance per channel; event-loop confined.
  *
  * <p>Nothing thrown while serving a request leaves this handler, {@link Error}s included (an {@link
  * InternalError} from a faulting mapped page, an {@link OutOfMemoryError} from direct buffers): the
@@ -47,12 +50,38 @@ final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
     private static final int MAX_QUEUED = 64;
 
     private final ApiRegistry registry;
+    private final UnsupportedRequestLog unsupported;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
     private boolean busy;
     private boolean closed;
 
     public KafkaChannelHandler(ApiRegistry registry) {
+        this(registry, new UnsupportedRequestLog());
+    }
+
+    /** A handler reporting unsupported requests to {@code unsupported}, shared by connections. */
+    KafkaChannelHandler(ApiRegistry registry, UnsupportedRequestLog unsupported) {
         this.registry = registry;
+        this.unsupported = unsupported;
+    }
+
+    /**
+     * The client id of a request header of version 1 or 2 (every API but ControlledShutdown v0): a
+     * nullable int16-length string after API key, version and correlation id. Read by hand because
+     * the header of an unsupported version may not parse; null when absent or malformed.
+     */
+    static String clientId(ByteBuffer nio) {
+        int at = nio.position() + 8;
+        if (nio.limit() < at + 2) {
+            return null;
+        }
+        int len = nio.getShort(at);
+        if (len < 0 || nio.limit() < at + 2 + len) {
+            return null;
+        }
+        byte[] b = new byte[len];
+        nio.get(at + 2, b);
+        return new String(b, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Override
@@ -106,17 +135,36 @@ final class KafkaChannelHandler extends ChannelInboundHandlerAdapter {
             short apiKey = nio.getShort(0);
             short version = nio.getShort(2);
             if (!ApiKeys.hasId(apiKey)) {
+                unsupported.record(
+                        clientId(nio),
+                        "unknown API key " + apiKey,
+                        version,
+                        null,
+                        ctx.channel().remoteAddress());
                 throw new IllegalArgumentException("unknown API key " + apiKey);
             }
             handler = registry.handler(apiKey).orElse(null);
             if (handler == null) {
+                unsupported.record(
+                        clientId(nio),
+                        ApiKeys.forId(apiKey).name,
+                        version,
+                        null,
+                        ctx.channel().remoteAddress());
                 throw new IllegalArgumentException("API " + ApiKeys.forId(apiKey) + " not served");
             }
             if (version < handler.minVersion() || version > handler.maxVersion()) {
                 if (apiKey == ApiKeys.API_VERSIONS.id) {
+                    // version negotiation, not a failure: clients start with their newest
                     answerUnsupportedApiVersions(ctx, nio, frame);
                     return;
                 }
+                unsupported.record(
+                        clientId(nio),
+                        ApiKeys.forId(apiKey).name,
+                        version,
+                        handler.minVersion() + "-" + handler.maxVersion(),
+                        ctx.channel().remoteAddress());
                 throw new UnsupportedVersionException(
                         ApiKeys.forId(apiKey) + " version " + version + " not supported");
             }

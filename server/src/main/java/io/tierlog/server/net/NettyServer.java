@@ -86,6 +86,7 @@ public final class NettyServer implements AutoCloseable {
         Class<? extends ServerChannel> channelType =
                 usingEpoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         long idleMs = s.idleTimeout().toMillis();
+        UnsupportedRequestLog unsupported = new UnsupportedRequestLog();
         ServerBootstrap b =
                 new ServerBootstrap()
                         .group(boss, workers)
@@ -119,7 +120,8 @@ public final class NettyServer implements AutoCloseable {
                                                                 s.requestReceiveTimeout()))
                                                 .addLast(
                                                         "requests",
-                                                        new KafkaChannelHandler(registry));
+                                                        new KafkaChannelHandler(
+                                                                registry, unsupported));
                                     }
                                 });
         for (InetSocketAddress a : addresses) {

@@ -30,6 +30,11 @@ class ListOffsetsHandlerTest extends HandlerTestBase {
     }
 
     private ListOffsetsPartitionResponse list(String topic, int partition, long timestamp) {
+        return list(topic, partition, timestamp, V8);
+    }
+
+    private ListOffsetsPartitionResponse list(
+            String topic, int partition, long timestamp, short version) {
         ListOffsetsRequestData req =
                 new ListOffsetsRequestData()
                         .setReplicaId(-1)
@@ -44,7 +49,7 @@ class ListOffsetsHandlerTest extends HandlerTestBase {
                                                                                 partition)
                                                                         .setTimestamp(
                                                                                 timestamp)))));
-        ListOffsetsResponseData r = kit.call(ApiKeys.LIST_OFFSETS, V8, req);
+        ListOffsetsResponseData r = kit.call(ApiKeys.LIST_OFFSETS, version, req);
         return r.topics().get(0).partitions().get(0);
     }
 
@@ -73,11 +78,44 @@ class ListOffsetsHandlerTest extends HandlerTestBase {
     }
 
     @Test
-    void unknownTopicsOrPartitionsAndUnknownSpecialTimestampsAreErrors() {
+    void unknownTopicsOrPartitionsAreErrorsAndOtherNegativeTimestampsSearchByTime() {
         assertThat(list("missing", 0, ListOffsetsHandler.LATEST).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         assertThat(list("orders", 3, ListOffsetsHandler.LATEST).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-        assertThat(list("orders", 0, -7).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+        ListOffsetsPartitionResponse negative = list("orders", 0, -7);
+        assertThat(negative.errorCode())
+                .as("another negative timestamp is a search by time, as in Kafka")
+                .isEqualTo(Errors.NONE.code());
+        assertThat(negative.offset()).isZero();
+    }
+
+    @Test
+    void
+            withoutAColdTierLatestTieredAndEarliestPendingUploadAreMinusOneAsKafkaWithoutRemoteStorage() {
+        assertThat(kit.engine().tiered()).isFalse();
+        ListOffsetsPartitionResponse tiered =
+                list("orders", 0, ListOffsetsHandler.LATEST_TIERED, (short) 11);
+        assertThat(tiered.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(tiered.offset()).isEqualTo(-1);
+        ListOffsetsPartitionResponse pending =
+                list("orders", 0, ListOffsetsHandler.EARLIEST_PENDING_UPLOAD, (short) 11);
+        assertThat(pending.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(pending.offset()).isEqualTo(-1);
+    }
+
+    @Test
+    void aSpecialTimestampOlderThanItsVersionIsUnsupportedVersionForThatPartition() {
+        assertThat(list("orders", 0, ListOffsetsHandler.LATEST_TIERED, (short) 8).errorCode())
+                .isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(
+                        list("orders", 0, ListOffsetsHandler.EARLIEST_PENDING_UPLOAD, (short) 10)
+                                .errorCode())
+                .isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(list("orders", 0, ListOffsetsHandler.EARLIEST_LOCAL, (short) 7).errorCode())
+                .isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(list("orders", 0, ListOffsetsHandler.MAX_TIMESTAMP, (short) 6).errorCode())
+                .isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(list("orders", 0, ListOffsetsHandler.LATEST, (short) 1).offset()).isEqualTo(5);
     }
 }
