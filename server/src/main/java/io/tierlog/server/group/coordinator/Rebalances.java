@@ -240,6 +240,7 @@ final class Rebalances {
         long delay = Math.max(g.largestRebalanceTimeoutMs(), 1000);
         g.joinDeadlineMs = time.milliseconds() + delay;
         g.joinDeadline = timer.schedule(() -> onJoinDeadline(g), delay, TimeUnit.MILLISECONDS);
+        maybeCompleteJoin(g, after); // every member may have joined already (a lone member)
     }
 
     /**
