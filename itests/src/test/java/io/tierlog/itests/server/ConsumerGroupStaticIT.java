@@ -73,7 +73,8 @@ class ConsumerGroupStaticIT {
             p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
             p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
             consumer =
-                    new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                    new KafkaConsumer<>(
+                            p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
             consumer.subscribe(List.of(TOPIC), this);
             open.add(this);
         }
@@ -221,6 +222,14 @@ class ConsumerGroupStaticIT {
             }
         }
         server.restart();
+        try (Admin admin = Clients.admin(server.bootstrap())) {
+            ConsumerGroupDescription emptied =
+                    admin.describeConsumerGroups(List.of("three")).all().get().get("three");
+            assertThat(emptied.groupState())
+                    .as("the members left before the restart: none come back")
+                    .isEqualTo(org.apache.kafka.common.GroupState.EMPTY);
+            assertThat(emptied.members()).isEmpty();
+        }
         produce("c", 6);
         Member d = new Member("three", null);
         Await.until(

@@ -5,7 +5,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.common.utils.Exit;
+import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.tools.consumer.group.ConsumerGroupCommand;
 
 /**
@@ -55,8 +55,10 @@ final class ConsumerGroupsTool {
         Run r =
                 new Run(
                         exit,
-                        out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
-        oldOut.println("kafka-consumer-groups " + String.join(" ", args) + " -> " + exit + "\n" + r.out);
+                        out.toString(StandardCharsets.UTF_8)
+                                + err.toString(StandardCharsets.UTF_8));
+        oldOut.println(
+                "kafka-consumer-groups " + String.join(" ", args) + " -> " + exit + "\n" + r.out);
         return r;
     }
 }

@@ -501,17 +501,15 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /**
-     * Cancels the coordinator's tasks on the timer (which belongs to the caller) and persists the
-     * membership of every Stable group, so that a restart finds it.
+     * Cancels the coordinator's tasks on the timer (which belongs to the caller) and writes every
+     * membership change not persisted yet, so that a restart finds it.
      */
     @Override
     public void close() {
         expiry.cancel(false);
         for (ClassicGroup g : groups.values()) {
-            GroupMetadataStore.Snapshot s = rebalances.closeGroup(g);
-            if (s != null) {
-                rebalances.persist(s);
-            }
+            rebalances.closeGroup(g);
         }
+        rebalances.flush();
     }
 }

@@ -36,6 +36,8 @@ final class Rebalances {
     private final GroupMetadataStore membership;
     private final ScheduledExecutorService timer;
     private final Time time;
+    private final java.util.concurrent.ConcurrentHashMap<String, GroupMetadataStore.Snapshot>
+            unwritten = new java.util.concurrent.ConcurrentHashMap<>();
 
     Rebalances(
             Map<String, ClassicGroup> groups,
@@ -413,11 +415,23 @@ final class Rebalances {
 
     /**
      * Persists the group's membership as it is now, on the timer's thread (the caller may be an
-     * event loop); called under {@code g}'s monitor.
+     * event loop); called under {@code g}'s monitor. The snapshot waits in {@code unwritten} until
+     * written, so that {@link #flush} at close writes what the timer did not get to.
      */
     void persistLater(ClassicGroup g) {
         GroupMetadataStore.Snapshot s = snapshot(g);
-        timer.execute(() -> persist(s));
+        unwritten.merge(g.id, s, (old, now) -> old.seq() > now.seq() ? old : now);
+        timer.execute(this::flush);
+    }
+
+    /** Writes every snapshot not written yet (the store skips any older than one it wrote). */
+    void flush() {
+        for (String id : unwritten.keySet()) {
+            GroupMetadataStore.Snapshot s = unwritten.get(id);
+            if (s != null && unwritten.remove(id, s)) {
+                persist(s);
+            }
+        }
     }
 
     void persist(GroupMetadataStore.Snapshot s) {
@@ -459,8 +473,8 @@ final class Rebalances {
                 members);
     }
 
-    /** Cancels the group's tasks and returns what to persist of it (null unless Stable). */
-    GroupMetadataStore.Snapshot closeGroup(ClassicGroup g) {
+    /** Cancels the group's tasks. */
+    void closeGroup(ClassicGroup g) {
         synchronized (g) {
             if (g.joinDeadline != null) {
                 g.joinDeadline.cancel(false);
@@ -473,7 +487,6 @@ final class Rebalances {
             for (ScheduledFuture<?> p : g.pending.values()) {
                 p.cancel(false);
             }
-            return g.state == State.STABLE ? snapshot(g) : null;
         }
     }
 }

@@ -238,13 +238,16 @@ class StaticMembershipTest {
     @Test
     void anEmptiedGroupLeavesNoMembershipAndADamagedFileIsMovedAside() throws Exception {
         String[] ids = stableStaticPair();
-        c.leave("g", List.of(new Leaving(ids[0], "a"), new Leaving(ids[1], "b")));
-        timer.runDue();
+        timer.runDue(); // the Stable membership is written
         Path members = dir.resolve("group-members");
+        try (Stream<Path> files = Files.list(members)) {
+            assertThat(files).hasSize(1);
+        }
+        c.leave("g", List.of(new Leaving(ids[0], "a"), new Leaving(ids[1], "b")));
+        c.close(); // before the timer wrote the change: close writes it
         try (Stream<Path> files = Files.list(members)) {
             assertThat(files).as("no file for an Empty group").isEmpty();
         }
-        c.close();
 
         Files.writeString(members.resolve(OffsetStore.fileName("bad")), "members=x\n");
         c = GroupCoordinator.open(dir, timer, time);
