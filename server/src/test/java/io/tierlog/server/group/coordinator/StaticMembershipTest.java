@@ -260,4 +260,27 @@ class StaticMembershipTest {
                     .contains(".corrupt-");
         }
     }
+
+    @Test
+    void aCrashBeforeTheLastMembershipWriteRestoresTheStableGenerationBeforeIt() throws Exception {
+        String[] ids = stableStaticPair();
+        timer.runDue(); // generation 2 is on disk
+        JoinResult b = c.join(join("", "b", true)).get(); // its write stays queued: then a crash
+
+        GroupCoordinator afterCrash = GroupCoordinator.open(dir, new ManualScheduler(time), time);
+        try {
+            assertThat(afterCrash.describeGroup("g").orElseThrow().members())
+                    .extracting(MemberDescription::memberId)
+                    .as("the last write lost: the replaced member id is back")
+                    .containsExactly(ids[0], ids[1]);
+            assertThat(afterCrash.heartbeat("g", 2, b.memberId(), "b"))
+                    .as("the member the lost write named is fenced, and rejoins")
+                    .isEqualTo(Errors.FENCED_INSTANCE_ID);
+            JoinResult again = afterCrash.join(join("", "b", true)).get();
+            assertThat(again.generation()).as("rejoining costs no rebalance").isEqualTo(2);
+            assertThat(afterCrash.heartbeat("g", 2, ids[0], "a")).isEqualTo(Errors.NONE);
+        } finally {
+            afterCrash.close();
+        }
+    }
 }
