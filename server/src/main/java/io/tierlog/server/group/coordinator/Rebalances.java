@@ -228,6 +228,14 @@ final class Rebalances {
     }
 
     void prepareRebalance(ClassicGroup g, List<Runnable> after) {
+        if (g.state != State.PREPARING_REBALANCE) {
+            LOG.info(
+                    "Group {}: preparing to rebalance from {} at generation {} ({} members)",
+                    g.id,
+                    g.state.kafkaName,
+                    g.generation,
+                    g.members.size());
+        }
         g.state = State.PREPARING_REBALANCE;
         for (Member m : g.members.values()) {
             if (m.sync != null) {
@@ -310,6 +318,12 @@ final class Rebalances {
             return;
         }
         g.protocolName = protocol;
+        LOG.info(
+                "Group {}: generation {} with {} members, protocol {}",
+                g.id,
+                g.generation,
+                g.members.size(),
+                protocol);
         if (g.leader == null || !g.members.containsKey(g.leader)) {
             g.leader = g.members.keySet().iterator().next();
         }
