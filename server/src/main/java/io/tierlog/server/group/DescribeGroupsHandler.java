@@ -54,6 +54,8 @@ final class DescribeGroupsHandler extends SyncApiHandler<DescribeGroupsRequestDa
                             .add(
                                     new DescribeGroupsResponseData.DescribedGroupMember()
                                             .setMemberId(m.memberId())
+                                            .setGroupInstanceId(
+                                                    version >= 4 ? m.groupInstanceId() : null)
                                             .setClientId(m.clientId())
                                             .setClientHost(m.clientHost())
                                             .setMemberMetadata(m.metadata())

@@ -8,7 +8,10 @@ import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
-/** Heartbeat of a group member: keeps its session, tells it when to rejoin. Thread-safe. */
+/**
+ * Heartbeat of a group member (v0-v4; a static member names its group.instance.id from v3): keeps
+ * its session, tells it when to rejoin. Thread-safe.
+ */
 final class HeartbeatHandler extends SyncApiHandler<HeartbeatRequestData> {
     private final GroupCoordinator groups;
 
@@ -20,6 +23,12 @@ final class HeartbeatHandler extends SyncApiHandler<HeartbeatRequestData> {
     @Override
     protected ApiMessage handle(RequestContext context, HeartbeatRequestData r, short version) {
         return new HeartbeatResponseData()
-                .setErrorCode(groups.heartbeat(r.groupId(), r.generationId(), r.memberId()).code());
+                .setErrorCode(
+                        groups.heartbeat(
+                                        r.groupId(),
+                                        r.generationId(),
+                                        r.memberId(),
+                                        version >= 3 ? r.groupInstanceId() : null)
+                                .code());
     }
 }

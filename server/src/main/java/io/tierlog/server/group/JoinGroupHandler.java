@@ -10,12 +10,12 @@ import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 
 /**
- * JoinGroup (classic protocol): answered when the group's rebalance completes (see {@link
- * GroupCoordinator}); a new member gets its id in the response directly. Static membership ({@code
- * group.instance.id}) is refused with {@code UNSUPPORTED_VERSION}. Thread-safe.
+ * JoinGroup (classic protocol, v0-v9): answered when the group's rebalance completes (see {@link
+ * GroupCoordinator}). From v4 a new dynamic member is first given its id with {@code
+ * MEMBER_ID_REQUIRED} (KIP-394); from v5 a member may be static ({@code group.instance.id},
+ * KIP-345); from v9 a static leader that rejoins may be told to skip the assignment. Thread-safe.
  */
 final class JoinGroupHandler extends ApiHandlerBase {
     private final GroupCoordinator groups;
@@ -28,28 +28,26 @@ final class JoinGroupHandler extends ApiHandlerBase {
     @Override
     public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
         JoinGroupRequestData r = (JoinGroupRequestData) message;
-        if (r.groupInstanceId() != null) {
-            return java.util.concurrent.CompletableFuture.completedFuture(
-                    new JoinGroupResponseData()
-                            .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
-                            .setMemberId(r.memberId())
-                            .setGenerationId(-1));
-        }
         List<GroupCoordinator.Protocol> protocols = new ArrayList<>();
         for (JoinGroupRequestData.JoinGroupRequestProtocol p : r.protocols()) {
             protocols.add(new GroupCoordinator.Protocol(p.name(), p.metadata()));
         }
         int rebalanceTimeout =
                 context.apiVersion() >= 1 ? r.rebalanceTimeoutMs() : r.sessionTimeoutMs();
+        short v = context.apiVersion();
         return groups.join(
-                        r.groupId(),
-                        r.memberId(),
-                        context.clientId(),
-                        clientHost(context),
-                        r.sessionTimeoutMs(),
-                        rebalanceTimeout,
-                        r.protocolType(),
-                        protocols)
+                        new GroupCoordinator.JoinRequest(
+                                r.groupId(),
+                                r.memberId(),
+                                v >= 5 ? r.groupInstanceId() : null,
+                                context.clientId(),
+                                clientHost(context),
+                                r.sessionTimeoutMs(),
+                                rebalanceTimeout,
+                                r.protocolType(),
+                                protocols,
+                                v >= 4,
+                                v >= 9))
                 .thenApply(
                         j -> {
                             JoinGroupResponseData out =
@@ -64,12 +62,15 @@ final class JoinGroupHandler extends ApiHandlerBase {
                                                             ? ""
                                                             : j.protocolName())
                                             .setLeader(j.leader())
-                                            .setMemberId(j.memberId());
+                                            .setMemberId(j.memberId())
+                                            .setSkipAssignment(v >= 9 && j.skipAssignment());
                             for (GroupCoordinator.MemberMetadata m : j.members()) {
                                 out.members()
                                         .add(
                                                 new JoinGroupResponseData.JoinGroupResponseMember()
                                                         .setMemberId(m.memberId())
+                                                        .setGroupInstanceId(
+                                                                v >= 5 ? m.groupInstanceId() : null)
                                                         .setMetadata(m.metadata()));
                             }
                             return out;

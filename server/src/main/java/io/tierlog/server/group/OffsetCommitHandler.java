@@ -19,9 +19,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * OffsetCommit (v2-v9): checks the member and generation (or accepts a generation-less commit of an
- * empty group), then persists the offsets durably (fsync, off the event loop). Unknown partitions
- * answer {@code UNKNOWN_TOPIC_OR_PARTITION}. Thread-safe.
+ * OffsetCommit (v2-v9): checks the member, its group.instance.id (v7+) and generation (or accepts a
+ * generation-less commit of an empty group), then persists the offsets durably (fsync, off the
+ * event loop). Unknown partitions answer {@code UNKNOWN_TOPIC_OR_PARTITION}. Thread-safe.
  */
 final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> {
     private final GroupCoordinator groups;
@@ -43,7 +43,14 @@ final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> 
     protected ApiMessage handle(RequestContext context, OffsetCommitRequestData r, short version)
             throws IOException {
         Errors groupError =
-                groups.checkCommit(r.groupId(), r.generationIdOrMemberEpoch(), r.memberId());
+                groups.checkCommit(
+                        r.groupId(),
+                        r.generationIdOrMemberEpoch(),
+                        r.memberId(),
+                        version >= 7 ? r.groupInstanceId() : null);
+        if (groupError == Errors.GROUP_ID_NOT_FOUND && version < 9) {
+            groupError = Errors.ILLEGAL_GENERATION; // what Kafka answers before v9
+        }
         Map<TopicPartition, OffsetStore.Committed> ok = new HashMap<>();
         OffsetCommitResponseData out = new OffsetCommitResponseData();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : r.topics()) {

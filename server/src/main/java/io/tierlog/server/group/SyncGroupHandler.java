@@ -12,8 +12,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * SyncGroup: the leader's request carries every member's assignment; followers wait for it. See
- * {@link io.tierlog.server.group.coordinator.GroupCoordinator}. Thread-safe.
+ * SyncGroup (v0-v5; a static member names its group.instance.id from v3): the leader's request
+ * carries every member's assignment; followers wait for it. See {@link
+ * io.tierlog.server.group.coordinator.GroupCoordinator}. Thread-safe.
  */
 final class SyncGroupHandler extends ApiHandlerBase {
     private final GroupCoordinator groups;
@@ -30,7 +31,12 @@ final class SyncGroupHandler extends ApiHandlerBase {
         for (SyncGroupRequestData.SyncGroupRequestAssignment a : r.assignments()) {
             assignments.put(a.memberId(), a.assignment());
         }
-        return groups.sync(r.groupId(), r.generationId(), r.memberId(), assignments)
+        return groups.sync(
+                        r.groupId(),
+                        r.generationId(),
+                        r.memberId(),
+                        context.apiVersion() >= 3 ? r.groupInstanceId() : null,
+                        assignments)
                 .thenApply(
                         s ->
                                 new SyncGroupResponseData()

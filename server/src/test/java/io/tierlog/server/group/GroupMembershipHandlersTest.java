@@ -41,7 +41,8 @@ class GroupMembershipHandlersTest extends HandlerTestBase {
     private static final short HEARTBEAT_V3 = 3;
     private static final int SESSION_MS = 10_000;
 
-    private CompletableFuture<ApiMessage> join(String memberId, String... protocols) {
+    private CompletableFuture<ApiMessage> joinOnce(
+            String memberId, String instanceId, String... protocols) {
         JoinGroupRequestProtocolCollection ps = new JoinGroupRequestProtocolCollection();
         for (String p : protocols) {
             ps.add(new JoinGroupRequestProtocol().setName(p).setMetadata(p.getBytes()));
@@ -52,10 +53,24 @@ class GroupMembershipHandlersTest extends HandlerTestBase {
                 new JoinGroupRequestData()
                         .setGroupId("g")
                         .setMemberId(memberId)
+                        .setGroupInstanceId(instanceId)
                         .setSessionTimeoutMs(SESSION_MS)
                         .setRebalanceTimeoutMs(SESSION_MS)
                         .setProtocolType("consumer")
                         .setProtocols(ps));
+    }
+
+    /** Joins as kafka-clients does: a first join is answered MEMBER_ID_REQUIRED, then again. */
+    private CompletableFuture<ApiMessage> join(String memberId, String... protocols) {
+        return joinOnce(memberId, null, protocols)
+                .thenCompose(
+                        m -> {
+                            JoinGroupResponseData r = (JoinGroupResponseData) m;
+                            return memberId.isEmpty()
+                                            && r.errorCode() == Errors.MEMBER_ID_REQUIRED.code()
+                                    ? joinOnce(r.memberId(), null, protocols)
+                                    : CompletableFuture.completedFuture(m);
+                        });
     }
 
     private static JoinGroupResponseData done(CompletableFuture<ApiMessage> f) throws Exception {
@@ -157,25 +172,65 @@ class GroupMembershipHandlersTest extends HandlerTestBase {
     }
 
     @Test
-    void unknownMembersAndStaticMembershipAreRefused() throws Exception {
+    void unknownMembersAreRefusedAndAFirstDynamicJoinIsGivenItsMemberId() throws Exception {
         assertThat(done(join("nobody", "range")).errorCode())
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
         assertThat(heartbeat("nobody", 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
 
-        JoinGroupRequestProtocolCollection ps = new JoinGroupRequestProtocolCollection();
-        ps.add(new JoinGroupRequestProtocol().setName("range").setMetadata(new byte[0]));
-        JoinGroupResponseData staticMember =
+        JoinGroupResponseData first = done(joinOnce("", null, "range"));
+        assertThat(first.errorCode()).isEqualTo(Errors.MEMBER_ID_REQUIRED.code());
+        assertThat(first.memberId()).startsWith("kit-client-");
+        assertThat(done(joinOnce(first.memberId(), null, "range")).errorCode())
+                .isEqualTo(Errors.NONE.code());
+    }
+
+    @Test
+    void aStaticMemberJoinsAtOnceIsDescribedWithItsInstanceAndItsDuplicateFencesIt()
+            throws Exception {
+        JoinGroupResponseData a = done(joinOnce("", "instance-1", "range"));
+        assertThat(a.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(a.memberId()).startsWith("instance-1-");
+        assertThat(a.members().get(0).groupInstanceId()).isEqualTo("instance-1");
+        SyncGroupResponseData s = sync(a.memberId(), 1, a.memberId().getBytes(), new byte[] {7});
+        assertThat(s.assignment()).containsExactly(7);
+
+        org.apache.kafka.common.message.DescribeGroupsResponseData d =
                 kit.call(
-                        ApiKeys.JOIN_GROUP,
-                        JOIN_V5,
-                        new JoinGroupRequestData()
+                        ApiKeys.DESCRIBE_GROUPS,
+                        (short) 5,
+                        new org.apache.kafka.common.message.DescribeGroupsRequestData()
+                                .setGroups(List.of("g")));
+        assertThat(d.groups().get(0).members().get(0).groupInstanceId()).isEqualTo("instance-1");
+
+        JoinGroupResponseData again = done(joinOnce("", "instance-1", "range"));
+        assertThat(again.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(again.generationId()).as("no rebalance").isEqualTo(1);
+        assertThat(again.skipAssignment()).as("v5 has no skipAssignment").isFalse();
+        HeartbeatResponseData fenced =
+                kit.call(
+                        ApiKeys.HEARTBEAT,
+                        HEARTBEAT_V3,
+                        new HeartbeatRequestData()
                                 .setGroupId("g")
-                                .setMemberId("")
+                                .setMemberId(a.memberId())
                                 .setGroupInstanceId("instance-1")
-                                .setSessionTimeoutMs(SESSION_MS)
-                                .setProtocolType("consumer")
-                                .setProtocols(ps));
-        assertThat(staticMember.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+                                .setGenerationId(1));
+        assertThat(fenced.errorCode()).isEqualTo(Errors.FENCED_INSTANCE_ID.code());
+
+        LeaveGroupResponseData removed =
+                kit.call(
+                        ApiKeys.LEAVE_GROUP,
+                        (short) 4,
+                        new LeaveGroupRequestData()
+                                .setGroupId("g")
+                                .setMembers(
+                                        List.of(
+                                                new MemberIdentity()
+                                                        .setMemberId("")
+                                                        .setGroupInstanceId("instance-1"))));
+        assertThat(removed.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(removed.members().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(heartbeat(again.memberId(), 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
     }
 
     @Test
@@ -217,7 +272,7 @@ class GroupMembershipHandlersTest extends HandlerTestBase {
         assertThat(heartbeat(a.memberId(), 1)).isEqualTo(Errors.NONE.code());
         assertThat(anonymousCommit())
                 .as("the group has a member")
-                .isEqualTo(Errors.ILLEGAL_GENERATION.code());
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
 
         kit.time().advance(SESSION_MS + 1);
 

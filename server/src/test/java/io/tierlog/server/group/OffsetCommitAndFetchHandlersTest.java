@@ -118,8 +118,16 @@ class OffsetCommitAndFetchHandlersTest extends HandlerTestBase {
         assertThat(commit("g", -1, "", "orders", 9, 1).get(0).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         assertThat(commit("g", 1, "nobody", "orders", 0, 1).get(0).errorCode())
+                .as("an unknown group before v9, as Kafka answers it")
+                .isEqualTo(Errors.ILLEGAL_GENERATION.code());
+        commit("g", -1, "", "orders", 1, 1);
+        assertThat(commit("g", 1, "nobody", "orders", 0, 1).get(0).errorCode())
+                .as("a known (Empty) group")
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
-        assertThat(fetchV7("g", null).topics()).as("nothing was stored").isEmpty();
+        assertThat(fetchV7("g", null).topics().get(0).partitions())
+                .as("only the generation-less commit was stored")
+                .extracting(p -> p.partitionIndex())
+                .containsExactly(1);
     }
 
     @Test

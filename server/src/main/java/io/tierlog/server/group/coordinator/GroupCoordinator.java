@@ -1,15 +1,18 @@
 package io.tierlog.server.group.coordinator;
 
 import io.tierlog.common.Time;
+import io.tierlog.server.group.coordinator.ClassicGroup.Member;
+import io.tierlog.server.group.coordinator.ClassicGroup.State;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,16 +24,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A minimal single-server coordinator for Kafka's classic consumer-group protocol: JoinGroup /
- * SyncGroup rebalances with a leader that computes the assignment (the client's assignor), session
- * expiry by heartbeat, LeaveGroup, and committed offsets ({@link OffsetStore}).
+ * A single-server coordinator for Kafka's classic consumer-group protocol, as Kafka 4.4's classic
+ * group coordinator behaves: JoinGroup / SyncGroup rebalances with a leader that computes the
+ * assignment (the client's assignor), session expiry by heartbeat, LeaveGroup, static membership
+ * (KIP-345), the member id handed out with {@code MEMBER_ID_REQUIRED} before a first join
+ * (KIP-394), and committed offsets ({@link OffsetStore}). The group's state lives in {@link
+ * ClassicGroup}.
  *
- * <p>Rebalance: a join (or a leave, or an expired member) moves the group to "preparing"; it
- * completes when every known member has sent JoinGroup, or when the largest rebalance timeout
- * passes (members that did not rejoin are dropped). Then the generation increases, the leader (the
+ * <p>Rebalance: a new member (or a leave, a changed subscription, the leader rejoining, an expired
+ * member) moves the group to PreparingRebalance; it completes when every known member has sent
+ * JoinGroup and no handed-out id is still to rejoin, or when the largest rebalance timeout passes
+ * (members that did not rejoin are dropped). Then the generation increases, the leader (the
  * previous one if still present, else the first member) receives all members' metadata and the
- * others an empty list; the leader's SyncGroup hands every member its assignment. Static membership
- * and the new (KIP-848) protocol are not supported.
+ * others an empty list; the leader's SyncGroup hands every member its assignment. A follower that
+ * rejoins with unchanged metadata while the group is Stable gets the current generation back.
+ *
+ * <p>Static members: a JoinGroup with a {@code group.instance.id} already held by a member takes
+ * that member's place under a new member id with its assignment; while the group is Stable and the
+ * chosen protocol stays, without a rebalance (the other members see no new generation). The old
+ * member id is fenced: its pending and later requests get {@code FENCED_INSTANCE_ID}. A static
+ * member is removed only by its session timeout or by a LeaveGroup naming its instance id.
+ *
+ * <p>Durability: each group's membership as of its last Stable generation is persisted ({@link
+ * GroupMetadataStore}) off the caller's thread, and all of it on {@link #close}; a reopened
+ * coordinator starts each persisted group Stable with those members, whose sessions restart (as
+ * Kafka loads its group metadata on a coordinator change). A crash can lose the last persisted
+ * change: members then see {@code UNKNOWN_MEMBER_ID} or {@code ILLEGAL_GENERATION} and rejoin.
  *
  * <p>Time: every deadline is a point on the injected {@link Time} (a member's last contact plus its
  * session timeout, a rebalance's start plus the largest rebalance timeout), checked by tasks on the
@@ -46,20 +65,6 @@ public final class GroupCoordinator implements AutoCloseable {
     static final int MIN_SESSION_TIMEOUT_MS = 1000;
     static final int MAX_SESSION_TIMEOUT_MS = 1_800_000;
 
-    enum State {
-        EMPTY("Empty"),
-        PREPARING_REBALANCE("PreparingRebalance"),
-        COMPLETING_REBALANCE("CompletingRebalance"),
-        STABLE("Stable");
-
-        /** Kafka's name of the state (ListGroups, DescribeGroups). */
-        final String kafkaName;
-
-        State(String kafkaName) {
-            this.kafkaName = kafkaName;
-        }
-    }
-
     /** Kafka's name of a group that does not exist. */
     public static final String DEAD = "Dead";
 
@@ -71,13 +76,26 @@ public final class GroupCoordinator implements AutoCloseable {
     /** A group as ListGroups shows it: protocol type ("" when unknown) and Kafka's state name. */
     public record GroupListing(String groupId, String protocolType, String state) {}
 
-    /** A member as DescribeGroups shows it (metadata and assignment empty unless Stable). */
+    /**
+     * A member as DescribeGroups shows it (metadata and assignment empty unless Stable); {@code
+     * groupInstanceId} null for a dynamic member.
+     */
     public record MemberDescription(
             String memberId,
             String clientId,
             String clientHost,
             byte[] metadata,
-            byte[] assignment) {}
+            byte[] assignment,
+            String groupInstanceId) {
+        public MemberDescription(
+                String memberId,
+                String clientId,
+                String clientHost,
+                byte[] metadata,
+                byte[] assignment) {
+            this(memberId, clientId, clientHost, metadata, assignment, null);
+        }
+    }
 
     /** A group as DescribeGroups shows it; {@code protocolName} is "" unless Stable. */
     public record GroupDescription(
@@ -94,9 +112,32 @@ public final class GroupCoordinator implements AutoCloseable {
     public record Protocol(String name, byte[] metadata) {}
 
     /** A member as the leader sees it in the JoinGroup response. */
-    public record MemberMetadata(String memberId, byte[] metadata) {}
+    public record MemberMetadata(String memberId, byte[] metadata, String groupInstanceId) {
+        public MemberMetadata(String memberId, byte[] metadata) {
+            this(memberId, metadata, null);
+        }
+    }
 
-    /** JoinGroup outcome. */
+    /**
+     * A JoinGroup as the coordinator needs it. {@code memberId} empty for a first join; {@code
+     * groupInstanceId} null for a dynamic member; {@code requireKnownMemberId} (JoinGroup v4+): a
+     * new dynamic member is given its id with {@code MEMBER_ID_REQUIRED} and must join again with
+     * it; {@code supportsSkipAssignment} (v9+): a leader may be told its assignment stands.
+     */
+    public record JoinRequest(
+            String groupId,
+            String memberId,
+            String groupInstanceId,
+            String clientId,
+            String clientHost,
+            int sessionTimeoutMs,
+            int rebalanceTimeoutMs,
+            String protocolType,
+            List<Protocol> protocols,
+            boolean requireKnownMemberId,
+            boolean supportsSkipAssignment) {}
+
+    /** JoinGroup outcome; {@code skipAssignment}: the leader's current assignment stands. */
     public record JoinResult(
             Errors error,
             int generation,
@@ -104,7 +145,19 @@ public final class GroupCoordinator implements AutoCloseable {
             String protocolName,
             String leader,
             String memberId,
-            List<MemberMetadata> members) {
+            List<MemberMetadata> members,
+            boolean skipAssignment) {
+        public JoinResult(
+                Errors error,
+                int generation,
+                String protocolType,
+                String protocolName,
+                String leader,
+                String memberId,
+                List<MemberMetadata> members) {
+            this(error, generation, protocolType, protocolName, leader, memberId, members, false);
+        }
+
         static JoinResult error(Errors e, String memberId) {
             return new JoinResult(e, -1, null, null, "", memberId, List.of());
         }
@@ -118,54 +171,30 @@ public final class GroupCoordinator implements AutoCloseable {
         }
     }
 
-    private static final class Member {
-        final String id;
-        String clientId = "";
-        String clientHost = "";
-        int sessionTimeoutMs;
-        int rebalanceTimeoutMs;
-        List<Protocol> protocols;
-        long lastSeenMs;
-        ScheduledFuture<?> expiry; // the check due when the session times out
-        CompletableFuture<JoinResult> join;
-        CompletableFuture<SyncResult> sync;
-        byte[] assignment = new byte[0];
+    /** One member a LeaveGroup names: by member id, or (member id "") by group instance id. */
+    public record Leaving(String memberId, String groupInstanceId) {}
 
-        Member(String id) {
-            this.id = id;
-        }
-    }
+    /** LeaveGroup outcome: a group-level error, and one error per member named, in order. */
+    public record LeaveResult(Errors error, List<Errors> members) {}
 
-    private static final class Group {
-        final String id;
-        State state = State.EMPTY;
-        int generation;
-        String protocolType;
-        String protocolName;
-        String leader;
-        final LinkedHashMap<String, Member> members = new LinkedHashMap<>();
-        ScheduledFuture<?> joinDeadline;
-        long joinDeadlineMs;
-
-        Group(String id) {
-            this.id = id;
-        }
-    }
-
-    private final Map<String, Group> groups = new ConcurrentHashMap<>();
+    private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
     private final OffsetStore offsets;
-    private final ScheduledExecutorService timer;
-    private final Time time;
+    private final Rebalances rebalances;
+    private final Joins joins;
     private final ScheduledFuture<?> expiry;
 
-    private GroupCoordinator(OffsetStore offsets, ScheduledExecutorService timer, Time time) {
+    private GroupCoordinator(
+            OffsetStore offsets,
+            GroupMetadataStore membership,
+            ScheduledExecutorService timer,
+            Time time) {
         this.offsets = offsets;
-        this.timer = timer;
-        this.time = time;
+        this.rebalances = new Rebalances(groups, offsets, membership, timer, time);
+        this.joins = new Joins(groups, rebalances, timer);
         this.expiry =
                 timer.scheduleWithFixedDelay(
                         io.tierlog.common.Tasks.guarded(
-                                this::expireSessions,
+                                rebalances::expireSessions,
                                 e ->
                                         LOG.error(
                                                 "Group session expiry failed; retried in 500 ms",
@@ -175,10 +204,51 @@ public final class GroupCoordinator implements AutoCloseable {
                         TimeUnit.MILLISECONDS);
     }
 
-    /** Loads committed offsets from {@code metaDir/groups}; {@code timer} runs expiries. */
+    /**
+     * Loads committed offsets from {@code metaDir/groups} and the groups' membership from {@code
+     * metaDir/group-members}; {@code timer} runs expiries and the membership writes.
+     */
     public static GroupCoordinator open(Path metaDir, ScheduledExecutorService timer, Time time)
             throws IOException {
-        return new GroupCoordinator(OffsetStore.open(metaDir), timer, time);
+        List<GroupMetadataStore.Snapshot> loaded = new ArrayList<>();
+        GroupMetadataStore membership = GroupMetadataStore.open(metaDir, loaded);
+        GroupCoordinator c =
+                new GroupCoordinator(OffsetStore.open(metaDir), membership, timer, time);
+        for (GroupMetadataStore.Snapshot s : loaded) {
+            c.restore(s);
+        }
+        return c;
+    }
+
+    private void restore(GroupMetadataStore.Snapshot s) {
+        ClassicGroup g = new ClassicGroup(s.groupId());
+        synchronized (g) {
+            g.generation = s.generation();
+            g.protocolType = s.protocolType();
+            g.protocolName = s.protocolName();
+            for (GroupMetadataStore.MemberSnapshot ms : s.members()) {
+                Member m = new Member(ms.id(), ms.instanceId());
+                m.clientId = ms.clientId();
+                m.clientHost = ms.clientHost();
+                m.sessionTimeoutMs = ms.sessionTimeoutMs();
+                m.rebalanceTimeoutMs = ms.rebalanceTimeoutMs();
+                m.protocols = List.of(new Protocol(s.protocolName(), ms.metadata()));
+                m.assignment = ms.assignment();
+                g.add(m);
+                rebalances.touch(g, m);
+            }
+            g.leader =
+                    s.leader() != null && g.members.containsKey(s.leader())
+                            ? s.leader()
+                            : g.members.keySet().iterator().next();
+            g.state = State.STABLE;
+        }
+        groups.put(g.id, g);
+        LOG.info(
+                "Group {} restored Stable at generation {} with {} members",
+                g.id,
+                g.generation,
+                s.members().size());
     }
 
     public CompletableFuture<JoinResult> join(
@@ -201,8 +271,9 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /**
-     * A member joins (a new one when {@code memberId} is empty); {@code clientHost} is shown by
-     * DescribeGroups, as Kafka shows it ({@code /<ip>}).
+     * A dynamic member joins (a new one when {@code memberId} is empty, admitted at once as
+     * JoinGroup v0-v3 is); {@code clientHost} is shown by DescribeGroups, as Kafka shows it ({@code
+     * /<ip>}).
      */
     public CompletableFuture<JoinResult> join(
             String groupId,
@@ -213,173 +284,89 @@ public final class GroupCoordinator implements AutoCloseable {
             int rebalanceTimeoutMs,
             String protocolType,
             List<Protocol> protocols) {
-        if (groupId == null || groupId.isEmpty()) {
-            return CompletableFuture.completedFuture(
-                    JoinResult.error(Errors.INVALID_GROUP_ID, memberId));
-        }
-        if (sessionTimeoutMs < MIN_SESSION_TIMEOUT_MS
-                || sessionTimeoutMs > MAX_SESSION_TIMEOUT_MS) {
-            return CompletableFuture.completedFuture(
-                    JoinResult.error(Errors.INVALID_SESSION_TIMEOUT, memberId));
-        }
-        if (protocols.isEmpty() || protocolType == null || protocolType.isEmpty()) {
-            return CompletableFuture.completedFuture(
-                    JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId));
-        }
-        Group g = groups.computeIfAbsent(groupId, Group::new);
-        List<Runnable> after = new ArrayList<>();
-        CompletableFuture<JoinResult> result;
-        synchronized (g) {
-            if (!g.members.isEmpty() && !protocolType.equals(g.protocolType)) {
-                return CompletableFuture.completedFuture(
-                        JoinResult.error(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId));
-            }
-            Member m;
-            if (memberId == null || memberId.isEmpty()) {
-                m = new Member((clientId == null ? "member" : clientId) + "-" + UUID.randomUUID());
-                g.members.put(m.id, m);
-            } else {
-                m = g.members.get(memberId);
-                if (m == null) {
-                    return CompletableFuture.completedFuture(
-                            JoinResult.error(Errors.UNKNOWN_MEMBER_ID, memberId));
-                }
-            }
-            g.protocolType = protocolType;
-            m.clientId = clientId == null ? "" : clientId;
-            m.clientHost = clientHost == null ? "" : clientHost;
-            m.sessionTimeoutMs = sessionTimeoutMs;
-            m.rebalanceTimeoutMs = Math.max(rebalanceTimeoutMs, sessionTimeoutMs);
-            m.protocols = List.copyOf(protocols);
-            touch(g, m);
-            if (m.join != null) {
-                CompletableFuture<JoinResult> old = m.join;
-                after.add(() -> old.complete(JoinResult.error(Errors.REBALANCE_IN_PROGRESS, m.id)));
-            }
-            m.join = new CompletableFuture<>();
-            result = m.join;
-            if (g.state != State.PREPARING_REBALANCE) {
-                prepareRebalance(g, after);
-            }
-            maybeCompleteJoin(g, after);
-        }
-        after.forEach(Runnable::run);
-        return result;
+        return join(
+                new JoinRequest(
+                        groupId,
+                        memberId,
+                        null,
+                        clientId,
+                        clientHost,
+                        sessionTimeoutMs,
+                        rebalanceTimeoutMs,
+                        protocolType,
+                        protocols,
+                        false,
+                        false));
+    }
+
+    /** A member joins; see the class comment for what each kind of join does. */
+    public CompletableFuture<JoinResult> join(JoinRequest r) {
+        return joins.join(r);
     }
 
     public CompletableFuture<SyncResult> sync(
             String groupId, int generation, String memberId, Map<String, byte[]> assignments) {
-        Group g = groups.get(groupId);
-        if (g == null) {
-            return CompletableFuture.completedFuture(SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
-        }
-        List<Runnable> after = new ArrayList<>();
-        CompletableFuture<SyncResult> result;
-        synchronized (g) {
-            Member m = g.members.get(memberId);
-            if (m == null) {
-                return CompletableFuture.completedFuture(
-                        SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
-            }
-            touch(g, m);
-            if (generation != g.generation) {
-                return CompletableFuture.completedFuture(
-                        SyncResult.error(Errors.ILLEGAL_GENERATION));
-            }
-            if (g.state == State.PREPARING_REBALANCE) {
-                return CompletableFuture.completedFuture(
-                        SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
-            }
-            if (g.state == State.STABLE) {
-                return CompletableFuture.completedFuture(
-                        new SyncResult(Errors.NONE, g.protocolType, g.protocolName, m.assignment));
-            }
-            m.sync = new CompletableFuture<>();
-            result = m.sync;
-            if (memberId.equals(g.leader)) {
-                for (Member each : g.members.values()) {
-                    byte[] a = assignments.get(each.id);
-                    each.assignment = a == null ? new byte[0] : a;
-                    if (each.sync != null) {
-                        CompletableFuture<SyncResult> f = each.sync;
-                        SyncResult r =
-                                new SyncResult(
-                                        Errors.NONE,
-                                        g.protocolType,
-                                        g.protocolName,
-                                        each.assignment);
-                        after.add(() -> f.complete(r));
-                        each.sync = null;
-                    }
-                }
-                g.state = State.STABLE;
-            }
-        }
-        after.forEach(Runnable::run);
-        return result;
+        return sync(groupId, generation, memberId, null, assignments);
+    }
+
+    /**
+     * SyncGroup; {@code groupInstanceId} null for a dynamic member. The leader's assignments
+     * complete the rebalance; the others wait for them.
+     */
+    public CompletableFuture<SyncResult> sync(
+            String groupId,
+            int generation,
+            String memberId,
+            String groupInstanceId,
+            Map<String, byte[]> assignments) {
+        return rebalances.sync(groupId, generation, memberId, groupInstanceId, assignments);
     }
 
     public Errors heartbeat(String groupId, int generation, String memberId) {
-        return checkMember(groups.get(groupId), generation, memberId);
+        return heartbeat(groupId, generation, memberId, null);
     }
 
     /**
-     * What a heartbeat (or a commit) of {@code memberId} at {@code generation} is told; a known
-     * member's session is kept alive.
+     * Heartbeat; {@code groupInstanceId} null for a dynamic member. {@code REBALANCE_IN_PROGRESS}
+     * tells the member to rejoin.
      */
-    private Errors checkMember(Group g, int generation, String memberId) {
-        if (g == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        synchronized (g) {
-            Member m = g.members.get(memberId);
-            if (m == null) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            touch(g, m);
-            if (generation != g.generation) {
-                return Errors.ILLEGAL_GENERATION;
-            }
-            return g.state == State.PREPARING_REBALANCE
-                    ? Errors.REBALANCE_IN_PROGRESS
-                    : Errors.NONE;
-        }
+    public Errors heartbeat(
+            String groupId, int generation, String memberId, String groupInstanceId) {
+        return rebalances.heartbeat(groupId, generation, memberId, groupInstanceId);
     }
 
-    /** Removes a member; others rebalance. */
+    /** Removes a dynamic member; others rebalance. */
     public Errors leave(String groupId, String memberId) {
-        Group g = groups.get(groupId);
-        if (g == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        List<Runnable> after = new ArrayList<>();
-        synchronized (g) {
-            Member m = g.members.get(memberId);
-            if (m == null) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            remove(g, m, after);
-        }
-        after.forEach(Runnable::run);
-        return Errors.NONE;
+        LeaveResult r = leave(groupId, List.of(new Leaving(memberId, null)));
+        return r.error() != Errors.NONE ? r.error() : r.members().get(0);
     }
 
     /**
-     * Checks that a member may commit offsets for the group: a generation-less commit (-1, "") is
-     * allowed when the group has no members (assign() consumers); otherwise the member and its
-     * generation must be current.
+     * LeaveGroup, as Kafka's: each member named by member id (checked against its instance id, if
+     * given) or, with member id "", by instance id (an administrative removal); an unknown group is
+     * a group-level {@code UNKNOWN_MEMBER_ID}. The others rebalance.
      */
+    public LeaveResult leave(String groupId, List<Leaving> leaving) {
+        return rebalances.leave(groupId, leaving);
+    }
+
+    /** As {@link #checkCommit(String, int, String, String)} for a member without instance id. */
     public Errors checkCommit(String groupId, int generation, String memberId) {
-        Group g = groups.get(groupId);
-        if (generation < 0 && (memberId == null || memberId.isEmpty())) {
-            if (g == null) {
-                return Errors.NONE;
-            }
-            synchronized (g) {
-                return g.members.isEmpty() ? Errors.NONE : Errors.ILLEGAL_GENERATION;
-            }
-        }
-        return checkMember(g, generation, memberId);
+        return checkCommit(groupId, generation, memberId, null);
+    }
+
+    /**
+     * Checks that a member may commit offsets for the group, as Kafka's {@code
+     * validateOffsetCommit}: a generation-less commit (-1, "", no instance id: the AdminClient or
+     * an assign() consumer) is allowed while the group is Empty, else {@code UNKNOWN_MEMBER_ID};
+     * otherwise the member (and instance id) and its generation must be current, and the group not
+     * CompletingRebalance (its members commit during PreparingRebalance, before they rejoin). A
+     * group unknown altogether is {@code GROUP_ID_NOT_FOUND} (OffsetCommit v9+ answers that; older
+     * versions {@code ILLEGAL_GENERATION}).
+     */
+    public Errors checkCommit(
+            String groupId, int generation, String memberId, String groupInstanceId) {
+        return rebalances.checkCommit(groupId, generation, memberId, groupInstanceId);
     }
 
     public void commit(String groupId, Map<TopicPartition, OffsetStore.Committed> committed)
@@ -397,11 +384,11 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /** Every group: those with members or in memory, and those that only have committed offsets. */
     public List<GroupListing> listGroups() {
-        Map<String, GroupListing> out = new java.util.TreeMap<>();
+        Map<String, GroupListing> out = new TreeMap<>();
         for (String id : offsets.groupIds()) {
             out.put(id, new GroupListing(id, "", State.EMPTY.kafkaName));
         }
-        for (Group g : groups.values()) {
+        for (ClassicGroup g : groups.values()) {
             synchronized (g) {
                 out.put(
                         g.id,
@@ -420,7 +407,7 @@ public final class GroupCoordinator implements AutoCloseable {
      * protocol name are only shown when the group is Stable.
      */
     public Optional<GroupDescription> describeGroup(String groupId) {
-        Group g = groups.get(groupId);
+        ClassicGroup g = groups.get(groupId);
         if (g == null) {
             return offsets.groupIds().contains(groupId)
                     ? Optional.of(
@@ -436,8 +423,9 @@ public final class GroupCoordinator implements AutoCloseable {
                                 m.id,
                                 m.clientId,
                                 m.clientHost,
-                                stable ? metadataFor(m, g.protocolName) : new byte[0],
-                                stable ? m.assignment : new byte[0]));
+                                stable ? m.metadataFor(g.protocolName) : new byte[0],
+                                stable ? m.assignment : new byte[0],
+                                m.instanceId));
             }
             return Optional.of(
                     new GroupDescription(
@@ -458,7 +446,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (groupId == null || groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
-        Group g = groups.get(groupId);
+        ClassicGroup g = groups.get(groupId);
         boolean known = false;
         if (g != null) {
             synchronized (g) {
@@ -479,20 +467,20 @@ public final class GroupCoordinator implements AutoCloseable {
      * subscribes to answers {@code GROUP_SUBSCRIBED_TO_TOPIC}, any other {@code NONE} (whether or
      * not it had an offset). Blocks on fsync.
      */
-    public OffsetDeleteResult deleteOffsets(
-            String groupId, java.util.Collection<TopicPartition> partitions) throws IOException {
+    public OffsetDeleteResult deleteOffsets(String groupId, Collection<TopicPartition> partitions)
+            throws IOException {
         if (groupId == null || groupId.isEmpty()) {
             return new OffsetDeleteResult(Errors.INVALID_GROUP_ID, Map.of());
         }
-        Group g = groups.get(groupId);
-        java.util.Set<String> subscribed = java.util.Set.of();
+        ClassicGroup g = groups.get(groupId);
+        Set<String> subscribed = Set.of();
         if (g != null) {
             synchronized (g) {
                 if (!g.members.isEmpty()) {
                     if (!CONSUMER_PROTOCOL_TYPE.equals(g.protocolType)) {
                         return new OffsetDeleteResult(Errors.NON_EMPTY_GROUP, Map.of());
                     }
-                    subscribed = subscribedTopics(g);
+                    subscribed = g.subscribedTopics();
                 }
             }
         } else if (!offsets.groupIds().contains(groupId)) {
@@ -513,240 +501,15 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /**
-     * The topics the members subscribe to, from their consumer-protocol metadata for the chosen
-     * protocol; none before a protocol is chosen or when any metadata cannot be parsed (as Kafka's
-     * classic group). Called under {@code g}'s monitor.
+     * Cancels the coordinator's tasks on the timer (which belongs to the caller) and writes every
+     * membership change not persisted yet, so that a restart finds it.
      */
-    private static java.util.Set<String> subscribedTopics(Group g) {
-        if (g.protocolName == null) {
-            return java.util.Set.of();
-        }
-        java.util.Set<String> topics = new java.util.HashSet<>();
-        try {
-            for (Member m : g.members.values()) {
-                topics.addAll(
-                        org.apache.kafka.clients.consumer.internals.ConsumerProtocol
-                                .deserializeSubscription(
-                                        java.nio.ByteBuffer.wrap(metadataFor(m, g.protocolName)))
-                                .topics());
-            }
-        } catch (RuntimeException e) {
-            return java.util.Set.of();
-        }
-        return topics;
-    }
-
-    private void prepareRebalance(Group g, List<Runnable> after) {
-        g.state = State.PREPARING_REBALANCE;
-        for (Member m : g.members.values()) {
-            if (m.sync != null) {
-                CompletableFuture<SyncResult> f = m.sync;
-                after.add(() -> f.complete(SyncResult.error(Errors.REBALANCE_IN_PROGRESS)));
-                m.sync = null;
-            }
-        }
-        int timeout = 0;
-        for (Member m : g.members.values()) {
-            timeout = Math.max(timeout, m.rebalanceTimeoutMs);
-        }
-        if (g.joinDeadline != null) {
-            g.joinDeadline.cancel(false);
-        }
-        long delay = Math.max(timeout, 1000);
-        g.joinDeadlineMs = time.milliseconds() + delay;
-        g.joinDeadline = timer.schedule(() -> onJoinDeadline(g), delay, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * A member was heard from: its session restarts, and the check of its expiry moves to the first
-     * millisecond after the new deadline. Called under {@code g}'s monitor.
-     */
-    private void touch(Group g, Member m) {
-        m.lastSeenMs = time.milliseconds();
-        if (m.expiry != null) {
-            m.expiry.cancel(false);
-        }
-        m.expiry =
-                timer.schedule(
-                        () -> expireSessions(g), m.sessionTimeoutMs + 1L, TimeUnit.MILLISECONDS);
-    }
-
-    private void onJoinDeadline(Group g) {
-        List<Runnable> after = new ArrayList<>();
-        synchronized (g) {
-            if (g.state != State.PREPARING_REBALANCE || time.milliseconds() < g.joinDeadlineMs) {
-                return; // completed meanwhile, or early by the clock (the periodic check waits)
-            }
-            g.members.values().removeIf(m -> m.join == null);
-            if (g.members.isEmpty()) {
-                g.state = State.EMPTY;
-                g.generation++;
-            } else {
-                completeJoin(g, after);
-            }
-        }
-        after.forEach(Runnable::run);
-    }
-
-    private void maybeCompleteJoin(Group g, List<Runnable> after) {
-        for (Member m : g.members.values()) {
-            if (m.join == null) {
-                return;
-            }
-        }
-        if (!g.members.isEmpty()) {
-            completeJoin(g, after);
-        }
-    }
-
-    private void completeJoin(Group g, List<Runnable> after) {
-        if (g.joinDeadline != null) {
-            g.joinDeadline.cancel(false);
-            g.joinDeadline = null;
-        }
-        String protocol = chooseProtocol(g);
-        g.generation++;
-        if (protocol == null) {
-            for (Member m : g.members.values()) {
-                CompletableFuture<JoinResult> f = m.join;
-                after.add(
-                        () ->
-                                f.complete(
-                                        JoinResult.error(
-                                                Errors.INCONSISTENT_GROUP_PROTOCOL, m.id)));
-            }
-            g.members.clear();
-            g.state = State.EMPTY;
-            return;
-        }
-        g.protocolName = protocol;
-        if (g.leader == null || !g.members.containsKey(g.leader)) {
-            g.leader = g.members.keySet().iterator().next();
-        }
-        List<MemberMetadata> all = new ArrayList<>();
-        for (Member m : g.members.values()) {
-            all.add(new MemberMetadata(m.id, metadataFor(m, protocol)));
-        }
-        g.state = State.COMPLETING_REBALANCE;
-        for (Member m : g.members.values()) {
-            CompletableFuture<JoinResult> f = m.join;
-            m.join = null;
-            m.assignment = new byte[0];
-            JoinResult r =
-                    new JoinResult(
-                            Errors.NONE,
-                            g.generation,
-                            g.protocolType,
-                            protocol,
-                            g.leader,
-                            m.id,
-                            m.id.equals(g.leader) ? all : List.of());
-            after.add(() -> f.complete(r));
-        }
-    }
-
-    /** The leader's most preferred protocol that every member supports. */
-    private static String chooseProtocol(Group g) {
-        Member first = g.members.values().iterator().next();
-        for (Protocol p : first.protocols) {
-            boolean all = true;
-            for (Member m : g.members.values()) {
-                all &= m.protocols.stream().anyMatch(q -> q.name().equals(p.name()));
-            }
-            if (all) {
-                return p.name();
-            }
-        }
-        return null;
-    }
-
-    private static byte[] metadataFor(Member m, String protocol) {
-        for (Protocol p : m.protocols) {
-            if (p.name().equals(protocol)) {
-                return p.metadata();
-            }
-        }
-        return new byte[0];
-    }
-
-    private void remove(Group g, Member m, List<Runnable> after) {
-        g.members.remove(m.id);
-        if (m.expiry != null) {
-            m.expiry.cancel(false);
-        }
-        if (m.join != null) {
-            CompletableFuture<JoinResult> f = m.join;
-            after.add(() -> f.complete(JoinResult.error(Errors.UNKNOWN_MEMBER_ID, m.id)));
-        }
-        if (m.sync != null) {
-            CompletableFuture<SyncResult> f = m.sync;
-            after.add(() -> f.complete(SyncResult.error(Errors.UNKNOWN_MEMBER_ID)));
-        }
-        if (g.members.isEmpty()) {
-            if (g.joinDeadline != null) {
-                g.joinDeadline.cancel(false);
-            }
-            g.state = State.EMPTY;
-            g.leader = null;
-            g.generation++;
-        } else if (g.state == State.PREPARING_REBALANCE) {
-            maybeCompleteJoin(g, after);
-        } else {
-            prepareRebalance(g, after);
-        }
-    }
-
-    private void expireSessions() {
-        for (Group g : groups.values()) {
-            expireSessions(g);
-            boolean rebalanceDue;
-            synchronized (g) {
-                rebalanceDue =
-                        g.state == State.PREPARING_REBALANCE
-                                && time.milliseconds() >= g.joinDeadlineMs;
-            }
-            if (rebalanceDue) {
-                onJoinDeadline(g); // its own task ran early by the clock, or not yet
-            }
-        }
-    }
-
-    /** Removes the members of {@code g} whose session timed out; forgets the group if idle. */
-    private void expireSessions(Group g) {
-        long now = time.milliseconds();
-        List<Runnable> after = new ArrayList<>();
-        synchronized (g) {
-            Iterator<Member> it = new ArrayList<>(g.members.values()).iterator();
-            while (it.hasNext()) {
-                Member m = it.next();
-                if (m.join == null && m.sync == null && now - m.lastSeenMs > m.sessionTimeoutMs) {
-                    remove(g, m, after);
-                }
-            }
-            if (g.members.isEmpty() && g.state == State.EMPTY) {
-                // Forget idle groups (their committed offsets stay in the offset store); a
-                // join racing with this lands in a detached group and is told to rejoin.
-                groups.remove(g.id, g);
-            }
-        }
-        after.forEach(Runnable::run);
-    }
-
-    /** Cancels the coordinator's tasks on the timer (which belongs to the caller). */
     @Override
     public void close() {
         expiry.cancel(false);
-        for (Group g : groups.values()) {
-            synchronized (g) {
-                if (g.joinDeadline != null) {
-                    g.joinDeadline.cancel(false);
-                }
-                for (Member m : g.members.values()) {
-                    if (m.expiry != null) {
-                        m.expiry.cancel(false);
-                    }
-                }
-            }
+        for (ClassicGroup g : groups.values()) {
+            rebalances.closeGroup(g);
         }
+        rebalances.flush();
     }
 }

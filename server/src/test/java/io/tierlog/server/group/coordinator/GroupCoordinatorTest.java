@@ -51,7 +51,9 @@ class GroupCoordinatorTest {
                 c.join("g", "", "b", 10_000, 10_000, "consumer", protocols("sticky", "range"));
         assertThat(b).isNotDone();
         assertThat(c.heartbeat("g", 1, a1.memberId())).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
-        assertThat(c.checkCommit("g", 1, a1.memberId())).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+        assertThat(c.checkCommit("g", 1, a1.memberId()))
+                .as("as in Kafka, a member commits before it rejoins")
+                .isEqualTo(Errors.NONE);
         GroupCoordinator.JoinResult a2 =
                 c.join(
                                 "g",
@@ -81,7 +83,10 @@ class GroupCoordinatorTest {
         assertThat(c.heartbeat("g", 2, b2.memberId())).isEqualTo(Errors.NONE);
         assertThat(c.heartbeat("g", 1, b2.memberId())).isEqualTo(Errors.ILLEGAL_GENERATION);
         assertThat(c.heartbeat("g", 2, "nobody")).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
-        assertThat(c.checkCommit("g", -1, "")).isEqualTo(Errors.ILLEGAL_GENERATION);
+        assertThat(c.checkCommit("g", -1, ""))
+                .as("generation-less commits only to an Empty group")
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        assertThat(c.checkCommit("nogroup", 3, "m")).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
 
         assertThat(c.leave("g", b2.memberId())).isEqualTo(Errors.NONE);
         assertThat(c.heartbeat("g", 2, a1.memberId())).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
