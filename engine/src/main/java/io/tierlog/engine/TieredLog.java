@@ -338,6 +338,17 @@ public final class TieredLog implements Closeable {
         PartitionLog log = hot(tp);
         long hotStart = log.logStartOffset();
         long hw = log.highWatermark();
+        long logStart = logStart(tp, log);
+        if (offset < logStart && offset >= 0) {
+            return CompletableFuture.failedFuture(
+                    new OffsetOutOfRangeException(
+                            "Offset "
+                                    + offset
+                                    + " of "
+                                    + tp
+                                    + " is below the log start offset "
+                                    + logStart));
+        }
         if (offset >= hotStart) {
             long damagedEnd = log.damagedRangeEnd(offset);
             if (damagedEnd >= 0 && offset < hw && coldReader != null) {
@@ -468,6 +479,7 @@ public final class TieredLog implements Closeable {
                         .filter(s -> !s.isEmpty())
                         .map(s -> Math.min(s.coldLogStartOffset(), log.logStartOffset()))
                         .orElse(r.logStartOffset());
+        start = Math.max(start, logStart(tp, log));
         return new TierRead.Cold(
                 r.records(), r.objectKey(), r.nextOffset(), log.highWatermark(), start);
     }
@@ -503,9 +515,93 @@ public final class TieredLog implements Closeable {
 
     private long earliestCached(TopicPartition tp, PartitionLog log) {
         ColdIndex.Bounds b = coldIndex.bounds(tp);
-        return b.empty()
-                ? log.logStartOffset()
-                : Math.min(b.coldLogStartOffset(), log.logStartOffset());
+        long earliest =
+                b.empty()
+                        ? log.logStartOffset()
+                        : Math.min(b.coldLogStartOffset(), log.logStartOffset());
+        return Math.max(earliest, logStart(b, log));
+    }
+
+    /** The log start offset moved by {@link #deleteRecords} (0 if never), from memory. */
+    private long logStart(TopicPartition tp, PartitionLog log) {
+        return logStart(coldIndex.bounds(tp), log);
+    }
+
+    private static long logStart(ColdIndex.Bounds b, PartitionLog log) {
+        return Math.max(b.logStartOffset(), log.requestedLogStartOffset());
+    }
+
+    /**
+     * Moves the partition's log start offset to {@code offset} (Kafka's DeleteRecords; {@code -1}
+     * means the high watermark) in both tiers, never back: the catalog records it first (the commit
+     * point: one transaction that also drops the cold objects lying wholly below it), then the hot
+     * tier deletes its segments wholly below it, then the dropped objects are deleted from the
+     * store (any left by a failure or a crash are orphans the sweeper deletes). From then on reads
+     * below it fail with {@link OffsetOutOfRangeException} and {@link #earliestOffset} answers it;
+     * records below it in a batch or object that straddles it are still in the bytes a read
+     * returns, as Kafka returns the whole first batch. Survives restarts: the engine gives the
+     * catalog's log start to the hot tier at every open. Blocks (JDBC, disk): never call it on an
+     * event loop.
+     *
+     * @return the log start offset now (Kafka's low watermark); the current one, unchanged, when
+     *     {@code offset} is below it
+     * @throws OffsetOutOfRangeException if {@code offset} is above the high watermark or negative
+     *     (other than -1)
+     * @throws UnknownTopicOrPartitionException if the partition does not exist
+     * @throws org.apache.kafka.common.errors.KafkaStorageException if the catalog cannot be written
+     *     or is not this data dir's own (retriable: nothing was deleted)
+     */
+    public long deleteRecords(TopicPartition tp, long offset) throws IOException {
+        PartitionLog log = hot(tp);
+        long hw = log.highWatermark();
+        long target = offset == -1 ? hw : offset;
+        if (target < 0 || target > hw) {
+            throw new OffsetOutOfRangeException(
+                    "Cannot delete records of "
+                            + tp
+                            + " below offset "
+                            + offset
+                            + ": it is not in [0, "
+                            + hw
+                            + "] (the high watermark)");
+        }
+        long current = logStart(tp, log);
+        if (target <= current) {
+            return Math.max(current, earliestCached(tp, log));
+        }
+        if (res.guard() != null && !res.guard().allows("DeleteRecords of " + tp)) {
+            throw new org.apache.kafka.common.errors.KafkaStorageException(
+                    "the catalog is not this data dir's own or not durable: records of "
+                            + tp
+                            + " are not deleted");
+        }
+        // The next object must start where the hot tier then begins: the segment holding target.
+        long coldFloor = target;
+        for (io.tierlog.hot.SegmentInfo seg : log.segments()) {
+            if (seg.baseOffset() <= target) {
+                coldFloor = seg.baseOffset();
+            }
+        }
+        io.tierlog.catalog.LogStartUpdate u;
+        try {
+            u = catalog.advanceLogStart(tp.topic(), tp.partition(), target, coldFloor);
+        } catch (io.tierlog.catalog.CatalogException e) {
+            throw new org.apache.kafka.common.errors.KafkaStorageException(
+                    "cannot record the log start offset of " + tp + ": " + e.getMessage(), e);
+        }
+        long start = log.advanceLogStartOffset(u.logStartOffset());
+        coldIndex.refreshQuietly(tp);
+        if (!u.removed().isEmpty()) {
+            LOG.info(
+                    "DeleteRecords: {} cold objects of {} below offset {} removed from the catalog",
+                    u.removed().size(),
+                    tp,
+                    u.logStartOffset());
+            if (retention != null) {
+                retention.deleteObjects(u.removed());
+            }
+        }
+        return Math.max(start, u.logStartOffset());
     }
 
     /** The high watermark: the next offset to be written and read (hot tier end). */
@@ -527,6 +623,7 @@ public final class TieredLog implements Closeable {
         long hotStart = log.logStartOffset();
         long hw = log.highWatermark();
         long earliest = b.empty() ? hotStart : Math.min(b.coldLogStartOffset(), hotStart);
+        earliest = Math.max(earliest, logStart(b, log));
         return new LogOffsets(
                 earliest, b.coldLogStartOffset(), b.coldHighWatermark(), hotStart, hw);
     }
@@ -705,6 +802,25 @@ public final class TieredLog implements Closeable {
     /** The hot tier (for tests and tools that inspect it; a server goes through this API). */
     public LogManager logManager() {
         return logs;
+    }
+
+    /** The hot tier's log dir ({@code <data.dir>/log}), absolute. */
+    public java.nio.file.Path hotLogDir() {
+        return logs.logDir().toAbsolutePath();
+    }
+
+    /**
+     * The bytes of a partition's hot segments (Kafka's partition size in DescribeLogDirs), from
+     * memory.
+     *
+     * @throws UnknownTopicOrPartitionException if the partition does not exist
+     */
+    public long hotSizeInBytes(TopicPartition tp) {
+        long n = 0;
+        for (io.tierlog.hot.SegmentInfo s : hot(tp).segments()) {
+            n += s.sizeInBytes();
+        }
+        return n;
     }
 
     /** The catalog this log commits to. */
