@@ -635,7 +635,10 @@ final class JdbcCatalog implements Catalog {
                         ps.setLong(3, start);
                         ps.executeUpdate();
                     }
-                    Long newHw = hw != null && hw < coldFloor ? Long.valueOf(coldFloor) : hw;
+                    // Also when nothing was ever committed: an upload of offsets below the
+                    // floor, under way now, must then conflict rather than commit a range the
+                    // hot tier is deleting (the next object could not follow it without a gap).
+                    Long newHw = hw == null || hw < coldFloor ? Long.valueOf(coldFloor) : hw;
                     try (PreparedStatement ps =
                             c.prepareStatement(
                                     "UPDATE partitions SET log_start = ?, cold_hw = ?,"

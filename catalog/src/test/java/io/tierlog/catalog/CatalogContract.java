@@ -321,12 +321,15 @@ abstract class CatalogContract {
     }
 
     @Test
-    void aLogStartOnANeverOffloadedPartitionLeavesTheFirstCommitFree() {
+    void aLogStartOnANeverOffloadedPartitionMakesTheFirstCommitStartAtTheFloor() {
         catalog.createTopic(T, 1, Map.of());
         catalog.advanceLogStart(T, 0, 100, 90);
         PartitionState s = catalog.partitionState(T, 0);
         assertThat(s.logStartOffset()).isEqualTo(100);
         assertThat(s.empty()).isTrue();
+        // an upload of the deleted offsets that was under way loses
+        assertThatThrownBy(() -> catalog.commit(obj(0, 50)))
+                .isInstanceOf(CommitConflictException.class);
         assertThat(catalog.commit(obj(90, 120))).isEqualTo(CommitResult.COMMITTED);
         try (Catalog again = Catalog.open(url())) {
             assertThat(again.partitionState(T, 0).logStartOffset()).isEqualTo(100);

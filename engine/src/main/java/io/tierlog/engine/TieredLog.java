@@ -88,6 +88,7 @@ public final class TieredLog implements Closeable {
     private final Counter hotReads;
     private final Counter coldReads;
     private final int chunkBytes;
+    private final LogStartOffsets logStartCopy;
     private volatile boolean closed;
 
     /** Cold reads not yet completed: failed on close so no caller waits forever. */
@@ -106,6 +107,7 @@ public final class TieredLog implements Closeable {
         this.topics = res.topics();
         this.registry = res.registry();
         this.chunkBytes = res.config().get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact();
+        this.logStartCopy = new LogStartOffsets(res.dataDir());
         this.hotBytesIn = registry.counter(MetricNames.BYTES_IN, "tier", "hot");
         this.hotBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "hot");
         this.coldBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "cold");
@@ -588,6 +590,21 @@ public final class TieredLog implements Closeable {
         } catch (io.tierlog.catalog.CatalogException e) {
             throw new org.apache.kafka.common.errors.KafkaStorageException(
                     "cannot record the log start offset of " + tp + ": " + e.getMessage(), e);
+        }
+        Optional<TopicInfo> info = topics.topic(tp.topic());
+        if (info.isPresent()) {
+            // a copy for a catalog rebuild; the catalog already holds it, so a failure only warns
+            try {
+                Map<String, java.util.UUID> ids = new java.util.HashMap<>();
+                topics.topics().forEach(t -> ids.put(t.name(), t.uuid()));
+                logStartCopy.record(tp, u.logStartOffset(), info.get().uuid(), ids);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn(
+                        "cannot copy the log start offset of {} to {} (the catalog holds it): {}",
+                        tp,
+                        LogStartOffsets.FILE,
+                        e.toString());
+            }
         }
         long start = log.advanceLogStartOffset(u.logStartOffset());
         coldIndex.refreshQuietly(tp);
