@@ -658,6 +658,51 @@ public final class TieredLog implements Closeable {
     public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(
             TopicPartition tp, long timestampMs) {
         PartitionLog log = hot(tp);
+        return anyOffsetForTimestamp(tp, log, timestampMs)
+                .thenCompose(
+                        o -> {
+                            long start = logStart(tp, log);
+                            if (o.isEmpty() || o.get().offset() >= start) {
+                                return CompletableFuture.completedFuture(o);
+                            }
+                            // found in a batch or segment that straddles the log start: the
+                            // answer is the first such record at or above it, as Kafka's
+                            return scanRecords(tp, log, start, start, timestampMs);
+                        });
+    }
+
+    /** The first record at or above {@code from} (and {@code start}) with a late enough time. */
+    private CompletableFuture<Optional<TimestampOffset>> scanRecords(
+            TopicPartition tp, PartitionLog log, long from, long start, long timestampMs) {
+        if (from >= log.highWatermark()) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return read(tp, from, chunkBytes)
+                .thenCompose(
+                        r -> {
+                            for (MutableRecordBatch b : r.toMemoryRecordsUnchecked().batches()) {
+                                if (b.maxTimestamp() < timestampMs) {
+                                    continue;
+                                }
+                                for (Record rec : b) {
+                                    if (rec.offset() >= start && rec.timestamp() >= timestampMs) {
+                                        return CompletableFuture.completedFuture(
+                                                Optional.of(
+                                                        new TimestampOffset(
+                                                                rec.timestamp(), rec.offset())));
+                                    }
+                                }
+                            }
+                            if (r.isEmpty() || r.nextOffset() <= from) {
+                                return CompletableFuture.completedFuture(
+                                        Optional.<TimestampOffset>empty());
+                            }
+                            return scanRecords(tp, log, r.nextOffset(), start, timestampMs);
+                        });
+    }
+
+    private CompletableFuture<Optional<TimestampOffset>> anyOffsetForTimestamp(
+            TopicPartition tp, PartitionLog log, long timestampMs) {
         if (coldReader == null) {
             return CompletableFuture.completedFuture(
                     log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));

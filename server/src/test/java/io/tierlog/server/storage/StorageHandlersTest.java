@@ -68,6 +68,23 @@ class StorageHandlersTest extends HandlerTestBase {
     }
 
     @Test
+    void aTimestampLookupNeverAnswersAnOffsetBelowTheLogStart() throws Exception {
+        TopicPartition tp = new TopicPartition("orders", 0);
+        // offsets 0..2 carry timestamps 1000..1002: 0 is the first at or after 1000, until it goes
+        assertThat(kit.engine().offsetForTimestamp(tp, 1000).get().orElseThrow().offset()).isZero();
+        delete("orders", 0, 1);
+        assertThat(kit.engine().offsetForTimestamp(tp, 1000).get().orElseThrow().offset())
+                .isEqualTo(1);
+        assertThatReadBelowFails(tp, 0);
+    }
+
+    private void assertThatReadBelowFails(TopicPartition tp, long offset) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> kit.engine().read(tp, offset, 1 << 20).get())
+                .hasCauseInstanceOf(org.apache.kafka.common.errors.OffsetOutOfRangeException.class);
+    }
+
+    @Test
     void deleteRecordsRefusesOffsetsAboveTheHighWatermarkAndUnknownPartitions() {
         DeleteRecordsPartitionResult above = delete("orders", 0, 6);
         assertThat(above.errorCode()).isEqualTo(Errors.OFFSET_OUT_OF_RANGE.code());
