@@ -606,7 +606,8 @@ public final class TieredLog implements Closeable {
                         e.toString());
             }
         }
-        long start = log.advanceLogStartOffset(u.logStartOffset());
+        // the hot tier may start higher (the older offsets are cold): that is not the log start
+        log.advanceLogStartOffset(u.logStartOffset());
         coldIndex.refreshQuietly(tp);
         if (!u.removed().isEmpty()) {
             LOG.info(
@@ -618,7 +619,8 @@ public final class TieredLog implements Closeable {
                 retention.deleteObjects(u.removed());
             }
         }
-        return Math.max(start, u.logStartOffset());
+        // retention may have removed more than asked: the low watermark is the earliest offset
+        return Math.max(u.logStartOffset(), earliestCached(tp, log));
     }
 
     /** The high watermark: the next offset to be written and read (hot tier end). */
