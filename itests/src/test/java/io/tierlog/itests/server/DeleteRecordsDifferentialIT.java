@@ -50,7 +50,13 @@ class DeleteRecordsDifferentialIT {
         // an unknown partition of a known topic: what the AdminClient makes of the answers
         try (Admin admin =
                 Admin.create(
-                        Map.of("bootstrap.servers", bootstrap, "default.api.timeout.ms", 3000))) {
+                        Map.of(
+                                "bootstrap.servers",
+                                bootstrap,
+                                "default.api.timeout.ms",
+                                3000,
+                                "request.timeout.ms",
+                                3000))) {
             try {
                 admin.deleteRecords(
                                 Map.of(
