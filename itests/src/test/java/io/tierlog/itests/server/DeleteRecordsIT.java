@@ -308,4 +308,41 @@ class DeleteRecordsIT {
         }
         assertThat(partitions).containsExactlyInAnyOrder(TOPIC + "-0", TOPIC + "-1");
     }
+
+    @Test
+    void aLogStartCommittedBeforeACrashIsAppliedToTheHotTierAtTheNextStart() throws Exception {
+        long segmentsBefore = hotSegmentsOnDisk(TP0);
+        server.close();
+        // What a kill -9 right after DeleteRecords' commit point leaves: the catalog holds the
+        // new start, the hot tier still has every segment.
+        Path partition = dir.resolve("data/log/" + TOPIC + "-0");
+        long floor;
+        try (Stream<Path> s = Files.list(partition)) {
+            floor =
+                    s.map(p -> p.getFileName().toString())
+                            .filter(n -> n.endsWith(".log"))
+                            .mapToLong(n -> Long.parseLong(n.substring(0, n.indexOf('.'))))
+                            .filter(base -> base <= 250)
+                            .max()
+                            .orElseThrow();
+        }
+        try (io.tierlog.catalog.Catalog c =
+                io.tierlog.catalog.Catalog.open("jdbc:sqlite:" + dir.resolve("data/catalog.db"))) {
+            c.advanceLogStart(TOPIC, 0, 250, floor);
+        }
+        assertThat(hotSegmentsOnDisk(TP0)).isEqualTo(segmentsBefore);
+
+        server =
+                new ServerHarness(
+                        dir.resolve("data"),
+                        Map.of("segment.bytes", "4096", "offload.enabled", "false"));
+        try (Admin admin = Clients.admin(server.bootstrap())) {
+            assertThat(earliest(admin, TP0)).isEqualTo(250);
+            assertThat(earliest(admin, TP1)).isZero();
+        }
+        assertThat(hotSegmentsOnDisk(TP0)).isLessThan(segmentsBefore);
+        List<ConsumerRecord<byte[], byte[]>> got = readFromEarliest(TP0, RECORDS);
+        assertThat(got).extracting(ConsumerRecord::offset).first().isEqualTo(250L);
+        assertThat(got).hasSize(RECORDS - 250);
+    }
 }
