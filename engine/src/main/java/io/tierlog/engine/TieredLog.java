@@ -51,11 +51,12 @@ import org.slf4j.LoggerFactory;
  * example a Netty event loop, never waits for S3 or JDBC). Where both tiers hold an offset, the hot
  * tier answers. A cold read stops at the end of its object and before the hot log start, so a
  * reader that continues at {@link TierRead#nextOffset()} crosses into the hot tier with no gap and
- * no duplicate. An offset below the log start (cold log start, or hot log start when the cold tier
- * is empty) or above the high watermark fails with Kafka's {@link OffsetOutOfRangeException}; an
- * unknown partition with {@link UnknownTopicOrPartitionException}; a cold read while the object
- * store or catalog is unavailable with the retriable {@link ColdReadException}, and succeeds again
- * once it is back. Hot appends and reads never depend on S3.
+ * no duplicate. An offset below the log start (the one {@link #deleteRecords} moved, else the cold
+ * log start, or the hot log start when the cold tier is empty) or above the high watermark fails
+ * with Kafka's {@link OffsetOutOfRangeException}; an unknown partition with {@link
+ * UnknownTopicOrPartitionException}; a cold read while the object store or catalog is unavailable
+ * with the retriable {@link ColdReadException}, and succeeds again once it is back. Hot appends and
+ * reads never depend on S3.
  *
  * <p><b>Offsets.</b> {@link #earliestOffset} is the first offset of either tier, {@link
  * #latestOffset} the hot high watermark; {@link #offsetForTimestamp} searches the cold tier's time
