@@ -186,6 +186,21 @@ public interface Catalog extends AutoCloseable {
      */
     List<ColdObject> removeObjectsBelow(String topic, int partition, long offset);
 
+    /**
+     * Moves a partition's log start offset up to {@code offset} (Kafka's DeleteRecords), in one
+     * transaction: records {@code max(current, offset)} as the log start; removes the objects lying
+     * wholly below it (an object partly below stays, and readers skip its records below the start)
+     * and advances the cold log start; and, when the cold high watermark is below {@code coldFloor}
+     * (or not set: nothing was ever committed), sets it to {@code coldFloor}, since the offsets
+     * between are deleted and the next object must start where the hot log then does (an upload of
+     * lower offsets under way then conflicts instead of committing). Never lowers anything, so it
+     * is idempotent: a repeated call returns the same log start and no objects.
+     *
+     * @param coldFloor at most {@code offset}: the first offset the hot tier keeps
+     * @throws CatalogException if the topic or partition does not exist
+     */
+    LogStartUpdate advanceLogStart(String topic, int partition, long offset, long coldFloor);
+
     /** The keys of every committed object of every topic, for the orphan sweeper. */
     List<String> allObjectKeys();
 

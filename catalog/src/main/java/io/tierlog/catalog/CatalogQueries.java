@@ -34,7 +34,7 @@ final class CatalogQueries {
             throws SQLException {
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT p.cold_hw, p.cold_log_start,"
+                        "SELECT p.cold_hw, p.cold_log_start, p.log_start,"
                                 + " (SELECT COUNT(*) FROM cold_objects o WHERE o.topic_id ="
                                 + " p.topic_id AND o.partition_id = p.partition_id),"
                                 + " (SELECT COALESCE(SUM(o.size_bytes), 0) FROM cold_objects o"
@@ -52,15 +52,17 @@ final class CatalogQueries {
                 boolean never = rs.wasNull();
                 long start = rs.getLong(2);
                 boolean noStart = rs.wasNull();
-                long count = rs.getLong(3);
-                long bytes = rs.getLong(4);
+                long logStart = Math.max(0, rs.getLong(3)); // NULL reads as 0
+                long count = rs.getLong(4);
+                long bytes = rs.getLong(5);
                 if (never) {
                     hw = 0;
                 }
                 if (noStart || count == 0) {
                     start = hw;
                 }
-                return Optional.of(new PartitionState(topic, partition, hw, start, count, bytes));
+                return Optional.of(
+                        new PartitionState(topic, partition, hw, start, count, bytes, logStart));
             }
         }
     }

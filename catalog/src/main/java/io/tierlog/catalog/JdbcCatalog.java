@@ -585,6 +585,89 @@ final class JdbcCatalog implements Catalog {
     }
 
     @Override
+    public LogStartUpdate advanceLogStart(
+            String topic, int partition, long offset, long coldFloor) {
+        if (coldFloor > offset) {
+            throw new IllegalArgumentException(
+                    "cold floor " + coldFloor + " above the log start " + offset);
+        }
+        return inTransaction(
+                c -> {
+                    String topicId =
+                            CommitTransaction.topicId(c, topic)
+                                    .orElseThrow(
+                                            () ->
+                                                    new CatalogException(
+                                                            "unknown topic '" + topic + "'"));
+                    Long hw;
+                    long current;
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "SELECT cold_hw, log_start FROM partitions WHERE topic_id = ?"
+                                            + " AND partition_id = ?"
+                                            + dialect().forUpdate())) {
+                        ps.setString(1, topicId);
+                        ps.setInt(2, partition);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            if (!rs.next()) {
+                                throw new CatalogException(
+                                        "unknown partition " + topic + "-" + partition);
+                            }
+                            long v = rs.getLong(1);
+                            hw = rs.wasNull() ? null : v;
+                            current = Math.max(0, rs.getLong(2));
+                        }
+                    }
+                    long start = Math.max(current, offset);
+                    List<ColdObject> removed =
+                            CatalogQueries.queryObjects(
+                                    c,
+                                    topic,
+                                    partition,
+                                    " AND o.last_offset < ? ORDER BY o.first_offset",
+                                    start);
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "DELETE FROM cold_objects WHERE topic_id = ? AND"
+                                            + " partition_id = ? AND last_offset < ?")) {
+                        ps.setString(1, topicId);
+                        ps.setInt(2, partition);
+                        ps.setLong(3, start);
+                        ps.executeUpdate();
+                    }
+                    // Also when nothing was ever committed: an upload of offsets below the
+                    // floor, under way now, must then conflict rather than commit a range the
+                    // hot tier is deleting (the next object could not follow it without a gap).
+                    Long newHw = hw == null || hw < coldFloor ? Long.valueOf(coldFloor) : hw;
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "UPDATE partitions SET log_start = ?, cold_hw = ?,"
+                                            + " cold_log_start = COALESCE((SELECT"
+                                            + " MIN(o.first_offset) FROM cold_objects o WHERE"
+                                            + " o.topic_id = ? AND o.partition_id = ?), ?)"
+                                            + " WHERE topic_id = ? AND partition_id = ?")) {
+                        ps.setLong(1, start);
+                        if (newHw == null) {
+                            ps.setNull(2, java.sql.Types.BIGINT);
+                        } else {
+                            ps.setLong(2, newHw);
+                        }
+                        ps.setString(3, topicId);
+                        ps.setInt(4, partition);
+                        if (newHw == null) {
+                            ps.setNull(5, java.sql.Types.BIGINT);
+                        } else {
+                            ps.setLong(5, newHw);
+                        }
+                        ps.setString(6, topicId);
+                        ps.setInt(7, partition);
+                        ps.executeUpdate();
+                    }
+                    return new LogStartUpdate(start, removed);
+                });
+    }
+
+    @Override
     public List<String> allObjectKeys() {
         return call(
                 c -> {

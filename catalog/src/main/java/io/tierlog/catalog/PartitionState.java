@@ -12,6 +12,8 @@ package io.tierlog.catalog;
  *     equals {@code coldHighWatermark} while the cold tier holds nothing
  * @param objectCount number of committed objects
  * @param committedBytes sum of the committed objects' sizes
+ * @param logStartOffset the partition's log start offset as moved by DeleteRecords ({@link
+ *     Catalog#advanceLogStart}), 0 if it never was: no offset below it is served from either tier
  */
 public record PartitionState(
         String topic,
@@ -19,7 +21,26 @@ public record PartitionState(
         long coldHighWatermark,
         long coldLogStartOffset,
         long objectCount,
-        long committedBytes) {
+        long committedBytes,
+        long logStartOffset) {
+
+    /** A state with no log start offset recorded. */
+    public PartitionState(
+            String topic,
+            int partition,
+            long coldHighWatermark,
+            long coldLogStartOffset,
+            long objectCount,
+            long committedBytes) {
+        this(
+                topic,
+                partition,
+                coldHighWatermark,
+                coldLogStartOffset,
+                objectCount,
+                committedBytes,
+                0);
+    }
 
     /** True if no object was ever committed to this partition. */
     public boolean empty() {

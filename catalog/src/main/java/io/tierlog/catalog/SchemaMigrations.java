@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code schema_version(version, description, applied_at)}: one row per applied migration.
  *   <li>{@code topics(id, name, partition_count, created_at)}: id is a UUID string; name unique.
  *   <li>{@code topic_configs(topic_id, config_key, config_value)} (since v2).
- *   <li>{@code partitions(topic_id, partition_id, cold_hw, cold_log_start)}: {@code cold_hw} is the
- *       next offset not in cold, NULL until the first commit; {@code cold_log_start} (since v2) the
- *       first offset still in cold.
+ *   <li>{@code partitions(topic_id, partition_id, cold_hw, cold_log_start, log_start)}: {@code
+ *       cold_hw} is the next offset not in cold, NULL until the first commit; {@code
+ *       cold_log_start} (since v2) the first offset still in cold; {@code log_start} (since v5) the
+ *       partition's log start offset as moved by DeleteRecords, NULL until then.
  *   <li>{@code cold_objects(topic_id, partition_id, first_offset, last_offset, min_ts, max_ts,
  *       record_count, size_bytes, object_key, created_at)}: key unique; timestamps epoch millis.
  *   <li>{@code catalog_meta(id, created_at)} (since v4): one row, the catalog's identity (a UUID
@@ -98,7 +99,11 @@ final class SchemaMigrations {
                             List.of(
                                     "CREATE TABLE catalog_meta ("
                                             + " id VARCHAR(36) PRIMARY KEY,"
-                                            + " created_at BIGINT NOT NULL)")));
+                                            + " created_at BIGINT NOT NULL)")),
+                    new Migration(
+                            5,
+                            "log start offset",
+                            List.of("ALTER TABLE partitions ADD COLUMN log_start BIGINT")));
 
     private SchemaMigrations() {}
 

@@ -289,6 +289,54 @@ abstract class CatalogContract {
     }
 
     @Test
+    void advancingTheLogStartRemovesWhollyBelowObjectsKeepsAPartlyBelowOneAndNeverGoesBack() {
+        catalog.createTopic(T, 1, Map.of());
+        catalog.commit(obj(0, 9));
+        catalog.commit(obj(10, 19));
+        catalog.commit(obj(20, 29));
+        LogStartUpdate u = catalog.advanceLogStart(T, 0, 15, 15);
+        assertThat(u.logStartOffset()).isEqualTo(15);
+        assertThat(u.removed()).extracting(ColdObject::key).containsExactly("k/0-9");
+        PartitionState s = catalog.partitionState(T, 0);
+        assertThat(s.logStartOffset()).isEqualTo(15);
+        assertThat(s.coldLogStartOffset()).isEqualTo(10); // [10, 19] is only partly below
+        assertThat(s.coldHighWatermark()).isEqualTo(30); // the floor is below it: unchanged
+        // Lower again: nothing moves back, nothing is removed.
+        u = catalog.advanceLogStart(T, 0, 5, 5);
+        assertThat(u.logStartOffset()).isEqualTo(15);
+        assertThat(u.removed()).isEmpty();
+        // Past the cold high watermark: every object goes and the next one starts at the floor.
+        u = catalog.advanceLogStart(T, 0, 45, 40);
+        assertThat(u.removed()).extracting(ColdObject::key).containsExactly("k/10-19", "k/20-29");
+        s = catalog.partitionState(T, 0);
+        assertThat(s.coldHighWatermark()).isEqualTo(40);
+        assertThat(s.coldLogStartOffset()).isEqualTo(40);
+        assertThat(s.logStartOffset()).isEqualTo(45);
+        assertThatThrownBy(() -> catalog.commit(obj(30, 39)))
+                .isInstanceOf(CommitConflictException.class);
+        assertThat(catalog.commit(obj(40, 49))).isEqualTo(CommitResult.COMMITTED);
+        assertThat(catalog.partitionState(T, 0).coldLogStartOffset()).isEqualTo(40);
+        assertThatThrownBy(() -> catalog.advanceLogStart(T, 3, 1, 1))
+                .isInstanceOf(CatalogException.class);
+    }
+
+    @Test
+    void aLogStartOnANeverOffloadedPartitionMakesTheFirstCommitStartAtTheFloor() {
+        catalog.createTopic(T, 1, Map.of());
+        catalog.advanceLogStart(T, 0, 100, 90);
+        PartitionState s = catalog.partitionState(T, 0);
+        assertThat(s.logStartOffset()).isEqualTo(100);
+        assertThat(s.empty()).isTrue();
+        // an upload of the deleted offsets that was under way loses
+        assertThatThrownBy(() -> catalog.commit(obj(0, 50)))
+                .isInstanceOf(CommitConflictException.class);
+        assertThat(catalog.commit(obj(90, 120))).isEqualTo(CommitResult.COMMITTED);
+        try (Catalog again = Catalog.open(url())) {
+            assertThat(again.partitionState(T, 0).logStartOffset()).isEqualTo(100);
+        }
+    }
+
+    @Test
     void deletingATopicDropsItsObjectsFromTheKeyListSoTheSweeperCanReclaimThem() {
         catalog.createTopic(T, 1, Map.of());
         catalog.createTopic("keep", 1, Map.of());

@@ -70,6 +70,12 @@ class SchemaMigrationTest {
             assertThat(s.coldLogStartOffset()).isEqualTo(100);
             assertThat(s.objectCount()).isEqualTo(2);
             assertThat(catalog.partitionState("old", 1).empty()).isTrue();
+            // Migration 5: no log start recorded until a DeleteRecords moves it.
+            assertThat(s.logStartOffset()).isZero();
+            assertThat(catalog.advanceLogStart("old", 0, 250, 250).removed())
+                    .extracting(ColdObject::key)
+                    .containsExactly("old/0/a");
+            assertThat(catalog.partitionState("old", 0).logStartOffset()).isEqualTo(250);
             assertThat(catalog.objectFor("old", 0, 250).orElseThrow().key()).isEqualTo("old/0/b");
             assertThat(catalog.commit(CatalogContract.obj("old", 0, 300, 309, "old/0/c")))
                     .isEqualTo(CommitResult.COMMITTED);

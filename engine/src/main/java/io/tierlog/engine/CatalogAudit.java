@@ -155,7 +155,8 @@ final class CatalogAudit {
         if (s.isPresent() && s.get().objectCount() > 0) {
             return; // Verifier reports GAP_BETWEEN_TIERS for these
         }
-        long coldTop = s.map(PartitionState::coldHighWatermark).orElse(0L);
+        // offsets below the log start were deleted on purpose (DeleteRecords): not a hole
+        long coldTop = s.map(p -> Math.max(p.coldHighWatermark(), p.logStartOffset())).orElse(0L);
         if (hotStart.get() > coldTop) {
             out.add(
                     new Violation(
@@ -184,6 +185,16 @@ final class CatalogAudit {
         ObjectFooter o = f.footer();
         String range = o.firstOffset() + ".." + o.lastOffset();
         boolean old = nowMs - f.lastModified().toEpochMilli() >= grace.toMillis();
+        if (state.isPresent() && o.lastOffset() < state.get().logStartOffset()) {
+            notes.add(
+                    tp
+                            + ": object "
+                            + o.key()
+                            + " lies below the log start offset "
+                            + state.get().logStartOffset()
+                            + " (left by DeleteRecords; the sweeper deletes it)");
+            return;
+        }
         if (state.isPresent() && !state.get().empty()) {
             PartitionState s = state.get();
             if (o.firstOffset() >= s.coldLogStartOffset()

@@ -266,6 +266,8 @@ public final class CatalogRebuild {
         }
         TopicHints.Found hints = TopicHints.forRebuild(dataDir);
         out.addAll(hints.notes());
+        List<LogStartOffsets.Entry> starts = logStarts(dataDir, hints.hints(), out);
+        survey = withoutObjectsBelow(survey, starts);
         Plan plan = plan(survey, hotStarts, hints.hints());
         out.add(
                 "bucket: "
@@ -291,7 +293,7 @@ public final class CatalogRebuild {
         UUID id = boundId.orElseGet(UUID::randomUUID);
         Optional<Path> sqlite = sqliteFile(url);
         if (sqlite.isPresent()) {
-            out.add(writeSqlite(sqlite.get(), id, plan));
+            out.add(writeSqlite(sqlite.get(), id, plan, starts, hotStarts));
         } else {
             try (Catalog c = Catalog.open(url)) {
                 for (io.tierlog.catalog.TopicRecord t : c.topics()) {
@@ -299,6 +301,7 @@ public final class CatalogRebuild {
                 }
                 CatalogBinding.assignId(c, id);
                 fill(c, plan);
+                applyLogStarts(c, starts, hotStarts);
             }
             out.add("rewrote catalog " + url.replaceAll("\\?.*", "") + " with id " + id);
         }
@@ -359,6 +362,68 @@ public final class CatalogRebuild {
         }
     }
 
+    /**
+     * The log starts DeleteRecords moved ({@link LogStartOffsets}), of topics whose hint carries
+     * the same id (a topic created again under the name starts afresh).
+     */
+    private static List<LogStartOffsets.Entry> logStarts(
+            Path dataDir, Map<String, TopicHints.Hint> hints, List<String> out) {
+        List<LogStartOffsets.Entry> kept = new ArrayList<>();
+        for (LogStartOffsets.Entry e : LogStartOffsets.readFrom(dataDir)) {
+            TopicHints.Hint h = hints.get(e.tp().topic());
+            if (h != null && h.id().equals(e.topicId())) {
+                kept.add(e);
+                out.add(e.tp() + ": log start offset " + e.offset() + " (DeleteRecords)");
+            }
+        }
+        return kept;
+    }
+
+    /**
+     * The survey without the objects lying wholly below a partition's log start: deleted records,
+     * orphans a sweep may have thinned out in any order (gaps that must not stop a rebuild).
+     */
+    private static BucketSurvey withoutObjectsBelow(
+            BucketSurvey survey, List<LogStartOffsets.Entry> starts) {
+        if (starts.isEmpty()) {
+            return survey;
+        }
+        Map<TopicPartition, Long> start = new java.util.HashMap<>();
+        starts.forEach(e -> start.put(e.tp(), e.offset()));
+        Map<TopicPartition, List<BucketSurvey.Found>> by = new java.util.LinkedHashMap<>();
+        survey.byPartition()
+                .forEach(
+                        (tp, found) ->
+                                by.put(
+                                        tp,
+                                        found.stream()
+                                                .filter(
+                                                        f ->
+                                                                f.footer().lastOffset()
+                                                                        >= start.getOrDefault(
+                                                                                tp, 0L))
+                                                .toList()));
+        return new BucketSurvey(by, survey.unusable(), survey.listed());
+    }
+
+    private static void applyLogStarts(
+            Catalog c,
+            List<LogStartOffsets.Entry> starts,
+            Map<TopicPartition, Optional<Long>> hotStarts) {
+        for (LogStartOffsets.Entry e : starts) {
+            if (c.topic(e.tp().topic())
+                    .filter(t -> t.partitions() > e.tp().partition())
+                    .isEmpty()) {
+                continue;
+            }
+            long floor =
+                    Math.min(
+                            e.offset(),
+                            hotStarts.getOrDefault(e.tp(), Optional.empty()).orElse(e.offset()));
+            c.advanceLogStart(e.tp().topic(), e.tp().partition(), e.offset(), floor);
+        }
+    }
+
     private static void fill(Catalog c, Plan plan) {
         for (Map.Entry<String, Integer> t : plan.partitions().entrySet()) {
             Map<String, String> configs = plan.configs().getOrDefault(t.getKey(), Map.of());
@@ -389,7 +454,13 @@ public final class CatalogRebuild {
     }
 
     /** Writes the catalog next to {@code db}, then renames it into place (old file kept aside). */
-    private static String writeSqlite(Path db, UUID id, Plan plan) throws IOException {
+    private static String writeSqlite(
+            Path db,
+            UUID id,
+            Plan plan,
+            List<LogStartOffsets.Entry> starts,
+            Map<TopicPartition, Optional<Long>> hotStarts)
+            throws IOException {
         Path tmp = db.resolveSibling(db.getFileName() + ".rebuild");
         for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
             Files.deleteIfExists(Path.of(tmp + suffix));
@@ -397,6 +468,7 @@ public final class CatalogRebuild {
         try (Catalog c = Catalog.open("jdbc:sqlite:" + tmp)) {
             CatalogBinding.assignId(c, id);
             fill(c, plan);
+            applyLogStarts(c, starts, hotStarts);
         } // the last connection's close checkpoints the WAL into the file
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
             ch.force(true);

@@ -37,6 +37,7 @@ final class ColdIndex {
      * @param objects committed objects by first offset
      * @param coldLogStartOffset first offset in cold (= coldHighWatermark when empty)
      * @param coldHighWatermark next offset not in cold (0 if never committed)
+     * @param logStartOffset the log start offset moved by DeleteRecords (0 if never)
      */
     record Snapshot(
             TopicPartition tp,
@@ -45,7 +46,8 @@ final class ColdIndex {
             long coldLogStartOffset,
             long coldHighWatermark,
             long bytes,
-            long loadedAtNanos) {
+            long loadedAtNanos,
+            long logStartOffset) {
 
         boolean isEmpty() {
             return objects.isEmpty();
@@ -70,9 +72,11 @@ final class ColdIndex {
      * @param empty whether the cold tier holds no object of it
      * @param coldLogStartOffset first offset in cold (= coldHighWatermark when empty)
      * @param coldHighWatermark next offset not in cold (0 if never committed)
+     * @param logStartOffset the log start offset moved by DeleteRecords (0 if never)
      */
-    record Bounds(boolean empty, long coldLogStartOffset, long coldHighWatermark) {
-        static final Bounds NONE = new Bounds(true, 0, 0);
+    record Bounds(
+            boolean empty, long coldLogStartOffset, long coldHighWatermark, long logStartOffset) {
+        static final Bounds NONE = new Bounds(true, 0, 0, 0);
     }
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ColdIndex.class);
@@ -136,9 +140,16 @@ final class ColdIndex {
                         start,
                         state.coldHighWatermark(),
                         bytes,
-                        now);
+                        now,
+                        state.logStartOffset());
         snapshots.put(tp, s);
-        bounds.put(tp, new Bounds(s.isEmpty(), s.coldLogStartOffset(), s.coldHighWatermark()));
+        bounds.put(
+                tp,
+                new Bounds(
+                        s.isEmpty(),
+                        s.coldLogStartOffset(),
+                        s.coldHighWatermark(),
+                        s.logStartOffset()));
         return s;
     }
 

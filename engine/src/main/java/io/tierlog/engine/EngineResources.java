@@ -271,6 +271,12 @@ final class EngineResources implements Closeable {
         for (PartitionLog l : b.logs.partitions()) {
             // the cold offsets that offset queries answer from memory
             b.coldIndex.refreshQuietly(l.topicPartition());
+            // The catalog is where DeleteRecords made the log start durable: the hot tier forgets
+            // it on close, and a crash may have come before it deleted its segments.
+            long start = b.coldIndex.bounds(l.topicPartition()).logStartOffset();
+            if (start > 0) {
+                l.advanceLogStartOffset(start);
+            }
         }
 
         b.coldExecutor =
@@ -413,7 +419,8 @@ final class EngineResources implements Closeable {
         long bound;
         try {
             ColdIndex.Snapshot s = index.snapshot(tp, BOUND_MAX_AGE_MS);
-            bound = s.known() ? s.coldHighWatermark() : 0;
+            // offsets below the log start were handed out too, even when their records are gone
+            bound = s.known() ? Math.max(s.coldHighWatermark(), s.logStartOffset()) : 0;
         } catch (RuntimeException e) {
             LOG.warn("cannot read the cold high watermark of {}: recovery has no offset floor", tp);
             return 0;

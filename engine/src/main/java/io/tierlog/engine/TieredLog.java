@@ -52,11 +52,12 @@ import org.slf4j.LoggerFactory;
  * example a Netty event loop, never waits for S3 or JDBC). Where both tiers hold an offset, the hot
  * tier answers. A cold read stops at the end of its object and before the hot log start, so a
  * reader that continues at {@link TierRead#nextOffset()} crosses into the hot tier with no gap and
- * no duplicate. An offset below the log start (cold log start, or hot log start when the cold tier
- * is empty) or above the high watermark fails with Kafka's {@link OffsetOutOfRangeException}; an
- * unknown partition with {@link UnknownTopicOrPartitionException}; a cold read while the object
- * store or catalog is unavailable with the retriable {@link ColdReadException}, and succeeds again
- * once it is back. Hot appends and reads never depend on S3.
+ * no duplicate. An offset below the log start (the one {@link #deleteRecords} moved, else the cold
+ * log start, or the hot log start when the cold tier is empty) or above the high watermark fails
+ * with Kafka's {@link OffsetOutOfRangeException}; an unknown partition with {@link
+ * UnknownTopicOrPartitionException}; a cold read while the object store or catalog is unavailable
+ * with the retriable {@link ColdReadException}, and succeeds again once it is back. Hot appends and
+ * reads never depend on S3.
  *
  * <p><b>Offsets.</b> {@link #earliestOffset} is the first offset of either tier, {@link
  * #latestOffset} the hot high watermark; {@link #offsetForTimestamp} searches the cold tier's time
@@ -92,6 +93,7 @@ public final class TieredLog implements Closeable {
     private final Counter hotReads;
     private final Counter coldReads;
     private final int chunkBytes;
+    private final LogStartOffsets logStartCopy;
     private volatile boolean closed;
 
     /** Cold reads not yet completed: failed on close so no caller waits forever. */
@@ -110,6 +112,7 @@ public final class TieredLog implements Closeable {
         this.topics = res.topics();
         this.registry = res.registry();
         this.chunkBytes = res.config().get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact();
+        this.logStartCopy = new LogStartOffsets(res.dataDir());
         this.hotBytesIn = registry.counter(MetricNames.BYTES_IN, "tier", "hot");
         this.hotBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "hot");
         this.coldBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "cold");
@@ -342,6 +345,17 @@ public final class TieredLog implements Closeable {
         PartitionLog log = hot(tp);
         long hotStart = log.logStartOffset();
         long hw = log.highWatermark();
+        long logStart = logStart(tp, log);
+        if (offset < logStart && offset >= 0) {
+            return CompletableFuture.failedFuture(
+                    new OffsetOutOfRangeException(
+                            "Offset "
+                                    + offset
+                                    + " of "
+                                    + tp
+                                    + " is below the log start offset "
+                                    + logStart));
+        }
         if (offset >= hotStart) {
             long damagedEnd = log.damagedRangeEnd(offset);
             if (damagedEnd >= 0 && offset < hw && coldReader != null) {
@@ -472,6 +486,7 @@ public final class TieredLog implements Closeable {
                         .filter(s -> !s.isEmpty())
                         .map(s -> Math.min(s.coldLogStartOffset(), log.logStartOffset()))
                         .orElse(r.logStartOffset());
+        start = Math.max(start, logStart(tp, log));
         return new TierRead.Cold(
                 r.records(), r.objectKey(), r.nextOffset(), log.highWatermark(), start);
     }
@@ -507,9 +522,110 @@ public final class TieredLog implements Closeable {
 
     private long earliestCached(TopicPartition tp, PartitionLog log) {
         ColdIndex.Bounds b = coldIndex.bounds(tp);
-        return b.empty()
-                ? log.logStartOffset()
-                : Math.min(b.coldLogStartOffset(), log.logStartOffset());
+        long earliest =
+                b.empty()
+                        ? log.logStartOffset()
+                        : Math.min(b.coldLogStartOffset(), log.logStartOffset());
+        return Math.max(earliest, logStart(b, log));
+    }
+
+    /** The log start offset moved by {@link #deleteRecords} (0 if never), from memory. */
+    private long logStart(TopicPartition tp, PartitionLog log) {
+        return logStart(coldIndex.bounds(tp), log);
+    }
+
+    private static long logStart(ColdIndex.Bounds b, PartitionLog log) {
+        return Math.max(b.logStartOffset(), log.requestedLogStartOffset());
+    }
+
+    /**
+     * Moves the partition's log start offset to {@code offset} (Kafka's DeleteRecords; {@code -1}
+     * means the high watermark) in both tiers, never back: the catalog records it first (the commit
+     * point: one transaction that also drops the cold objects lying wholly below it), then the hot
+     * tier deletes its segments wholly below it, then the dropped objects are deleted from the
+     * store (any left by a failure or a crash are orphans the sweeper deletes). From then on reads
+     * below it fail with {@link OffsetOutOfRangeException} and {@link #earliestOffset} answers it;
+     * records below it in a batch or object that straddles it are still in the bytes a read
+     * returns, as Kafka returns the whole first batch. Survives restarts: the engine gives the
+     * catalog's log start to the hot tier at every open. Blocks (JDBC, disk): never call it on an
+     * event loop.
+     *
+     * @return the log start offset now (Kafka's low watermark); the current one, unchanged, when
+     *     {@code offset} is below it
+     * @throws OffsetOutOfRangeException if {@code offset} is above the high watermark or negative
+     *     (other than -1)
+     * @throws UnknownTopicOrPartitionException if the partition does not exist
+     * @throws org.apache.kafka.common.errors.KafkaStorageException if the catalog cannot be written
+     *     or is not this data dir's own (retriable: nothing was deleted)
+     */
+    public long deleteRecords(TopicPartition tp, long offset) throws IOException {
+        PartitionLog log = hot(tp);
+        long hw = log.highWatermark();
+        long target = offset == -1 ? hw : offset;
+        if (target < 0 || target > hw) {
+            throw new OffsetOutOfRangeException(
+                    "Cannot delete records of "
+                            + tp
+                            + " below offset "
+                            + offset
+                            + ": it is not in [0, "
+                            + hw
+                            + "] (the high watermark)");
+        }
+        long current = logStart(tp, log);
+        if (target <= current) {
+            return Math.max(current, earliestCached(tp, log));
+        }
+        if (res.guard() != null && !res.guard().allows("DeleteRecords of " + tp)) {
+            throw new org.apache.kafka.common.errors.KafkaStorageException(
+                    "the catalog is not this data dir's own or not durable: records of "
+                            + tp
+                            + " are not deleted");
+        }
+        // The next object must start where the hot tier then begins: the segment holding target.
+        long coldFloor = target;
+        for (io.tierlog.hot.SegmentInfo seg : log.segments()) {
+            if (seg.baseOffset() <= target) {
+                coldFloor = seg.baseOffset();
+            }
+        }
+        io.tierlog.catalog.LogStartUpdate u;
+        try {
+            u = catalog.advanceLogStart(tp.topic(), tp.partition(), target, coldFloor);
+        } catch (io.tierlog.catalog.CatalogException e) {
+            throw new org.apache.kafka.common.errors.KafkaStorageException(
+                    "cannot record the log start offset of " + tp + ": " + e.getMessage(), e);
+        }
+        Optional<TopicInfo> info = topics.topic(tp.topic());
+        if (info.isPresent()) {
+            // a copy for a catalog rebuild; the catalog already holds it, so a failure only warns
+            try {
+                Map<String, java.util.UUID> ids = new java.util.HashMap<>();
+                topics.topics().forEach(t -> ids.put(t.name(), t.uuid()));
+                logStartCopy.record(tp, u.logStartOffset(), info.get().uuid(), ids);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn(
+                        "cannot copy the log start offset of {} to {} (the catalog holds it): {}",
+                        tp,
+                        LogStartOffsets.FILE,
+                        e.toString());
+            }
+        }
+        // the hot tier may start higher (the older offsets are cold): that is not the log start
+        log.advanceLogStartOffset(u.logStartOffset());
+        coldIndex.refreshQuietly(tp);
+        if (!u.removed().isEmpty()) {
+            LOG.info(
+                    "DeleteRecords: {} cold objects of {} below offset {} removed from the catalog",
+                    u.removed().size(),
+                    tp,
+                    u.logStartOffset());
+            if (retention != null) {
+                retention.deleteObjects(u.removed());
+            }
+        }
+        // retention may have removed more than asked: the low watermark is the earliest offset
+        return Math.max(u.logStartOffset(), earliestCached(tp, log));
     }
 
     /** The high watermark: the next offset to be written and read (hot tier end). */
@@ -531,6 +647,7 @@ public final class TieredLog implements Closeable {
         long hotStart = log.logStartOffset();
         long hw = log.highWatermark();
         long earliest = b.empty() ? hotStart : Math.min(b.coldLogStartOffset(), hotStart);
+        earliest = Math.max(earliest, logStart(b, log));
         return new LogOffsets(
                 earliest, b.coldLogStartOffset(), b.coldHighWatermark(), hotStart, hw);
     }
@@ -574,6 +691,51 @@ public final class TieredLog implements Closeable {
     public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(
             TopicPartition tp, long timestampMs) {
         PartitionLog log = hot(tp);
+        return anyOffsetForTimestamp(tp, log, timestampMs)
+                .thenCompose(
+                        o -> {
+                            long start = logStart(tp, log);
+                            if (o.isEmpty() || o.get().offset() >= start) {
+                                return CompletableFuture.completedFuture(o);
+                            }
+                            // found in a batch or segment that straddles the log start: the
+                            // answer is the first such record at or above it, as Kafka's
+                            return scanRecords(tp, log, start, start, timestampMs);
+                        });
+    }
+
+    /** The first record at or above {@code from} (and {@code start}) with a late enough time. */
+    private CompletableFuture<Optional<TimestampOffset>> scanRecords(
+            TopicPartition tp, PartitionLog log, long from, long start, long timestampMs) {
+        if (from >= log.highWatermark()) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return read(tp, from, chunkBytes)
+                .thenCompose(
+                        r -> {
+                            for (MutableRecordBatch b : r.toMemoryRecordsUnchecked().batches()) {
+                                if (b.maxTimestamp() < timestampMs) {
+                                    continue;
+                                }
+                                for (Record rec : b) {
+                                    if (rec.offset() >= start && rec.timestamp() >= timestampMs) {
+                                        return CompletableFuture.completedFuture(
+                                                Optional.of(
+                                                        new TimestampOffset(
+                                                                rec.timestamp(), rec.offset())));
+                                    }
+                                }
+                            }
+                            if (r.isEmpty() || r.nextOffset() <= from) {
+                                return CompletableFuture.completedFuture(
+                                        Optional.<TimestampOffset>empty());
+                            }
+                            return scanRecords(tp, log, r.nextOffset(), start, timestampMs);
+                        });
+    }
+
+    private CompletableFuture<Optional<TimestampOffset>> anyOffsetForTimestamp(
+            TopicPartition tp, PartitionLog log, long timestampMs) {
         if (coldReader == null) {
             return CompletableFuture.completedFuture(
                     log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
@@ -757,6 +919,25 @@ public final class TieredLog implements Closeable {
     /** The hot tier (for tests and tools that inspect it; a server goes through this API). */
     public LogManager logManager() {
         return logs;
+    }
+
+    /** The hot tier's log dir ({@code <data.dir>/log}), absolute. */
+    public java.nio.file.Path hotLogDir() {
+        return logs.logDir().toAbsolutePath();
+    }
+
+    /**
+     * The bytes of a partition's hot segments (Kafka's partition size in DescribeLogDirs), from
+     * memory.
+     *
+     * @throws UnknownTopicOrPartitionException if the partition does not exist
+     */
+    public long hotSizeInBytes(TopicPartition tp) {
+        long n = 0;
+        for (io.tierlog.hot.SegmentInfo s : hot(tp).segments()) {
+            n += s.sizeInBytes();
+        }
+        return n;
     }
 
     /** The catalog this log commits to. */

@@ -99,16 +99,14 @@ final class Verifier {
         }
         if (!segs.isEmpty() && !objects.isEmpty()) {
             long hotStart = segs.get(0).baseOffset();
-            if (state.coldHighWatermark() < hotStart) {
+            // offsets below the log start were deleted on purpose (DeleteRecords)
+            long held = Math.max(state.coldHighWatermark(), state.logStartOffset());
+            if (held < hotStart) {
                 out.add(
                         v(
                                 tp,
                                 Violation.Kind.GAP_BETWEEN_TIERS,
-                                "offsets ["
-                                        + state.coldHighWatermark()
-                                        + ", "
-                                        + hotStart
-                                        + ") are in neither tier"));
+                                "offsets [" + held + ", " + hotStart + ") are in neither tier"));
             }
             compareOverlap(tp, segs, objects, deep, out);
         }

@@ -59,6 +59,10 @@ public final class PartitionLog implements Closeable {
     private volatile LogSegment[] segments;
     private final DamagedRanges damaged = new DamagedRanges();
     private volatile long logStartOffset;
+
+    /** The highest start given to {@link #advanceLogStartOffset} (0 if none): kept by reloads. */
+    private volatile long requestedLogStart;
+
     private volatile long logEndOffset;
     private volatile long highWatermark;
     private volatile long recoveryPoint;
@@ -592,6 +596,14 @@ public final class PartitionLog implements Closeable {
         return logStartOffset;
     }
 
+    /**
+     * The highest start given to {@link #advanceLogStartOffset} (capped at the high watermark
+     * then), 0 if none: unlike {@link #logStartOffset()}, not moved by retention or by offload.
+     */
+    public long requestedLogStartOffset() {
+        return requestedLogStart;
+    }
+
     public long logEndOffset() {
         return logEndOffset;
     }
@@ -684,13 +696,58 @@ public final class PartitionLog implements Closeable {
                 return 0;
             }
             segments = Arrays.copyOfRange(segs, n, segs.length);
-            logStartOffset = segments[0].baseOffset;
+            logStartOffset = Math.max(segments[0].baseOffset, requestedLogStart);
             for (int i = 0; i < n; i++) {
                 segs[i].renameToDeleted();
                 deleter.schedule(segs[i]);
             }
             LOG.info("Deleted {} segments of {}; log start offset {}", n, tp, logStartOffset);
             return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Moves the log start offset up to {@code offset} (at most the high watermark; Kafka's
+     * DeleteRecords): reads below it fail with {@link LogOffsetOutOfRangeException}, and the closed
+     * segments wholly below it (whose successor starts at or below it) are deleted as retention
+     * deletes them (renamed, removed after {@code file.delete.delay.ms}). The active segment always
+     * stays. Never moves the start back. Not durable by itself: the caller records the start
+     * elsewhere and gives it again after every open.
+     *
+     * @return the log start offset now
+     */
+    public long advanceLogStartOffset(long offset) throws IOException {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IOException(tp + " is closed");
+            }
+            long start = Math.min(offset, highWatermark);
+            requestedLogStart = Math.max(requestedLogStart, start);
+            if (start <= logStartOffset) {
+                return logStartOffset;
+            }
+            LogSegment[] segs = segments;
+            int n = 0;
+            while (n < segs.length - 1 && segs[n + 1].baseOffset <= start) {
+                n++;
+            }
+            if (n > 0) {
+                segments = Arrays.copyOfRange(segs, n, segs.length);
+                for (int i = 0; i < n; i++) {
+                    segs[i].renameToDeleted();
+                    deleter.schedule(segs[i]);
+                }
+            }
+            logStartOffset = Math.max(segments[0].baseOffset, start);
+            LOG.info(
+                    "Log start offset of {} moved to {} ({} segments deleted)",
+                    tp,
+                    logStartOffset,
+                    n);
+            return logStartOffset;
         } finally {
             lock.unlock();
         }
@@ -848,13 +905,13 @@ public final class PartitionLog implements Closeable {
             }
             LogSegment[] segs = r.segments().toArray(new LogSegment[0]);
             segments = segs;
-            if (segs[0].baseOffset != logStartOffset) {
+            if (Math.max(segs[0].baseOffset, requestedLogStart) != logStartOffset) {
                 LOG.warn(
                         "{}: log start offset {} after recovery from disk (was {})",
                         tp,
                         segs[0].baseOffset,
                         logStartOffset);
-                logStartOffset = segs[0].baseOffset;
+                logStartOffset = Math.max(segs[0].baseOffset, requestedLogStart);
             }
             logEndOffset = segs[segs.length - 1].nextOffset();
             highWatermark = logEndOffset;

@@ -109,6 +109,37 @@ class PartitionLogTest {
     }
 
     @Test
+    void advancingTheLogStartDeletesWhollyBelowSegmentsKeepsTheActiveOneAndNeverGoesBack()
+            throws Exception {
+        LogConfig cfg = LogTestSupport.config(Map.of("segment.bytes", "8192"));
+        RandomBatches gen = new RandomBatches(7);
+        try (PartitionLog log = PartitionLog.open(tmp.resolve("ls-0"), cfg, time)) {
+            for (int i = 0; i < 200; i++) {
+                log.append(gen.batch());
+            }
+            List<SegmentInfo> before = log.segments();
+            assertThat(before).hasSizeGreaterThan(3);
+            // one past the third segment's base: the first two segments go, the third stays
+            long start = before.get(2).baseOffset() + 1;
+            assertThat(log.advanceLogStartOffset(start)).isEqualTo(start);
+            assertThat(log.logStartOffset()).isEqualTo(start);
+            assertThat(log.requestedLogStartOffset()).isEqualTo(start);
+            assertThat(log.segments().get(0).baseOffset()).isEqualTo(before.get(2).baseOffset());
+            assertThatThrownBy(() -> log.read(start - 1, 100))
+                    .isInstanceOf(LogOffsetOutOfRangeException.class);
+            assertThat(log.read(start, 100).isEmpty()).isFalse();
+            assertThat(log.advanceLogStartOffset(1)).as("never back").isEqualTo(start);
+            // to the high watermark: only the active segment is left, empty to a reader
+            long hw = log.highWatermark();
+            assertThat(log.advanceLogStartOffset(Long.MAX_VALUE)).isEqualTo(hw);
+            assertThat(log.segments()).hasSize(1);
+            assertThat(log.read(hw, 100).isEmpty()).isTrue();
+            log.append(gen.batch());
+            assertThat(log.read(hw, 100).isEmpty()).isFalse();
+        }
+    }
+
+    @Test
     void readOutsideRangeThrowsAndAtHighWatermarkIsEmpty() throws Exception {
         try (PartitionLog log = PartitionLog.open(tmp.resolve("r-0"), LogConfig.defaults(), time)) {
             assertThat(log.read(0, 100).isEmpty()).isTrue();

@@ -14,6 +14,7 @@ import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.metadata.MetadataApis;
 import io.tierlog.server.produce.ProduceApis;
+import io.tierlog.server.storage.StorageApis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -78,6 +79,7 @@ final class ApiHandlers {
                 AdminApis.partitionProducerAndAclHandlers(
                         p.metadata(), p.engine(), p.blockingExecutor()));
         all.addAll(GroupApis.handlers(p.groups(), p.metadata(), p.blockingExecutor()));
+        all.addAll(StorageApis.handlers(p.engine(), p.blockingExecutor()));
         return List.copyOf(all);
     }
 }

@@ -143,6 +143,12 @@ public final class FaultyCatalog implements Catalog {
     }
 
     @Override
+    public io.tierlog.catalog.LogStartUpdate advanceLogStart(
+            String topic, int partition, long offset, long coldFloor) {
+        return delegate.advanceLogStart(topic, partition, offset, coldFloor);
+    }
+
+    @Override
     public List<String> allObjectKeys() {
         return delegate.allObjectKeys();
     }
