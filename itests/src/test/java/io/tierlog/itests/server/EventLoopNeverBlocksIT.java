@@ -106,7 +106,7 @@ class EventLoopNeverBlocksIT {
                                     new NewTopic("cold", 1, (short) 1)
                                             .configs(
                                                     Map.of(
-                                                            "segment.bytes", "16384",
+                                                            "internal.segment.bytes", "16384",
                                                             "local.retention.bytes", "32768"))))
                     .all()
                     .get(60, TimeUnit.SECONDS);

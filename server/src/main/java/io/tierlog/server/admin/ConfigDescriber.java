@@ -57,7 +57,9 @@ final class ConfigDescriber {
             named.add(c.name());
         }
         if (clusterDefault) {
-            return out; // the cluster-default resource holds only dynamic configs
+            // as Kafka: the cluster-default resource holds only the dynamic defaults that are set
+            out.removeIf(c -> c.source() != Source.DYNAMIC_DEFAULT_BROKER_CONFIG);
+            return out;
         }
         for (ConfigOption<?> o : ServerOptions.all()) {
             if (named.contains(o.key())) {
