@@ -508,6 +508,7 @@ public final class TopicRegistry {
         configs.put(name, t.configs());
         TopicInfo info = remember(t);
         hints.writeQuietly(info);
+        logs.reconfigure(name);
         LOG.info("topic {} configs are now {}", name, t.configs());
         return info;
     }
@@ -564,6 +565,7 @@ public final class TopicRegistry {
             return;
         }
         configs.dynamic().replace(scope, configsByBrokerKey);
+        logs.reconfigure(null);
         LOG.info(
                 "dynamic broker configs of {} are now {}",
                 clusterDefault ? "the cluster default" : "this node",
