@@ -137,101 +137,337 @@ public final class KafkaTopicConfigs {
         Effect a = Effect.ACTS;
         Effect i = Effect.INERT;
         long max = Long.MAX_VALUE;
-        def(m, SEGMENT_BYTES, Type.INT, "1073741824", Range.atLeast(1024 * 1024), a,
-                "Roll a new segment at this size.", "log.segment.bytes");
-        def(m, SEGMENT_MS, Type.LONG, "604800000", Range.atLeast(1), a,
+        def(
+                m,
+                SEGMENT_BYTES,
+                Type.INT,
+                "1073741824",
+                Range.atLeast(1024 * 1024),
+                a,
+                "Roll a new segment at this size.",
+                "log.segment.bytes");
+        def(
+                m,
+                SEGMENT_MS,
+                Type.LONG,
+                "604800000",
+                Range.atLeast(1),
+                a,
                 "Roll a non-empty segment this long after its first batch.",
-                "log.roll.ms", "log.roll.hours");
-        def(m, SEGMENT_JITTER_MS, Type.LONG, "0", Range.atLeast(0), a,
+                "log.roll.ms",
+                "log.roll.hours");
+        def(
+                m,
+                SEGMENT_JITTER_MS,
+                Type.LONG,
+                "0",
+                Range.atLeast(0),
+                a,
                 "Random jitter subtracted from segment.ms.",
-                "log.roll.jitter.ms", "log.roll.jitter.hours");
-        def(m, SEGMENT_INDEX_BYTES, Type.INT, "10485760", Range.atLeast(4), a,
-                "Size of each segment's offset and time index.", "log.index.size.max.bytes");
-        def(m, FLUSH_MESSAGES, Type.LONG, Long.toString(max), Range.atLeast(1), a,
-                "Fsync after this many records.", "log.flush.interval.messages");
-        def(m, FLUSH_MS, Type.LONG, Long.toString(max), Range.atLeast(0), a,
+                "log.roll.jitter.ms",
+                "log.roll.jitter.hours");
+        def(
+                m,
+                SEGMENT_INDEX_BYTES,
+                Type.INT,
+                "10485760",
+                Range.atLeast(4),
+                a,
+                "Size of each segment's offset and time index.",
+                "log.index.size.max.bytes");
+        def(
+                m,
+                FLUSH_MESSAGES,
+                Type.LONG,
+                Long.toString(max),
+                Range.atLeast(1),
+                a,
+                "Fsync after this many records.",
+                "log.flush.interval.messages");
+        def(
+                m,
+                FLUSH_MS,
+                Type.LONG,
+                Long.toString(max),
+                Range.atLeast(0),
+                a,
                 "Fsync data older than this.",
-                "log.flush.interval.ms", "log.flush.scheduler.interval.ms");
-        def(m, RETENTION_BYTES, Type.LONG, "-1", null, a,
+                "log.flush.interval.ms",
+                "log.flush.scheduler.interval.ms");
+        def(
+                m,
+                RETENTION_BYTES,
+                Type.LONG,
+                "-1",
+                null,
+                a,
                 "Delete the oldest data while a partition (both tiers) is larger (-1: unlimited).",
                 "log.retention.bytes");
-        def(m, RETENTION_MS, Type.LONG, "604800000", Range.atLeast(-1), a,
+        def(
+                m,
+                RETENTION_MS,
+                Type.LONG,
+                "604800000",
+                Range.atLeast(-1),
+                a,
                 "Delete data older than this, in both tiers (-1: unlimited).",
-                "log.retention.ms", "log.retention.minutes", "log.retention.hours");
-        def(m, MAX_MESSAGE_BYTES, Type.INT, "1048588", Range.atLeast(0), a,
-                "Largest record batch accepted.", "message.max.bytes");
-        def(m, MAX_DECOMPRESSED_MESSAGE_BYTES, Type.INT, "2147483639",
-                Range.between(1, 2147483639), i,
+                "log.retention.ms",
+                "log.retention.minutes",
+                "log.retention.hours");
+        def(
+                m,
+                MAX_MESSAGE_BYTES,
+                Type.INT,
+                "1048588",
+                Range.atLeast(0),
+                a,
+                "Largest record batch accepted.",
+                "message.max.bytes");
+        def(
+                m,
+                MAX_DECOMPRESSED_MESSAGE_BYTES,
+                Type.INT,
+                "2147483639",
+                Range.between(1, 2147483639),
+                i,
                 "Largest decompressed batch (accepted; not enforced).",
                 "max.decompressed.message.bytes");
-        def(m, INDEX_INTERVAL_BYTES, Type.INT, "4096", Range.atLeast(0), a,
-                "Bytes between two index entries.", "log.index.interval.bytes");
-        def(m, DELETE_RETENTION_MS, Type.LONG, "86400000", Range.atLeast(0), i,
+        def(
+                m,
+                INDEX_INTERVAL_BYTES,
+                Type.INT,
+                "4096",
+                Range.atLeast(0),
+                a,
+                "Bytes between two index entries.",
+                "log.index.interval.bytes");
+        def(
+                m,
+                DELETE_RETENTION_MS,
+                Type.LONG,
+                "86400000",
+                Range.atLeast(0),
+                i,
                 "Tombstone retention of compacted topics (no compaction yet).",
                 "log.cleaner.delete.retention.ms");
-        def(m, MIN_COMPACTION_LAG_MS, Type.LONG, "0", Range.atLeast(0), i,
-                "Compaction setting (no compaction yet).", "log.cleaner.min.compaction.lag.ms");
-        def(m, MAX_COMPACTION_LAG_MS, Type.LONG, Long.toString(max), Range.atLeast(1), i,
-                "Compaction setting (no compaction yet).", "log.cleaner.max.compaction.lag.ms");
-        def(m, FILE_DELETE_DELAY_MS, Type.LONG, "60000", Range.atLeast(0), a,
+        def(
+                m,
+                MIN_COMPACTION_LAG_MS,
+                Type.LONG,
+                "0",
+                Range.atLeast(0),
+                i,
+                "Compaction setting (no compaction yet).",
+                "log.cleaner.min.compaction.lag.ms");
+        def(
+                m,
+                MAX_COMPACTION_LAG_MS,
+                Type.LONG,
+                Long.toString(max),
+                Range.atLeast(1),
+                i,
+                "Compaction setting (no compaction yet).",
+                "log.cleaner.max.compaction.lag.ms");
+        def(
+                m,
+                FILE_DELETE_DELAY_MS,
+                Type.LONG,
+                "60000",
+                Range.atLeast(0),
+                a,
                 "Delay before a deleted segment's files are removed.",
                 "log.segment.delete.delay.ms");
-        def(m, MIN_CLEANABLE_DIRTY_RATIO, Type.DOUBLE, "0.5", Range.between(0, 1), i,
-                "Compaction setting (no compaction yet).", "log.cleaner.min.cleanable.ratio");
-        def(m, CLEANUP_POLICY, Type.LIST, CLEANUP_DELETE,
-                ValidList.in(CLEANUP_COMPACT, CLEANUP_DELETE), a,
+        def(
+                m,
+                MIN_CLEANABLE_DIRTY_RATIO,
+                Type.DOUBLE,
+                "0.5",
+                Range.between(0, 1),
+                i,
+                "Compaction setting (no compaction yet).",
+                "log.cleaner.min.cleanable.ratio");
+        def(
+                m,
+                CLEANUP_POLICY,
+                Type.LIST,
+                CLEANUP_DELETE,
+                ValidList.in(CLEANUP_COMPACT, CLEANUP_DELETE),
+                a,
                 "delete only: compacted topics are refused until compaction exists.",
                 "log.cleanup.policy");
-        def(m, UNCLEAN_LEADER_ELECTION_ENABLE, Type.BOOLEAN, "false", null, i,
+        def(
+                m,
+                UNCLEAN_LEADER_ELECTION_ENABLE,
+                Type.BOOLEAN,
+                "false",
+                null,
+                i,
                 "Replication setting (a single node has no other replica).",
                 "unclean.leader.election.enable");
-        def(m, MIN_INSYNC_REPLICAS, Type.INT, "1", Range.atLeast(1), a,
+        def(
+                m,
+                MIN_INSYNC_REPLICAS,
+                Type.INT,
+                "1",
+                Range.atLeast(1),
+                a,
                 "A single node is always in sync: acks=all never waits for another replica.",
                 "min.insync.replicas");
-        def(m, COMPRESSION_TYPE, Type.STRING, "producer",
-                ValidString.in("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"), a,
-                "Codec of stored batches; producer keeps the producer's.", "compression.type");
-        def(m, COMPRESSION_GZIP_LEVEL, Type.INT, "-1",
-                gzipLevel(), a, "Level of gzip recompression.", "compression.gzip.level");
-        def(m, COMPRESSION_LZ4_LEVEL, Type.INT, "9",
-                Range.between(1, 17), a,
-                "Level of lz4 recompression.", "compression.lz4.level");
-        def(m, COMPRESSION_ZSTD_LEVEL, Type.INT, "3",
-                Range.between(-131072, 22), a,
-                "Level of zstd recompression.", "compression.zstd.level");
-        def(m, PREALLOCATE, Type.BOOLEAN, "false", null, i,
-                "Accepted; segments are not preallocated.", "log.preallocate");
-        def(m, MESSAGE_TIMESTAMP_TYPE, Type.STRING, "CreateTime",
-                ValidString.in("CreateTime", "LogAppendTime"), a,
+        def(
+                m,
+                COMPRESSION_TYPE,
+                Type.STRING,
+                "producer",
+                ValidString.in("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+                a,
+                "Codec of stored batches; producer keeps the producer's.",
+                "compression.type");
+        def(
+                m,
+                COMPRESSION_GZIP_LEVEL,
+                Type.INT,
+                "-1",
+                gzipLevel(),
+                a,
+                "Level of gzip recompression.",
+                "compression.gzip.level");
+        def(
+                m,
+                COMPRESSION_LZ4_LEVEL,
+                Type.INT,
+                "9",
+                Range.between(1, 17),
+                a,
+                "Level of lz4 recompression.",
+                "compression.lz4.level");
+        def(
+                m,
+                COMPRESSION_ZSTD_LEVEL,
+                Type.INT,
+                "3",
+                Range.between(-131072, 22),
+                a,
+                "Level of zstd recompression.",
+                "compression.zstd.level");
+        def(
+                m,
+                PREALLOCATE,
+                Type.BOOLEAN,
+                "false",
+                null,
+                i,
+                "Accepted; segments are not preallocated.",
+                "log.preallocate");
+        def(
+                m,
+                MESSAGE_TIMESTAMP_TYPE,
+                Type.STRING,
+                "CreateTime",
+                ValidString.in("CreateTime", "LogAppendTime"),
+                a,
                 "CreateTime keeps the producer's timestamps; LogAppendTime stamps the broker's.",
                 "log.message.timestamp.type");
-        def(m, MESSAGE_TIMESTAMP_BEFORE_MAX_MS, Type.LONG, Long.toString(max), Range.atLeast(0), a,
+        def(
+                m,
+                MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
+                Type.LONG,
+                Long.toString(max),
+                Range.atLeast(0),
+                a,
                 "CreateTime may be at most this much older than the broker clock.",
                 "log.message.timestamp.before.max.ms");
-        def(m, MESSAGE_TIMESTAMP_AFTER_MAX_MS, Type.LONG, "3600000", Range.atLeast(0), a,
+        def(
+                m,
+                MESSAGE_TIMESTAMP_AFTER_MAX_MS,
+                Type.LONG,
+                "3600000",
+                Range.atLeast(0),
+                a,
                 "CreateTime may be at most this much ahead of the broker clock.",
                 "log.message.timestamp.after.max.ms");
-        def(m, LEADER_REPLICATION_THROTTLED_REPLICAS, Type.LIST, "", new ThrottledReplicas(), i,
+        def(
+                m,
+                LEADER_REPLICATION_THROTTLED_REPLICAS,
+                Type.LIST,
+                "",
+                new ThrottledReplicas(),
+                i,
                 "Replication throttle (a single node does not replicate).");
-        def(m, FOLLOWER_REPLICATION_THROTTLED_REPLICAS, Type.LIST, "", new ThrottledReplicas(), i,
+        def(
+                m,
+                FOLLOWER_REPLICATION_THROTTLED_REPLICAS,
+                Type.LIST,
+                "",
+                new ThrottledReplicas(),
+                i,
                 "Replication throttle (a single node does not replicate).");
-        def(m, REMOTE_STORAGE_ENABLE, Type.BOOLEAN, "false", null, i,
+        def(
+                m,
+                REMOTE_STORAGE_ENABLE,
+                Type.BOOLEAN,
+                "false",
+                null,
+                i,
                 "Accepted; tierlog tiers every topic when tiered.enabled is set.");
-        def(m, LOCAL_RETENTION_MS, Type.LONG, "-2", Range.atLeast(-2), a,
+        def(
+                m,
+                LOCAL_RETENTION_MS,
+                Type.LONG,
+                "-2",
+                Range.atLeast(-2),
+                a,
                 "Local (hot tier) retention by time; -2 takes retention.ms.",
                 "log.local.retention.ms");
-        def(m, LOCAL_RETENTION_BYTES, Type.LONG, "-2", Range.atLeast(-2), a,
+        def(
+                m,
+                LOCAL_RETENTION_BYTES,
+                Type.LONG,
+                "-2",
+                Range.atLeast(-2),
+                a,
                 "Local (hot tier) retention by size; -2 takes retention.bytes.",
                 "log.local.retention.bytes");
-        def(m, REMOTE_LOG_COPY_DISABLE, Type.BOOLEAN, "false", null, i,
+        def(
+                m,
+                REMOTE_LOG_COPY_DISABLE,
+                Type.BOOLEAN,
+                "false",
+                null,
+                i,
                 "Accepted; offload is a server setting.");
-        def(m, REMOTE_COPY_LAG_MS, Type.LONG, "0", Range.atLeast(-1), i,
-                "Accepted; offload timing is a server setting.", "log.remote.copy.lag.ms");
-        def(m, REMOTE_COPY_LAG_BYTES, Type.LONG, "-1", Range.atLeast(-1), i,
-                "Accepted; offload timing is a server setting.", "log.remote.copy.lag.bytes");
-        def(m, REMOTE_LOG_DELETE_ON_DISABLE, Type.BOOLEAN, "false", null, i,
+        def(
+                m,
+                REMOTE_COPY_LAG_MS,
+                Type.LONG,
+                "0",
+                Range.atLeast(-1),
+                i,
+                "Accepted; offload timing is a server setting.",
+                "log.remote.copy.lag.ms");
+        def(
+                m,
+                REMOTE_COPY_LAG_BYTES,
+                Type.LONG,
+                "-1",
+                Range.atLeast(-1),
+                i,
+                "Accepted; offload timing is a server setting.",
+                "log.remote.copy.lag.bytes");
+        def(
+                m,
+                REMOTE_LOG_DELETE_ON_DISABLE,
+                Type.BOOLEAN,
+                "false",
+                null,
+                i,
                 "Accepted; offload is a server setting.");
-        def(m, ERRORS_DEADLETTERQUEUE_GROUP_ENABLE, Type.BOOLEAN, "false", null, i,
+        def(
+                m,
+                ERRORS_DEADLETTERQUEUE_GROUP_ENABLE,
+                Type.BOOLEAN,
+                "false",
+                null,
+                i,
                 "Share-group dead-letter queue (no share groups).");
         return Collections.unmodifiableMap(m);
     }
@@ -245,7 +481,9 @@ public final class KafkaTopicConfigs {
             Effect effect,
             String doc,
             String... brokerSynonyms) {
-        m.put(name, new Def(name, type, kafkaDefault, validator, List.of(brokerSynonyms), effect, doc));
+        m.put(
+                name,
+                new Def(name, type, kafkaDefault, validator, List.of(brokerSynonyms), effect, doc));
     }
 
     /** Every Kafka topic config, in Kafka's order. */

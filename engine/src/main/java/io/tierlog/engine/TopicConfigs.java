@@ -169,7 +169,10 @@ final class TopicConfigs {
             }
             if (base.contains(o)) {
                 levels.add(
-                        new Synonym(o.key(), render(o, base.raw(o.key())), Source.STATIC_BROKER_CONFIG));
+                        new Synonym(
+                                o.key(),
+                                render(o, base.raw(o.key())),
+                                Source.STATIC_BROKER_CONFIG));
             }
             levels.add(new Synonym(o.key(), render(o, null), Source.DEFAULT_CONFIG));
             out.add(described(o.key(), levels, kafkaType(o), false, o.doc()));

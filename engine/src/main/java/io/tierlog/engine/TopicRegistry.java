@@ -289,7 +289,9 @@ public final class TopicRegistry {
     }
 
     private static DynamicBrokerConfigs.Scope scope(boolean clusterDefault) {
-        return clusterDefault ? DynamicBrokerConfigs.Scope.DEFAULT : DynamicBrokerConfigs.Scope.NODE;
+        return clusterDefault
+                ? DynamicBrokerConfigs.Scope.DEFAULT
+                : DynamicBrokerConfigs.Scope.NODE;
     }
 
     /** Whether an append to {@code topic} waits for fsync ({@code log.durability=fsync}). */

@@ -11,8 +11,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The table of Kafka 4.4 topic configs validates as Kafka's {@code LogConfig} does: the numbers
- * below are Kafka 4.4's (read from its {@code LogConfig.configDef()}), each rule that bites
- * checked on both sides of its bound.
+ * below are Kafka 4.4's (read from its {@code LogConfig.configDef()}), each rule that bites checked
+ * on both sides of its bound.
  */
 class KafkaTopicConfigsTest {
     private static Object parse(String key, String value) {
@@ -121,20 +121,42 @@ class KafkaTopicConfigsTest {
         assertThat(KafkaTopicConfigs.all())
                 .extracting(KafkaTopicConfigs.Def::name)
                 .containsExactlyInAnyOrder(
-                        "segment.bytes", "segment.ms", "segment.jitter.ms", "segment.index.bytes",
-                        "flush.messages", "flush.ms", "retention.bytes", "retention.ms",
-                        "max.message.bytes", "max.decompressed.message.bytes",
-                        "index.interval.bytes", "delete.retention.ms", "min.compaction.lag.ms",
-                        "max.compaction.lag.ms", "file.delete.delay.ms",
-                        "min.cleanable.dirty.ratio", "cleanup.policy",
-                        "unclean.leader.election.enable", "min.insync.replicas",
-                        "compression.type", "compression.gzip.level", "compression.lz4.level",
-                        "compression.zstd.level", "preallocate", "message.timestamp.type",
-                        "message.timestamp.before.max.ms", "message.timestamp.after.max.ms",
+                        "segment.bytes",
+                        "segment.ms",
+                        "segment.jitter.ms",
+                        "segment.index.bytes",
+                        "flush.messages",
+                        "flush.ms",
+                        "retention.bytes",
+                        "retention.ms",
+                        "max.message.bytes",
+                        "max.decompressed.message.bytes",
+                        "index.interval.bytes",
+                        "delete.retention.ms",
+                        "min.compaction.lag.ms",
+                        "max.compaction.lag.ms",
+                        "file.delete.delay.ms",
+                        "min.cleanable.dirty.ratio",
+                        "cleanup.policy",
+                        "unclean.leader.election.enable",
+                        "min.insync.replicas",
+                        "compression.type",
+                        "compression.gzip.level",
+                        "compression.lz4.level",
+                        "compression.zstd.level",
+                        "preallocate",
+                        "message.timestamp.type",
+                        "message.timestamp.before.max.ms",
+                        "message.timestamp.after.max.ms",
                         "leader.replication.throttled.replicas",
-                        "follower.replication.throttled.replicas", "remote.storage.enable",
-                        "local.retention.ms", "local.retention.bytes", "remote.log.copy.disable",
-                        "remote.copy.lag.ms", "remote.copy.lag.bytes",
-                        "remote.log.delete.on.disable", "errors.deadletterqueue.group.enable");
+                        "follower.replication.throttled.replicas",
+                        "remote.storage.enable",
+                        "local.retention.ms",
+                        "local.retention.bytes",
+                        "remote.log.copy.disable",
+                        "remote.copy.lag.ms",
+                        "remote.copy.lag.bytes",
+                        "remote.log.delete.on.disable",
+                        "errors.deadletterqueue.group.enable");
     }
 }

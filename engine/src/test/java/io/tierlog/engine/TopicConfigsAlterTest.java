@@ -58,14 +58,16 @@ class TopicConfigsAlterTest {
                     .extracting(p -> p.config().messageMaxBytes())
                     .as("max.message.bytes reaches the partition's LogConfig")
                     .isEqualTo(2000);
-            assertThatThrownBy(
-                            () -> r.create("c", 1, Map.of("cleanup.policy", "compact"), false))
+            assertThatThrownBy(() -> r.create("c", 1, Map.of("cleanup.policy", "compact"), false))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageContaining("Compacted topics are not supported yet");
             assertThatThrownBy(
                             () ->
                                     r.create(
-                                            "c", 1, Map.of("cleanup.policy", "compact,delete"), false))
+                                            "c",
+                                            1,
+                                            Map.of("cleanup.policy", "compact,delete"),
+                                            false))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageContaining("not supported");
             assertThatThrownBy(() -> r.alterConfigs("t", Map.of("cleanup.policy", "compact")))
@@ -119,12 +121,12 @@ class TopicConfigsAlterTest {
             assertThat(localRetentionMs(log, "plain"))
                     .as("the cluster default reaches the open partition at once")
                     .isEqualTo(7000);
-            assertThat(localRetentionMs(log, "own"))
-                    .as("a topic override wins")
-                    .isEqualTo(1000);
-            DescribedConfig ret = described(r.describeConfigs("plain").orElseThrow(), "retention.ms");
+            assertThat(localRetentionMs(log, "own")).as("a topic override wins").isEqualTo(1000);
+            DescribedConfig ret =
+                    described(r.describeConfigs("plain").orElseThrow(), "retention.ms");
             assertThat(ret.value()).isEqualTo("7000");
-            assertThat(ret.source()).isEqualTo(DescribedConfig.Source.DYNAMIC_DEFAULT_BROKER_CONFIG);
+            assertThat(ret.source())
+                    .isEqualTo(DescribedConfig.Source.DYNAMIC_DEFAULT_BROKER_CONFIG);
             assertThat(ret.synonyms())
                     .extracting(DescribedConfig.Synonym::source)
                     .containsExactly(
@@ -132,11 +134,15 @@ class TopicConfigsAlterTest {
                             DescribedConfig.Source.STATIC_BROKER_CONFIG,
                             DescribedConfig.Source.DEFAULT_CONFIG);
             assertThatThrownBy(
-                            () -> r.alterBrokerConfigs(false, Map.of("log.retention.hours", "1"), false))
+                            () ->
+                                    r.alterBrokerConfigs(
+                                            false, Map.of("log.retention.hours", "1"), false))
                     .isInstanceOf(InvalidRequestException.class)
                     .hasMessageContaining("Cannot update these configs dynamically");
             assertThatThrownBy(
-                            () -> r.alterBrokerConfigs(false, Map.of("log.segment.bytes", "5"), false))
+                            () ->
+                                    r.alterBrokerConfigs(
+                                            false, Map.of("log.segment.bytes", "5"), false))
                     .isInstanceOf(InvalidRequestException.class)
                     .hasMessageContaining("log.segment.bytes");
             r.alterBrokerConfigs(false, Map.of("log.segment.bytes", "2097152"), true);
@@ -147,8 +153,7 @@ class TopicConfigsAlterTest {
         try (TieredLog log = open()) {
             TopicRegistry r = log.topicRegistry();
             assertThat(r.brokerConfigs(true)).isEqualTo(Map.of("log.retention.ms", "7000"));
-            assertThat(localRetentionMs(log, "plain"))
-                    .isEqualTo(7000);
+            assertThat(localRetentionMs(log, "plain")).isEqualTo(7000);
             assertThat(
                             log.logManager()
                                     .partition(new TopicPartition("plain", 0))
@@ -161,6 +166,27 @@ class TopicConfigsAlterTest {
                     described(r.describeConfigs("plain").orElseThrow(), "max.message.bytes");
             assertThat(mmb.source()).isEqualTo(DescribedConfig.Source.DYNAMIC_BROKER_CONFIG);
             assertThat(mmb.synonyms().get(0).name()).isEqualTo("message.max.bytes");
+        }
+    }
+
+    @Test
+    void aCrashWhileWritingDynamicConfigsLeavesTheLastCommittedOnes() throws Exception {
+        try (TieredLog log = open()) {
+            log.topicRegistry().create("plain", 1, Map.of(), false);
+            log.topicRegistry().alterBrokerConfigs(true, Map.of("log.retention.ms", "7000"), false);
+        }
+        // a kill -9 in the middle of the next write: a torn temporary file beside the real one
+        Path meta = dir.resolve("data/meta");
+        java.nio.file.Files.writeString(
+                meta.resolve("broker-configs.properties.tmp"), "default.log.retention.ms=1\\u00");
+        try (TieredLog log = open()) {
+            assertThat(log.topicRegistry().brokerConfigs(true))
+                    .isEqualTo(Map.of("log.retention.ms", "7000"));
+            assertThat(localRetentionMs(log, "plain")).isEqualTo(7000);
+            log.topicRegistry().alterBrokerConfigs(true, Map.of(), false);
+            assertThat(localRetentionMs(log, "plain"))
+                    .as("deleting the dynamic default goes back to the config file's value")
+                    .isEqualTo(3600000);
         }
     }
 }

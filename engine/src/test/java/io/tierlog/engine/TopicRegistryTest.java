@@ -79,9 +79,9 @@ class TopicRegistryTest {
     @Test
     void partitionsOfANewTopicOpenWithItsOverridesNotTheServerDefaults() throws Exception {
         try (TieredLog log = open()) {
-            // Kafka's own minimum of segment.bytes is 1 MiB; its tests go below it with the internal key
-            log.topicRegistry()
-                    .create("small", 2, Map.of("internal.segment.bytes", "1024"), false);
+            // Kafka's own minimum of segment.bytes is 1 MiB; its tests go below it with the
+            // internal key
+            log.topicRegistry().create("small", 2, Map.of("internal.segment.bytes", "1024"), false);
             for (int p = 0; p < 2; p++) {
                 TopicPartition tp = new TopicPartition("small", p);
                 assertThat(log.logManager().partition(tp).orElseThrow().config().segmentBytes())

@@ -46,8 +46,10 @@ public final class PartitionLog implements Closeable {
 
     private final Path dir;
     private final TopicPartition tp;
+
     /** Replaced whole by {@link #reconfigure}; each operation reads it once where it matters. */
     private volatile LogConfig config;
+
     private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final ProducerStateManager producers = new ProducerStateManager();

@@ -114,11 +114,20 @@ class TopicConfigToolsIT {
     void kafkaTopicsCreatesWithKafkasConfigNamesAndRefusesCompactionAndUnknownKeys()
             throws Exception {
         Tool created =
-                topics("--create", "--topic", TOPIC, "--partitions", "2",
-                        "--config", "retention.ms=600000",
-                        "--config", "max.message.bytes=200000",
-                        "--config", "compression.type=zstd",
-                        "--config", "min.insync.replicas=1");
+                topics(
+                        "--create",
+                        "--topic",
+                        TOPIC,
+                        "--partitions",
+                        "2",
+                        "--config",
+                        "retention.ms=600000",
+                        "--config",
+                        "max.message.bytes=200000",
+                        "--config",
+                        "compression.type=zstd",
+                        "--config",
+                        "min.insync.replicas=1");
         assertThat(created.exit()).as(created.out()).isZero();
         assertThat(created.out()).contains("Created topic " + TOPIC);
 
@@ -128,7 +137,9 @@ class TopicConfigToolsIT {
                 .contains("retention.ms=600000")
                 .contains("max.message.bytes=200000")
                 .contains("compression.type=zstd");
-        assertThat(localRetentionMs(TOPIC)).as("retention.ms acts on the partition").isEqualTo(600000);
+        assertThat(localRetentionMs(TOPIC))
+                .as("retention.ms acts on the partition")
+                .isEqualTo(600000);
 
         Tool compact =
                 topics("--create", "--topic", "cfg-compact", "--config", "cleanup.policy=compact");
@@ -140,8 +151,12 @@ class TopicConfigToolsIT {
         assertThat(unknown.out()).contains("Unknown topic config name: no.such.key");
 
         Tool range =
-                topics("--create", "--topic", "cfg-range",
-                        "--config", "min.cleanable.dirty.ratio=1.5");
+                topics(
+                        "--create",
+                        "--topic",
+                        "cfg-range",
+                        "--config",
+                        "min.cleanable.dirty.ratio=1.5");
         assertThat(range.exit()).as(range.out()).isNotZero();
         assertThat(range.out()).contains("min.cleanable.dirty.ratio");
 
@@ -154,20 +169,38 @@ class TopicConfigToolsIT {
         assertThat(topics("--create", "--topic", TOPIC, "--partitions", "1").exit()).isZero();
 
         Tool add =
-                configs("--alter", "--entity-type", "topics", "--entity-name", TOPIC,
-                        "--add-config", "retention.ms=120000,segment.ms=3600000");
+                configs(
+                        "--alter",
+                        "--entity-type",
+                        "topics",
+                        "--entity-name",
+                        TOPIC,
+                        "--add-config",
+                        "retention.ms=120000,segment.ms=3600000");
         assertThat(add.exit()).as(add.out()).isZero();
         assertThat(add.out()).contains("Completed updating config for topic " + TOPIC);
         assertThat(localRetentionMs(TOPIC)).as("acts at once").isEqualTo(120000);
 
         Tool del =
-                configs("--alter", "--entity-type", "topics", "--entity-name", TOPIC,
-                        "--delete-config", "segment.ms");
+                configs(
+                        "--alter",
+                        "--entity-type",
+                        "topics",
+                        "--entity-name",
+                        TOPIC,
+                        "--delete-config",
+                        "segment.ms");
         assertThat(del.exit()).as(del.out()).isZero();
 
         Tool compact =
-                configs("--alter", "--entity-type", "topics", "--entity-name", TOPIC,
-                        "--add-config", "cleanup.policy=compact");
+                configs(
+                        "--alter",
+                        "--entity-type",
+                        "topics",
+                        "--entity-name",
+                        TOPIC,
+                        "--add-config",
+                        "cleanup.policy=compact");
         assertThat(compact.exit()).as(compact.out()).isNotZero();
         assertThat(compact.out()).contains("Compacted topics are not supported yet");
 
@@ -175,23 +208,42 @@ class TopicConfigToolsIT {
                 configs("--describe", "--all", "--entity-type", "topics", "--entity-name", TOPIC);
         assertThat(all.exit()).as(all.out()).isZero();
         assertThat(all.out())
-                .contains("retention.ms=120000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=120000")
-                .contains("segment.ms=604800000 sensitive=false synonyms={DEFAULT_CONFIG:log.roll.ms=604800000}")
+                .contains(
+                        "retention.ms=120000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=120000")
+                .contains(
+                        "segment.ms=604800000 sensitive=false synonyms={DEFAULT_CONFIG:log.roll.ms=604800000}")
                 .contains("max.message.bytes=1048588")
                 .contains("cleanup.policy=delete")
                 .contains("unclean.leader.election.enable=false");
 
         Tool node =
-                configs("--alter", "--entity-type", "brokers", "--entity-name", "0",
-                        "--add-config", "log.segment.bytes=2097152");
+                configs(
+                        "--alter",
+                        "--entity-type",
+                        "brokers",
+                        "--entity-name",
+                        "0",
+                        "--add-config",
+                        "log.segment.bytes=2097152");
         assertThat(node.exit()).as(node.out()).isZero();
         Tool dflt =
-                configs("--alter", "--entity-type", "brokers", "--entity-default",
-                        "--add-config", "log.retention.ms=90000,message.max.bytes=300000");
+                configs(
+                        "--alter",
+                        "--entity-type",
+                        "brokers",
+                        "--entity-default",
+                        "--add-config",
+                        "log.retention.ms=90000,message.max.bytes=300000");
         assertThat(dflt.exit()).as(dflt.out()).isZero();
         Tool notDynamic =
-                configs("--alter", "--entity-type", "brokers", "--entity-name", "0",
-                        "--add-config", "log.retention.hours=1");
+                configs(
+                        "--alter",
+                        "--entity-type",
+                        "brokers",
+                        "--entity-name",
+                        "0",
+                        "--add-config",
+                        "log.retention.hours=1");
         assertThat(notDynamic.exit()).as(notDynamic.out()).isNotZero();
         assertThat(notDynamic.out()).contains("Cannot update these configs dynamically");
 
@@ -206,19 +258,31 @@ class TopicConfigToolsIT {
                 configs("--describe", "--all", "--entity-type", "brokers", "--entity-name", "0");
         assertThat(broker.exit()).as(broker.out()).isZero();
         assertThat(broker.out())
-                .contains("log.segment.bytes=2097152 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.segment.bytes=2097152")
-                .contains("log.retention.ms=90000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=90000")
+                .contains(
+                        "log.segment.bytes=2097152 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.segment.bytes=2097152")
+                .contains(
+                        "log.retention.ms=90000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=90000")
                 .contains("message.max.bytes=300000");
         Tool defaults = configs("--describe", "--entity-type", "brokers", "--entity-default");
         assertThat(defaults.exit()).as(defaults.out()).isZero();
-        assertThat(defaults.out()).contains("log.retention.ms=90000").contains("message.max.bytes=300000");
+        assertThat(defaults.out())
+                .contains("log.retention.ms=90000")
+                .contains("message.max.bytes=300000");
 
         Tool topic =
-                configs("--describe", "--all", "--entity-type", "topics", "--entity-name", "cfg-plain");
+                configs(
+                        "--describe",
+                        "--all",
+                        "--entity-type",
+                        "topics",
+                        "--entity-name",
+                        "cfg-plain");
         assertThat(topic.out())
-                .contains("retention.ms=90000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=90000")
+                .contains(
+                        "retention.ms=90000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=90000")
                 .contains("max.message.bytes=300000")
-                .contains("segment.bytes=2097152 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.segment.bytes=2097152");
+                .contains(
+                        "segment.bytes=2097152 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.segment.bytes=2097152");
         assertThat(localRetentionMs("cfg-plain")).as("after the restart").isEqualTo(90000);
         assertThat(localRetentionMs(TOPIC)).as("the topic's own override wins").isEqualTo(120000);
         assertThat(
@@ -260,7 +324,8 @@ class TopicConfigToolsIT {
                                             t,
                                             List.of(
                                                     new AlterConfigOp(
-                                                            new ConfigEntry("cleanup.policy", "delete"),
+                                                            new ConfigEntry(
+                                                                    "cleanup.policy", "delete"),
                                                             AlterConfigOp.OpType.APPEND),
                                                     new AlterConfigOp(
                                                             new ConfigEntry("retention.ms", "5000"),
@@ -299,7 +364,8 @@ class TopicConfigToolsIT {
                                         t,
                                         List.of(
                                                 new AlterConfigOp(
-                                                        new ConfigEntry("compression.type", "brotli"),
+                                                        new ConfigEntry(
+                                                                "compression.type", "brotli"),
                                                         AlterConfigOp.OpType.SET))))
                         .all()
                         .get(30, TimeUnit.SECONDS);

@@ -15,12 +15,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * AlterConfigs (the legacy, whole-set form): each resource's configs are replaced by the ones
- * given (a topic's overrides, or the broker's dynamic configs of node {@code "0"} or of the
- * cluster default {@code ""}); what is not given goes back to its default. Per-resource errors
- * with Kafka's codes ({@code UNKNOWN_TOPIC_OR_PARTITION}, {@code INVALID_CONFIG} for a topic,
- * {@code INVALID_REQUEST} for a broker or a malformed resource). Catalog and file writes: runs on
- * the blocking executor. Thread-safe.
+ * AlterConfigs (the legacy, whole-set form): each resource's configs are replaced by the ones given
+ * (a topic's overrides, or the broker's dynamic configs of node {@code "0"} or of the cluster
+ * default {@code ""}); what is not given goes back to its default. Per-resource errors with Kafka's
+ * codes ({@code UNKNOWN_TOPIC_OR_PARTITION}, {@code INVALID_CONFIG} for a topic, {@code
+ * INVALID_REQUEST} for a broker or a malformed resource). Catalog and file writes: runs on the
+ * blocking executor. Thread-safe.
  */
 final class AlterConfigsHandler extends SyncApiHandler<AlterConfigsRequestData> {
     private final ConfigResources resources;

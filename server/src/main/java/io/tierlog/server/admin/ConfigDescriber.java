@@ -15,8 +15,8 @@ import java.util.Set;
 
 /**
  * What DescribeConfigs reports for the broker resource: the topic defaults under Kafka's broker
- * names (from the engine, dynamic ones included), then the server's own options (read-only: none
- * is dynamic), values rendered as Kafka reports them (byte sizes as plain numbers, durations as
+ * names (from the engine, dynamic ones included), then the server's own options (read-only: none is
+ * dynamic), values rendered as Kafka reports them (byte sizes as plain numbers, durations as
  * milliseconds), and Kafka's wire codes for types. Stateless.
  */
 final class ConfigDescriber {

@@ -10,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What AlterConfigs and IncrementalAlterConfigs share: the resources they may change (a topic,
- * this broker by its node id, or the cluster default broker resource {@code ""}), the current
- * configs of each, and the one call that replaces them. Thread-safe (the registry serialises).
+ * What AlterConfigs and IncrementalAlterConfigs share: the resources they may change (a topic, this
+ * broker by its node id, or the cluster default broker resource {@code ""}), the current configs of
+ * each, and the one call that replaces them. Thread-safe (the registry serialises).
  */
 final class ConfigResources {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigResources.class);
@@ -42,8 +42,8 @@ final class ConfigResources {
     }
 
     /**
-     * Whether the broker resource {@code name} is the cluster default ({@code ""}) rather than
-     * this node.
+     * Whether the broker resource {@code name} is the cluster default ({@code ""}) rather than this
+     * node.
      *
      * @throws InvalidRequestException another broker's id (Kafka's message)
      */

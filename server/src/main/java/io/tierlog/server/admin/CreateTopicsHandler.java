@@ -29,8 +29,8 @@ import org.apache.kafka.common.protocol.Errors;
  * CreateTopics: partitions default to {@code num.partitions} when -1; the replication factor must
  * be -1 or 1 (one server); configs are Kafka's topic configs, validated as Kafka validates them
  * (engine {@code KafkaTopicConfigs}), unknown keys and {@code cleanup.policy=compact} refused with
- * {@code INVALID_CONFIG}; manual assignments are
- * accepted as a partition count. {@code validate_only} checks without creating. Thread-safe.
+ * {@code INVALID_CONFIG}; manual assignments are accepted as a partition count. {@code
+ * validate_only} checks without creating. Thread-safe.
  */
 final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> {
     private static final org.slf4j.Logger LOG =

@@ -65,8 +65,7 @@ final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequest
                     && (res.resourceName().isEmpty()
                             || res.resourceName().equals(Integer.toString(metadata.nodeId())))) {
                 entries =
-                        ConfigDescriber.brokerConfigs(
-                                config, topics, res.resourceName().isEmpty());
+                        ConfigDescriber.brokerConfigs(config, topics, res.resourceName().isEmpty());
             } else {
                 r.results()
                         .add(
@@ -91,8 +90,7 @@ final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequest
                                 .setConfigSource(e.source().code())
                                 .setIsSensitive(false)
                                 .setConfigType(ConfigDescriber.typeCode(e.type()))
-                                .setDocumentation(
-                                        request.includeDocumentation() ? e.doc() : null);
+                                .setDocumentation(request.includeDocumentation() ? e.doc() : null);
                 if (request.includeSynonyms()) {
                     for (DescribedConfig.Synonym syn : e.synonyms()) {
                         c.synonyms()

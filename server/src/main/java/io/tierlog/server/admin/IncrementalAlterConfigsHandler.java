@@ -93,8 +93,7 @@ final class IncrementalAlterConfigsHandler
                                     : KafkaTopicConfigs.forBrokerKey(c.name());
                     if (d.isEmpty() || d.get().type() != ConfigDef.Type.LIST) {
                         throw new InvalidConfigurationException(
-                                "Config value append is not allowed for config key: "
-                                        + c.name());
+                                "Config value append is not allowed for config key: " + c.name());
                     }
                     String old = configs.getOrDefault(c.name(), d.get().kafkaDefault());
                     List<String> items = split(old);

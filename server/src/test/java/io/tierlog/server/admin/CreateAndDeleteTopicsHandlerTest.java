@@ -79,7 +79,8 @@ class CreateAndDeleteTopicsHandlerTest extends HandlerTestBase {
         assertThat(meta.configs()).containsEntry("segment.bytes", "1048576");
         CreatableTopicConfigs seg = config(r, "segment.bytes");
         assertThat(seg.value()).isEqualTo("1048576");
-        assertThat(seg.configSource()).isEqualTo(io.tierlog.engine.DescribedConfig.Source.DYNAMIC_TOPIC_CONFIG.code());
+        assertThat(seg.configSource())
+                .isEqualTo(io.tierlog.engine.DescribedConfig.Source.DYNAMIC_TOPIC_CONFIG.code());
         assertThat(config(r, "local.retention.ms").configSource())
                 .isEqualTo(io.tierlog.engine.DescribedConfig.Source.DEFAULT_CONFIG.code());
         assertThat(

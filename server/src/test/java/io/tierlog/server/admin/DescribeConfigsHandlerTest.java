@@ -61,11 +61,13 @@ class DescribeConfigsHandlerTest extends HandlerTestBase {
         assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
         DescribeConfigsResourceResult seg = config(r, "segment.bytes");
         assertThat(seg.value()).as("byte sizes as plain numbers").isEqualTo("2097152");
-        assertThat(seg.configSource()).isEqualTo(DescribedConfig.Source.DYNAMIC_TOPIC_CONFIG.code());
+        assertThat(seg.configSource())
+                .isEqualTo(DescribedConfig.Source.DYNAMIC_TOPIC_CONFIG.code());
         assertThat(seg.readOnly()).isFalse();
         DescribeConfigsResourceResult retention = config(r, "local.retention.ms");
         assertThat(retention.value()).isEqualTo("3600000");
-        assertThat(retention.configSource()).isEqualTo(DescribedConfig.Source.STATIC_BROKER_CONFIG.code());
+        assertThat(retention.configSource())
+                .isEqualTo(DescribedConfig.Source.STATIC_BROKER_CONFIG.code());
         assertThat(config(r, "index.interval.bytes").configSource())
                 .isEqualTo(DescribedConfig.Source.DEFAULT_CONFIG.code());
         assertThat(seg.documentation()).isNotBlank();
