@@ -42,24 +42,72 @@ public final class KafkaTopicConfigs {
     }
 
     /**
-     * One Kafka topic config.
-     *
-     * @param brokerSynonyms Kafka's broker-level names for its default, in precedence order (the
-     *     first is the one a dynamic broker config sets)
+     * One Kafka topic config: its name, Kafka's type ({@code INT}, {@code LONG}, {@code LIST},
+     * ...), Kafka's default as text, Kafka's broker-level names for its default in precedence order
+     * (the first is the one a dynamic broker config sets), and what it does on a single node.
+     * Immutable.
      */
-    public record Def(
-            String name,
-            Type type,
-            String kafkaDefault,
-            Validator validator,
-            List<String> brokerSynonyms,
-            Effect effect,
-            String doc) {
+    public static final class Def {
+        private final String name;
+        private final Type type;
+        private final String kafkaDefault;
+        private final Validator validator;
+        private final List<String> brokerSynonyms;
+        private final Effect effect;
+        private final String doc;
+
+        private Def(
+                String name,
+                Type type,
+                String kafkaDefault,
+                Validator validator,
+                List<String> brokerSynonyms,
+                Effect effect,
+                String doc) {
+            this.name = name;
+            this.type = type;
+            this.kafkaDefault = kafkaDefault;
+            this.validator = validator;
+            this.brokerSynonyms = brokerSynonyms;
+            this.effect = effect;
+            this.doc = doc;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        /** Kafka's type name, as DescribeConfigs reports it. */
+        public String type() {
+            return type.name();
+        }
+
+        /** Whether the value is a comma-separated list (APPEND and SUBTRACT apply). */
+        public boolean isList() {
+            return type == Type.LIST;
+        }
+
+        public String kafkaDefault() {
+            return kafkaDefault;
+        }
+
+        public List<String> brokerSynonyms() {
+            return brokerSynonyms;
+        }
+
+        public Effect effect() {
+            return effect;
+        }
+
+        public String doc() {
+            return doc;
+        }
 
         /**
          * Parses and validates {@code value} as Kafka does.
          *
-         * @throws ConfigException Kafka's message ("Invalid value ... for configuration ...")
+         * @throws org.apache.kafka.common.config.ConfigException Kafka's message ("Invalid value
+         *     ... for configuration ...")
          */
         public Object parse(String value) {
             return parseAs(name, value);

@@ -160,7 +160,7 @@ final class TopicConfigs {
                 levels.add(new Synonym(d.name(), topic.get(d.name()), Source.DYNAMIC_TOPIC_CONFIG));
             }
             brokerLevels(d, levels);
-            out.add(described(d.name(), levels, d.type().name(), false, d.doc()));
+            out.add(described(d.name(), levels, d.type(), false, d.doc()));
         }
         for (ConfigOption<?> o : TopicRegistry.tierlogTopicOptions()) {
             List<Synonym> levels = new ArrayList<>();
@@ -193,7 +193,7 @@ final class TopicConfigs {
             if (scope == Scope.DEFAULT) {
                 levels.removeIf(s -> s.source() == Source.DYNAMIC_BROKER_CONFIG);
             }
-            out.add(described(key.get(), levels, d.type().name(), false, d.doc()));
+            out.add(described(key.get(), levels, d.type(), false, d.doc()));
         }
         return out;
     }

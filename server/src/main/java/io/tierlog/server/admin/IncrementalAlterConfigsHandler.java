@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
@@ -91,7 +90,7 @@ final class IncrementalAlterConfigsHandler
                             topic
                                     ? KafkaTopicConfigs.def(c.name())
                                     : KafkaTopicConfigs.forBrokerKey(c.name());
-                    if (d.isEmpty() || d.get().type() != ConfigDef.Type.LIST) {
+                    if (d.isEmpty() || !d.get().isList()) {
                         throw new InvalidConfigurationException(
                                 "Config value append is not allowed for config key: " + c.name());
                     }
