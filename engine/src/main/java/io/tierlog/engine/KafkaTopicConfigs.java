@@ -554,6 +554,14 @@ public final class KafkaTopicConfigs {
         return Optional.empty();
     }
 
+    /**
+     * Whether {@code policy} (a {@code cleanup.policy} value) is one tierlog cannot honour yet:
+     * compaction, or Kafka's empty list (no cleanup at all).
+     */
+    public static boolean isUnsupportedPolicy(String policy) {
+        return isCompacted(policy) || policy.trim().isEmpty();
+    }
+
     /** Whether {@code policy} (a {@code cleanup.policy} value) asks for compaction. */
     public static boolean isCompacted(String policy) {
         for (String p : policy.split(",")) {

@@ -547,7 +547,7 @@ public final class TopicRegistry {
                 throw new InvalidRequestException(ce.getMessage());
             }
             if (d.get().name().equals(KafkaTopicConfigs.CLEANUP_POLICY)
-                    && KafkaTopicConfigs.isCompacted(e.getValue())) {
+                    && KafkaTopicConfigs.isUnsupportedPolicy(e.getValue())) {
                 throw new InvalidRequestException(compactedRefusal(e.getKey(), e.getValue()));
             }
         }
@@ -575,6 +575,13 @@ public final class TopicRegistry {
     }
 
     private static String compactedRefusal(String key, String value) {
+        if (!KafkaTopicConfigs.isCompacted(value)) {
+            return "An empty "
+                    + key
+                    + " (no cleanup) is not supported yet: use "
+                    + key
+                    + "=delete with retention.ms=-1 and retention.bytes=-1 to keep every record";
+        }
         return "Compacted topics are not supported yet ("
                 + key
                 + "="
@@ -607,7 +614,7 @@ public final class TopicRegistry {
                 if (d.isPresent()) {
                     d.get().parse(e.getValue());
                     if (key.equals(KafkaTopicConfigs.CLEANUP_POLICY)
-                            && KafkaTopicConfigs.isCompacted(e.getValue())) {
+                            && KafkaTopicConfigs.isUnsupportedPolicy(e.getValue())) {
                         throw new InvalidConfigurationException(
                                 compactedRefusal(key, e.getValue()));
                     }

@@ -80,6 +80,10 @@ class TopicConfigsAlterTest {
                             () -> r.create("c", 1, Map.of("min.cleanable.dirty.ratio", "2"), false))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageContaining("min.cleanable.dirty.ratio");
+            assertThatThrownBy(() -> r.create("c", 1, Map.of("cleanup.policy", ""), false))
+                    .as("Kafka 4.4 takes an empty list as no cleanup at all")
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("empty cleanup.policy");
             r.create("d", 1, Map.of("cleanup.policy", "delete"), false);
             assertThat(r.topic("c")).isEmpty();
         }

@@ -413,6 +413,31 @@ class EventLoopNeverBlocksIT {
                         .isZero();
             }
             produce(bootstrap, "scratch", "all", 10);
+            // topic and dynamic broker configs: a catalog update and a durable file write
+            admin.incrementalAlterConfigs(
+                            Map.of(
+                                    new org.apache.kafka.common.config.ConfigResource(
+                                            org.apache.kafka.common.config.ConfigResource.Type
+                                                    .TOPIC,
+                                            "scratch"),
+                                    List.of(
+                                            new org.apache.kafka.clients.admin.AlterConfigOp(
+                                                    new org.apache.kafka.clients.admin.ConfigEntry(
+                                                            "retention.ms", "600000"),
+                                                    org.apache.kafka.clients.admin.AlterConfigOp
+                                                            .OpType.SET)),
+                                    new org.apache.kafka.common.config.ConfigResource(
+                                            org.apache.kafka.common.config.ConfigResource.Type
+                                                    .BROKER,
+                                            ""),
+                                    List.of(
+                                            new org.apache.kafka.clients.admin.AlterConfigOp(
+                                                    new org.apache.kafka.clients.admin.ConfigEntry(
+                                                            "log.flush.interval.ms", "600000"),
+                                                    org.apache.kafka.clients.admin.AlterConfigOp
+                                                            .OpType.SET))))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
             admin.deleteTopics(List.of("scratch")).all().get(60, TimeUnit.SECONDS);
         }
     }
