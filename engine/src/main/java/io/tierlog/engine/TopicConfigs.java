@@ -84,6 +84,10 @@ final class TopicConfigs {
         putBrokerLevel(m, clusterDefault);
         putBrokerLevel(m, node);
         m.putAll(KafkaTopicConfigs.upgrade(topicOverrides));
+        String bytes = m.get(KafkaTopicConfigs.RETENTION_BYTES);
+        if (bytes != null && bytes.trim().startsWith("-")) {
+            m.put(KafkaTopicConfigs.RETENTION_BYTES, "-1"); // Kafka: any negative is unlimited
+        }
         String internal = m.get(KafkaTopicConfigs.INTERNAL_SEGMENT_BYTES);
         if (internal != null) {
             m.put(KafkaTopicConfigs.SEGMENT_BYTES, internal);

@@ -85,6 +85,15 @@ class TopicConfigsAlterTest {
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageContaining("empty cleanup.policy");
             r.create("d", 1, Map.of("cleanup.policy", "delete"), false);
+            r.create("n", 1, Map.of("retention.bytes", "-7"), false);
+            assertThat(
+                            log.logManager()
+                                    .partition(new TopicPartition("n", 0))
+                                    .orElseThrow()
+                                    .config()
+                                    .localRetentionBytes())
+                    .as("any negative retention.bytes is unlimited, as in Kafka")
+                    .isEmpty();
             assertThat(r.topic("c")).isEmpty();
         }
     }
