@@ -1,6 +1,5 @@
 package io.tierlog.engine;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -14,7 +13,6 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.ValidList;
 import org.apache.kafka.common.config.ConfigDef.ValidString;
 import org.apache.kafka.common.config.ConfigDef.Validator;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Every topic config Apache Kafka 4.4 knows ({@code LogConfig}), with Kafka's type, default,
@@ -375,7 +373,7 @@ public final class KafkaTopicConfigs {
                 COMPRESSION_GZIP_LEVEL,
                 Type.INT,
                 "-1",
-                gzipLevel(),
+                KafkaConfigValidators.gzipLevel(),
                 a,
                 "Level of gzip recompression.",
                 "compression.gzip.level");
@@ -438,7 +436,7 @@ public final class KafkaTopicConfigs {
                 LEADER_REPLICATION_THROTTLED_REPLICAS,
                 Type.LIST,
                 "",
-                new ThrottledReplicas(),
+                KafkaConfigValidators.throttledReplicas(),
                 i,
                 "Replication throttle (a single node does not replicate).");
         def(
@@ -446,7 +444,7 @@ public final class KafkaTopicConfigs {
                 FOLLOWER_REPLICATION_THROTTLED_REPLICAS,
                 Type.LIST,
                 "",
-                new ThrottledReplicas(),
+                KafkaConfigValidators.throttledReplicas(),
                 i,
                 "Replication throttle (a single node does not replicate).");
         def(
@@ -581,53 +579,5 @@ public final class KafkaTopicConfigs {
         String v = out.remove(LEGACY_MESSAGE_MAX_BYTES);
         out.putIfAbsent(MAX_MESSAGE_BYTES, v);
         return out;
-    }
-
-    /** Kafka's gzip level rule: -1 (the codec's default) or 1..9. */
-    private static Validator gzipLevel() {
-        return new Validator() {
-            @Override
-            public void ensureValid(String name, Object value) {
-                int v = (Integer) value;
-                if (v != -1 && (v < 1 || v > 9)) {
-                    throw new ConfigException(name, value, "Value must be between 1 and 9, or -1");
-                }
-            }
-
-            @Override
-            public String toString() {
-                return "[1,...,9] or -1";
-            }
-        };
-    }
-
-    /**
-     * Kafka's rule for the throttled-replica lists: empty, {@code *}, or {@code partition:broker}
-     * pairs of integers.
-     */
-    private static final class ThrottledReplicas implements Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            @SuppressWarnings("unchecked")
-            List<String> items = new ArrayList<>((List<String>) value);
-            if (items.size() == 1 && items.get(0).trim().equals("*")) {
-                return;
-            }
-            for (String item : items) {
-                if (!item.trim().matches("[0-9]+:[0-9]+")) {
-                    throw new ConfigException(
-                            name,
-                            value,
-                            name
-                                    + " must be the literal '*' or a list of replicas in the"
-                                    + " following format: [partitionId]:[brokerId],...");
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "[partitionId]:[brokerId],[partitionId]:[brokerId],...";
-        }
     }
 }

@@ -4,7 +4,6 @@ import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.catalog.TopicRecord;
 import io.tierlog.common.Config;
-import io.tierlog.common.ConfigException;
 import io.tierlog.common.ConfigOption;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.hot.LogListener;
@@ -15,7 +14,6 @@ import io.tierlog.hot.TopicNames;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -531,38 +529,8 @@ public final class TopicRegistry {
      */
     public synchronized void alterBrokerConfigs(
             boolean clusterDefault, Map<String, String> configsByBrokerKey, boolean validateOnly) {
-        List<String> notDynamic = new ArrayList<>();
-        for (Map.Entry<String, String> e : configsByBrokerKey.entrySet()) {
-            Optional<KafkaTopicConfigs.Def> d = KafkaTopicConfigs.forBrokerKey(e.getKey());
-            if (d.isEmpty()) {
-                notDynamic.add(e.getKey());
-                continue;
-            }
-            if (e.getValue() == null) {
-                throw new InvalidRequestException("Null value for " + e.getKey());
-            }
-            try {
-                d.get().parseAs(e.getKey(), e.getValue());
-            } catch (org.apache.kafka.common.config.ConfigException ce) {
-                throw new InvalidRequestException(ce.getMessage());
-            }
-            if (d.get().name().equals(KafkaTopicConfigs.CLEANUP_POLICY)
-                    && KafkaTopicConfigs.isUnsupportedPolicy(e.getValue())) {
-                throw new InvalidRequestException(compactedRefusal(e.getKey(), e.getValue()));
-            }
-        }
-        if (!notDynamic.isEmpty()) {
-            throw new InvalidRequestException(
-                    "Cannot update these configs dynamically: Set("
-                            + String.join(", ", notDynamic)
-                            + ")");
-        }
         DynamicBrokerConfigs.Scope scope = scope(clusterDefault);
-        try {
-            configs.validateBroker(scope, configsByBrokerKey);
-        } catch (RuntimeException ce) {
-            throw new InvalidRequestException(ce.getMessage());
-        }
+        TopicConfigChecks.checkBroker(configs, scope, configsByBrokerKey);
         if (validateOnly) {
             return;
         }
@@ -574,23 +542,6 @@ public final class TopicRegistry {
                 configsByBrokerKey);
     }
 
-    private static String compactedRefusal(String key, String value) {
-        if (!KafkaTopicConfigs.isCompacted(value)) {
-            return "An empty "
-                    + key
-                    + " (no cleanup) is not supported yet: use "
-                    + key
-                    + "=delete with retention.ms=-1 and retention.bytes=-1 to keep every record";
-        }
-        return "Compacted topics are not supported yet ("
-                + key
-                + "="
-                + value
-                + "): tierlog keeps records until retention deletes them; use "
-                + key
-                + "=delete";
-    }
-
     /**
      * Checks topic overrides: every key a Kafka topic config ({@link KafkaTopicConfigs}, validated
      * as Kafka validates it) or one of {@link #tierlogTopicOptions}, then a valid effective config.
@@ -599,41 +550,7 @@ public final class TopicRegistry {
      * @throws InvalidConfigurationException naming the first problem
      */
     public void validateConfigs(Map<String, String> overrides) {
-        Map<String, ConfigOption<?>> tierlog = new HashMap<>();
-        for (ConfigOption<?> o : tierlogTopicOptions()) {
-            tierlog.put(o.key(), o);
-        }
-        for (Map.Entry<String, String> e : overrides.entrySet()) {
-            String key = e.getKey();
-            if (e.getValue() == null) {
-                throw new InvalidConfigurationException(
-                        "Null value not supported for topic configs: " + key);
-            }
-            Optional<KafkaTopicConfigs.Def> d = KafkaTopicConfigs.def(key);
-            try {
-                if (d.isPresent()) {
-                    d.get().parse(e.getValue());
-                    if (key.equals(KafkaTopicConfigs.CLEANUP_POLICY)
-                            && KafkaTopicConfigs.isUnsupportedPolicy(e.getValue())) {
-                        throw new InvalidConfigurationException(
-                                compactedRefusal(key, e.getValue()));
-                    }
-                } else if (key.equals(KafkaTopicConfigs.INTERNAL_SEGMENT_BYTES)) {
-                    HotTierOptions.SEGMENT_BYTES.parse(e.getValue());
-                } else if (tierlog.containsKey(key)) {
-                    tierlog.get(key).parse(e.getValue());
-                } else {
-                    throw new InvalidConfigurationException("Unknown topic config name: " + key);
-                }
-            } catch (org.apache.kafka.common.config.ConfigException | ConfigException ce) {
-                throw new InvalidConfigurationException(ce.getMessage());
-            }
-        }
-        try {
-            configs.validate(overrides);
-        } catch (RuntimeException ce) {
-            throw new InvalidConfigurationException(ce.getMessage());
-        }
+        TopicConfigChecks.checkTopic(configs, overrides);
     }
 
     /**
