@@ -234,7 +234,7 @@ final class EngineResources implements Closeable {
                 .register(b.registry);
         // before anything reads topic configs: the topics of an older release's own registry
         LegacyTopicImport.run(b.dataDir, b.catalog);
-        b.topicConfigs = new TopicConfigs(config, b.catalog);
+        b.topicConfigs = new TopicConfigs(config, b.catalog, DynamicBrokerConfigs.open(b.dataDir));
 
         boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
         if (givenScheduler != null) {

@@ -4,7 +4,6 @@ import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.catalog.TopicRecord;
 import io.tierlog.common.Config;
-import io.tierlog.common.ConfigException;
 import io.tierlog.common.ConfigOption;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.hot.LogListener;
@@ -15,7 +14,6 @@ import io.tierlog.hot.TopicNames;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,6 +28,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -148,7 +147,7 @@ public final class TopicRegistry {
         }
         for (TopicRecord t : catalog.topics()) {
             if (!r.deleting.contains(t.name())) {
-                r.remember(t);
+                r.remember(upgradeConfigs(catalog, t));
             }
         }
         Map<String, TopicHints.Hint> hinted = r.hints.read();
@@ -226,9 +225,71 @@ public final class TopicRegistry {
         return out;
     }
 
+    /**
+     * tierlog's own topic-level options that Kafka does not have ({@code log.durability}, {@code
+     * producer.id.expiration.ms}); every other topic config is one of {@link KafkaTopicConfigs}.
+     */
+    public static List<ConfigOption<?>> tierlogTopicOptions() {
+        List<ConfigOption<?>> out = new ArrayList<>();
+        for (ConfigOption<?> o : topicOptions()) {
+            if (KafkaTopicConfigs.def(o.key()).isEmpty()
+                    && !o.key().equals(HotTierOptions.MESSAGE_MAX_BYTES.key())) {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The server option that sets the default of Kafka topic config {@code name} in the config
+     * file, if tierlog has one: the option of the same name, or {@code message.max.bytes} for
+     * {@code max.message.bytes}.
+     */
+    static Optional<ConfigOption<?>> tierlogOption(String name) {
+        if (name.equals(KafkaTopicConfigs.MAX_MESSAGE_BYTES)) {
+            return Optional.of(HotTierOptions.MESSAGE_MAX_BYTES);
+        }
+        for (ConfigOption<?> o : topicOptions()) {
+            if (o.key().equals(name)) {
+                return Optional.of(o);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The engine-wide values of the topic options (what a topic without overrides gets). */
     public Config topicDefaults() {
-        return configs.base().filter(topicOptions());
+        return configs.defaults().filter(topicOptions());
+    }
+
+    /** Every config of topic {@code name} with its source, as Kafka's DescribeConfigs shows it. */
+    public Optional<List<DescribedConfig>> describeConfigs(String name) {
+        TopicInfo t = byName.get(name);
+        return t == null ? Optional.empty() : Optional.of(configs.describeTopic(t.configs()));
+    }
+
+    /** Every config a topic with {@code overrides} would have (CreateTopics' answer). */
+    public List<DescribedConfig> describeConfigs(Map<String, String> overrides) {
+        return configs.describeTopic(overrides);
+    }
+
+    /**
+     * The topic defaults under their Kafka broker names, as DescribeConfigs shows them for this
+     * node ({@code clusterDefault} false) or for the cluster default resource.
+     */
+    public List<DescribedConfig> describeBrokerConfigs(boolean clusterDefault) {
+        return configs.describeBroker(scope(clusterDefault));
+    }
+
+    /** The dynamic broker configs of this node or of the cluster default, by Kafka broker key. */
+    public Map<String, String> brokerConfigs(boolean clusterDefault) {
+        return configs.dynamic().get(scope(clusterDefault));
+    }
+
+    private static DynamicBrokerConfigs.Scope scope(boolean clusterDefault) {
+        return clusterDefault
+                ? DynamicBrokerConfigs.Scope.DEFAULT
+                : DynamicBrokerConfigs.Scope.NODE;
     }
 
     /** Whether an append to {@code topic} waits for fsync ({@code log.durability=fsync}). */
@@ -427,52 +488,92 @@ public final class TopicRegistry {
 
     /**
      * Replaces a topic's config overrides (Kafka's IncrementalAlterConfigs computes the full set).
-     * New segments and retention passes use them; open segments keep the settings they have.
+     * New segments and retention passes use them; open segments keep the settings they have. With
+     * {@code validateOnly}, only checks.
      *
      * @throws UnknownTopicOrPartitionException if it does not exist
      * @throws InvalidConfigurationException unknown config key or bad value
      */
-    public synchronized TopicInfo alterConfigs(String name, Map<String, String> overrides) {
-        if (!byName.containsKey(name)) {
+    public synchronized TopicInfo alterConfigs(
+            String name, Map<String, String> overrides, boolean validateOnly) {
+        TopicInfo current = byName.get(name);
+        if (current == null) {
             throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist.");
         }
         validateConfigs(overrides);
+        if (validateOnly) {
+            return new TopicInfo(name, current.uuid(), current.partitions(), overrides);
+        }
         TopicRecord t = catalog.updateTopicConfigs(name, overrides);
         configs.put(name, t.configs());
         TopicInfo info = remember(t);
         hints.writeQuietly(info);
+        logs.reconfigure(name);
+        LOG.info("topic {} configs are now {}", name, t.configs());
         return info;
     }
 
+    /** {@link #alterConfigs(String, Map, boolean)} without {@code validateOnly}. */
+    public TopicInfo alterConfigs(String name, Map<String, String> overrides) {
+        return alterConfigs(name, overrides, false);
+    }
+
     /**
-     * Checks topic overrides: known keys ({@link #topicOptions}), parseable values, and a valid
-     * effective config.
+     * Replaces the dynamic broker configs of this node or of the cluster default (Kafka's broker
+     * names, {@code log.retention.ms}, {@code message.max.bytes}, ...): durable when this returns,
+     * and in effect at once for every topic without its own override (new segments and the next
+     * retention pass). With {@code validateOnly}, only checks.
+     *
+     * @throws InvalidRequestException a key Kafka does not let change dynamically (or tierlog
+     *     cannot apply), or a bad value (Kafka answers INVALID_REQUEST for both)
+     */
+    public synchronized void alterBrokerConfigs(
+            boolean clusterDefault, Map<String, String> configsByBrokerKey, boolean validateOnly) {
+        DynamicBrokerConfigs.Scope scope = scope(clusterDefault);
+        TopicConfigChecks.checkBroker(configs, scope, configsByBrokerKey);
+        if (validateOnly) {
+            return;
+        }
+        configs.dynamic().replace(scope, configsByBrokerKey);
+        logs.reconfigure(null);
+        LOG.info(
+                "dynamic broker configs of {} are now {}",
+                clusterDefault ? "the cluster default" : "this node",
+                configsByBrokerKey);
+    }
+
+    /**
+     * Checks topic overrides: every key a Kafka topic config ({@link KafkaTopicConfigs}, validated
+     * as Kafka validates it) or one of {@link #tierlogTopicOptions}, then a valid effective config.
+     * {@code cleanup.policy} with {@code compact} is refused until compaction exists.
      *
      * @throws InvalidConfigurationException naming the first problem
      */
     public void validateConfigs(Map<String, String> overrides) {
-        Map<String, ConfigOption<?>> known = new HashMap<>();
-        for (ConfigOption<?> o : topicOptions()) {
-            known.put(o.key(), o);
-        }
-        for (Map.Entry<String, String> e : overrides.entrySet()) {
-            ConfigOption<?> o = known.get(e.getKey());
-            if (o == null) {
-                throw new InvalidConfigurationException("Unknown topic config name: " + e.getKey());
-            }
-            if (e.getValue() == null) {
-                throw new InvalidConfigurationException("Null value for " + e.getKey());
-            }
-            try {
-                o.parse(e.getValue());
-            } catch (ConfigException ce) {
-                throw new InvalidConfigurationException(ce.getMessage());
-            }
+        TopicConfigChecks.checkTopic(configs, overrides);
+    }
+
+    /**
+     * Renames the topic configs an older release stored under tierlog's own names to Kafka's
+     * ({@code message.max.bytes} to {@code max.message.bytes}), in the catalog, once.
+     */
+    private static TopicRecord upgradeConfigs(Catalog catalog, TopicRecord t) {
+        Map<String, String> upgraded = KafkaTopicConfigs.upgrade(t.configs());
+        if (upgraded == t.configs()) {
+            return t;
         }
         try {
-            configs.validate(overrides);
-        } catch (RuntimeException ce) {
-            throw new InvalidConfigurationException(ce.getMessage());
+            TopicRecord u = catalog.updateTopicConfigs(t.name(), upgraded);
+            LOG.info(
+                    "topic {}: config {} renamed to Kafka's {}",
+                    t.name(),
+                    KafkaTopicConfigs.LEGACY_MESSAGE_MAX_BYTES,
+                    KafkaTopicConfigs.MAX_MESSAGE_BYTES);
+            return u;
+        } catch (RuntimeException e) {
+            // the old key still acts (TopicConfigs maps it on read); retried at the next open
+            LOG.warn("cannot rename the configs of topic {} now: {}", t.name(), e.toString());
+            return t;
         }
     }
 

@@ -79,11 +79,13 @@ class TopicRegistryTest {
     @Test
     void partitionsOfANewTopicOpenWithItsOverridesNotTheServerDefaults() throws Exception {
         try (TieredLog log = open()) {
-            log.topicRegistry().create("small", 2, Map.of("segment.bytes", "1024"), false);
+            // Kafka's own minimum of segment.bytes is 1 MiB; its tests go below it with the
+            // internal key
+            log.topicRegistry().create("small", 2, Map.of("internal.segment.bytes", "1024"), false);
             for (int p = 0; p < 2; p++) {
                 TopicPartition tp = new TopicPartition("small", p);
                 assertThat(log.logManager().partition(tp).orElseThrow().config().segmentBytes())
-                        .as("segment.bytes of %s as opened by the creation", tp)
+                        .as("internal.segment.bytes of %s as opened by the creation", tp)
                         .isEqualTo(1024);
             }
             // and it acts on it: 20 batches of ~300 bytes roll far below the 2MiB default
@@ -92,7 +94,7 @@ class TopicRegistryTest {
                 log.append(tp, batch("v".repeat(250) + i));
             }
             assertThat(log.logManager().partition(tp).orElseThrow().segments().size())
-                    .as("segments after 6KB into a topic with segment.bytes=1024")
+                    .as("segments after 6KB into a topic with internal.segment.bytes=1024")
                     .isGreaterThan(3);
         }
     }

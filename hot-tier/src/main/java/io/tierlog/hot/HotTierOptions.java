@@ -54,6 +54,19 @@ public final class HotTierOptions {
                     .doc("Largest record batch accepted (whole batch, header included).")
                     .build();
 
+    /**
+     * Kafka's topic-level name of {@link #MESSAGE_MAX_BYTES} (the broker-wide default keeps Kafka's
+     * broker name {@code message.max.bytes}): a topic override under this key wins over the broker
+     * value. Not a server setting.
+     */
+    public static final ConfigOption<ByteSize> MAX_MESSAGE_BYTES =
+            ConfigOption.bytesOption("max.message.bytes")
+                    .defaultValue(ByteSize.ofBytes(1048588))
+                    .validator(v -> between(v.bytes(), 0, Integer.MAX_VALUE))
+                    .doc(
+                            "Largest record batch accepted by one topic (overrides message.max.bytes).")
+                    .build();
+
     public static final ConfigOption<String> MESSAGE_TIMESTAMP_TYPE =
             ConfigOption.stringOption("message.timestamp.type")
                     .defaultValue("CreateTime")

@@ -33,7 +33,11 @@ public final class LogConfig {
         segmentMs = c.get(HotTierOptions.SEGMENT_MS);
         indexIntervalBytes = c.get(HotTierOptions.INDEX_INTERVAL_BYTES).toIntExact();
         segmentIndexBytes = c.get(HotTierOptions.SEGMENT_INDEX_BYTES).toIntExact();
-        messageMaxBytes = c.get(HotTierOptions.MESSAGE_MAX_BYTES).toIntExact();
+        messageMaxBytes =
+                (c.contains(HotTierOptions.MAX_MESSAGE_BYTES)
+                                ? c.get(HotTierOptions.MAX_MESSAGE_BYTES)
+                                : c.get(HotTierOptions.MESSAGE_MAX_BYTES))
+                        .toIntExact();
         messageTimestampType =
                 HotTierOptions.isLogAppendTime(c.get(HotTierOptions.MESSAGE_TIMESTAMP_TYPE))
                         ? TimestampType.LOG_APPEND_TIME

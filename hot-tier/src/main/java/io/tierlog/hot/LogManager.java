@@ -378,6 +378,18 @@ public final class LogManager implements Closeable {
         return files;
     }
 
+    /**
+     * Gives every open partition of {@code topic} (every partition when null) its current config
+     * from the topic-config function this manager was opened with.
+     */
+    public void reconfigure(String topic) {
+        for (PartitionLog pl : partitions()) {
+            if (topic == null || pl.topicPartition().topic().equals(topic)) {
+                pl.reconfigure(topicConfigs.apply(pl.topicPartition().topic()));
+            }
+        }
+    }
+
     /** The log of {@code tp}, created (folder and first segment) if it does not exist. */
     public PartitionLog getOrCreate(TopicPartition tp) throws IOException {
         String name = TopicNames.dirName(tp);

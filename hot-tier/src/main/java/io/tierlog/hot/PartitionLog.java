@@ -46,7 +46,10 @@ public final class PartitionLog implements Closeable {
 
     private final Path dir;
     private final TopicPartition tp;
-    private final LogConfig config;
+
+    /** Replaced whole by {@link #reconfigure}; each operation reads it once where it matters. */
+    private volatile LogConfig config;
+
     private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final ProducerStateManager producers = new ProducerStateManager();
@@ -207,6 +210,14 @@ public final class PartitionLog implements Closeable {
 
     public LogConfig config() {
         return config;
+    }
+
+    /**
+     * Takes a topic's changed config (AlterConfigs, dynamic broker configs): later appends, rolls,
+     * flushes and retention passes use it; open segments keep the index size they were made with.
+     */
+    public void reconfigure(LogConfig newConfig) {
+        this.config = newConfig;
     }
 
     /**

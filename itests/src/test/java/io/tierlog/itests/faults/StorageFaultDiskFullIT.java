@@ -124,7 +124,7 @@ class StorageFaultDiskFullIT {
                                         new NewTopic(TOPIC, 1, (short) 1)
                                                 .configs(
                                                         Map.of(
-                                                                "segment.bytes", "65536",
+                                                                "internal.segment.bytes", "65536",
                                                                 "index.interval.bytes", "0"))))
                         .all()
                         .get(30, TimeUnit.SECONDS);

@@ -107,7 +107,7 @@ class EventLoopNeverBlocksIT {
                                     new NewTopic("cold", 1, (short) 1)
                                             .configs(
                                                     Map.of(
-                                                            "segment.bytes", "16384",
+                                                            "internal.segment.bytes", "16384",
                                                             "local.retention.bytes", "32768"))))
                     .all()
                     .get(60, TimeUnit.SECONDS);
@@ -452,6 +452,31 @@ class EventLoopNeverBlocksIT {
                         .isZero();
             }
             produce(bootstrap, "scratch", "all", 10);
+            // topic and dynamic broker configs: a catalog update and a durable file write
+            admin.incrementalAlterConfigs(
+                            Map.of(
+                                    new org.apache.kafka.common.config.ConfigResource(
+                                            org.apache.kafka.common.config.ConfigResource.Type
+                                                    .TOPIC,
+                                            "scratch"),
+                                    List.of(
+                                            new org.apache.kafka.clients.admin.AlterConfigOp(
+                                                    new org.apache.kafka.clients.admin.ConfigEntry(
+                                                            "retention.ms", "600000"),
+                                                    org.apache.kafka.clients.admin.AlterConfigOp
+                                                            .OpType.SET)),
+                                    new org.apache.kafka.common.config.ConfigResource(
+                                            org.apache.kafka.common.config.ConfigResource.Type
+                                                    .BROKER,
+                                            ""),
+                                    List.of(
+                                            new org.apache.kafka.clients.admin.AlterConfigOp(
+                                                    new org.apache.kafka.clients.admin.ConfigEntry(
+                                                            "log.flush.interval.ms", "600000"),
+                                                    org.apache.kafka.clients.admin.AlterConfigOp
+                                                            .OpType.SET))))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
             admin.deleteTopics(List.of("scratch")).all().get(60, TimeUnit.SECONDS);
         }
     }

@@ -45,9 +45,9 @@ class CatalogRebuildKeepsTopicsIT {
         List<TopicInfo> before;
         try (TierlogServer server = TierlogServer.start(config(dataDir))) {
             TopicRegistry r = server.engine().topicRegistry();
-            r.create("orders", 2, Map.of("segment.bytes", "16384"), false);
+            r.create("orders", 2, Map.of("segment.bytes", "1048576"), false);
             r.addPartitions("orders", 3);
-            r.alterConfigs("orders", Map.of("segment.bytes", "16384", "retention.ms", "600000"));
+            r.alterConfigs("orders", Map.of("segment.bytes", "1048576", "retention.ms", "600000"));
             r.create("plain", 1, Map.of(), false);
             r.create("gone", 1, Map.of("retention.ms", "1000"), false);
             r.delete("gone");

@@ -7,7 +7,10 @@ import io.tierlog.server.meta.MetadataService;
 import java.util.List;
 import java.util.concurrent.Executor;
 
-/** The admin area's handlers: CreateTopics, DeleteTopics and DescribeConfigs. Stateless. */
+/**
+ * The admin area's handlers: CreateTopics, DeleteTopics, DescribeConfigs, AlterConfigs and
+ * IncrementalAlterConfigs. Stateless.
+ */
 public final class AdminApis {
     private AdminApis() {}
 
@@ -26,7 +29,10 @@ public final class AdminApis {
         return List.of(
                 new CreateTopicsHandler(config, topics, blockingExecutor),
                 new DeleteTopicsHandler(config, topics, blockingExecutor),
-                new DescribeConfigsHandler(config, metadata, topics));
+                new DescribeConfigsHandler(config, metadata, topics),
+                new AlterConfigsHandler(new ConfigResources(metadata, topics), blockingExecutor),
+                new IncrementalAlterConfigsHandler(
+                        new ConfigResources(metadata, topics), blockingExecutor));
     }
 
     /**

@@ -3,71 +3,86 @@ package io.tierlog.server.admin;
 import io.tierlog.common.ByteSize;
 import io.tierlog.common.Config;
 import io.tierlog.common.ConfigOption;
+import io.tierlog.engine.DescribedConfig;
+import io.tierlog.engine.DescribedConfig.Source;
 import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.ServerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /**
- * Renders option values as Kafka reports them (byte sizes as plain numbers, durations as
- * milliseconds, so Kafka tools read them) with Kafka's config source codes. Stateless.
+ * What DescribeConfigs reports for the broker resource: the topic defaults under Kafka's broker
+ * names (from the engine, dynamic ones included), then the server's own options (read-only: none is
+ * dynamic), values rendered as Kafka reports them (byte sizes as plain numbers, durations as
+ * milliseconds), and Kafka's wire codes for types. Stateless.
  */
 final class ConfigDescriber {
-    static final byte SOURCE_TOPIC = 1;
-    static final byte SOURCE_STATIC_BROKER = 4;
-    static final byte SOURCE_DEFAULT = 5;
-
-    static final byte TYPE_BOOLEAN = 1;
-    static final byte TYPE_STRING = 2;
-    static final byte TYPE_INT = 3;
-    static final byte TYPE_LONG = 5;
-
-    /** One described option. */
-    record Entry(String name, String value, byte source, byte type, String doc) {}
-
     private ConfigDescriber() {}
 
-    /** Every topic option of a topic: its override, else the server value, else the default. */
-    static List<Entry> topicConfigs(TopicRegistry topics, Map<String, String> overrides) {
-        Config server = topics.topicDefaults();
-        List<Entry> out = new ArrayList<>();
-        for (ConfigOption<?> o : TopicRegistry.topicOptions()) {
-            if (overrides.containsKey(o.key())) {
-                out.add(entry(o, overrides.get(o.key()), SOURCE_TOPIC));
-            } else if (server.contains(o)) {
-                out.add(entry(o, server.raw(o.key()), SOURCE_STATIC_BROKER));
-            } else {
-                out.add(entry(o, null, SOURCE_DEFAULT));
-            }
+    /** Kafka's DescribeConfigs config type code of a type name ({@code ConfigType} in the JSON). */
+    static byte typeCode(String type) {
+        switch (type) {
+            case "BOOLEAN":
+                return 1;
+            case "STRING":
+                return 2;
+            case "INT":
+                return 3;
+            case "SHORT":
+                return 4;
+            case "LONG":
+                return 5;
+            case "DOUBLE":
+                return 6;
+            case "LIST":
+                return 7;
+            case "CLASS":
+                return 8;
+            case "PASSWORD":
+                return 9;
+            default:
+                return 0;
         }
-        return out;
     }
 
-    /** Every server option with its value. */
-    static List<Entry> brokerConfigs(Config config, TopicRegistry topics) {
-        List<Entry> out = new ArrayList<>();
+    /** The broker's configs: topic defaults (dynamic), then server options (static). */
+    static List<DescribedConfig> brokerConfigs(
+            Config config, TopicRegistry topics, boolean clusterDefault) {
+        List<DescribedConfig> out = new ArrayList<>(topics.describeBrokerConfigs(clusterDefault));
+        Set<String> named = new HashSet<>();
+        for (DescribedConfig c : out) {
+            named.add(c.name());
+        }
+        if (clusterDefault) {
+            // as Kafka: the cluster-default resource holds only the dynamic defaults that are set
+            out.removeIf(c -> c.source() != Source.DYNAMIC_DEFAULT_BROKER_CONFIG);
+            return out;
+        }
         for (ConfigOption<?> o : ServerOptions.all()) {
+            if (named.contains(o.key())) {
+                continue;
+            }
             boolean set = config.contains(o);
+            String value = render(o, set ? config.raw(o.key()) : null);
+            Source source = set ? Source.STATIC_BROKER_CONFIG : Source.DEFAULT_CONFIG;
             out.add(
-                    entry(
-                            o,
-                            set ? config.raw(o.key()) : null,
-                            set ? SOURCE_STATIC_BROKER : SOURCE_DEFAULT));
-        }
-        for (Entry e : topicConfigs(topics, Map.of())) {
-            out.add(e);
+                    new DescribedConfig(
+                            o.key(),
+                            value,
+                            source,
+                            List.of(new DescribedConfig.Synonym(o.key(), value, source)),
+                            kafkaType(o),
+                            true,
+                            o.doc()));
         }
         return out;
     }
 
-    private static <T> Entry entry(ConfigOption<T> o, String raw, byte source) {
+    private static <T> String render(ConfigOption<T> o, String raw) {
         T v = raw == null ? o.defaultValue() : o.parse(raw);
-        return new Entry(o.key(), kafkaValue(o, v), source, kafkaType(o), o.doc());
-    }
-
-    private static <T> String kafkaValue(ConfigOption<T> o, T v) {
         if (v == null) {
             return null;
         }
@@ -80,18 +95,18 @@ final class ConfigDescriber {
         return o.format(v);
     }
 
-    private static byte kafkaType(ConfigOption<?> o) {
+    private static String kafkaType(ConfigOption<?> o) {
         switch (o.type()) {
             case "boolean":
-                return TYPE_BOOLEAN;
+                return "BOOLEAN";
             case "int":
-                return TYPE_INT;
+                return "INT";
             case "long":
             case "bytes":
             case "duration":
-                return TYPE_LONG;
+                return "LONG";
             default:
-                return TYPE_STRING;
+                return "STRING";
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.common.Config;
+import io.tierlog.engine.DescribedConfig;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.ServerOptions;
@@ -26,9 +27,10 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * CreateTopics: partitions default to {@code num.partitions} when -1; the replication factor must
- * be -1 or 1 (one server); configs are hot-tier topic options ({@code segment.bytes}, ...), checked
- * by type and validator, unknown keys refused with {@code INVALID_CONFIG}; manual assignments are
- * accepted as a partition count. {@code validate_only} checks without creating. Thread-safe.
+ * be -1 or 1 (one server); configs are Kafka's topic configs, validated as Kafka validates them
+ * (engine {@code KafkaTopicConfigs}), unknown keys and {@code cleanup.policy=compact} refused with
+ * {@code INVALID_CONFIG}; manual assignments are accepted as a partition count. {@code
+ * validate_only} checks without creating. Thread-safe.
  */
 final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> {
     private static final org.slf4j.Logger LOG =
@@ -111,15 +113,14 @@ final class CreateTopicsHandler extends SyncApiHandler<CreateTopicsRequestData> 
                     .setNumPartitions(meta.partitions())
                     .setReplicationFactor((short) 1);
             if (version >= 5) {
-                for (ConfigDescriber.Entry e :
-                        ConfigDescriber.topicConfigs(topics, meta.configs())) {
+                for (DescribedConfig e : topics.describeConfigs(meta.configs())) {
                     res.configs()
                             .add(
                                     new CreatableTopicConfigs()
                                             .setName(e.name())
                                             .setValue(e.value())
                                             .setReadOnly(false)
-                                            .setConfigSource(e.source())
+                                            .setConfigSource(e.source().code())
                                             .setIsSensitive(false));
                 }
             }

@@ -1,7 +1,7 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.common.Config;
-import io.tierlog.engine.TopicInfo;
+import io.tierlog.engine.DescribedConfig;
 import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
@@ -13,14 +13,17 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfig
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsSynonym;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * DescribeConfigs for topics (every hot-tier option: override, server value or default, with its
- * source) and for this broker (server options plus topic defaults). Other resource types answer
- * {@code INVALID_REQUEST}. Thread-safe.
+ * DescribeConfigs for topics (every Kafka topic config and tierlog's own, with Kafka's sources:
+ * topic override, dynamic broker config of this node or of the cluster default, config file,
+ * default; synonyms when asked, types and documentation from v3) and for this broker ({@code "0"}:
+ * topic defaults under Kafka's broker names, then server options; {@code ""}: the cluster-default
+ * dynamic configs). Other resource types answer {@code INVALID_REQUEST}. Thread-safe.
  */
 final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequestData> {
     private static final byte TOPIC = 2;
@@ -46,9 +49,9 @@ final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequest
                     new DescribeConfigsResult()
                             .setResourceType(res.resourceType())
                             .setResourceName(res.resourceName());
-            List<ConfigDescriber.Entry> entries;
+            List<DescribedConfig> entries;
             if (res.resourceType() == TOPIC) {
-                Optional<TopicInfo> t = topics.topic(res.resourceName());
+                Optional<List<DescribedConfig>> t = topics.describeConfigs(res.resourceName());
                 if (t.isEmpty()) {
                     r.results()
                             .add(
@@ -57,11 +60,12 @@ final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequest
                                                     "Topic " + res.resourceName() + " not found"));
                     continue;
                 }
-                entries = ConfigDescriber.topicConfigs(topics, t.get().configs());
+                entries = t.get();
             } else if (res.resourceType() == BROKER
                     && (res.resourceName().isEmpty()
                             || res.resourceName().equals(Integer.toString(metadata.nodeId())))) {
-                entries = ConfigDescriber.brokerConfigs(config, topics);
+                entries =
+                        ConfigDescriber.brokerConfigs(config, topics, res.resourceName().isEmpty());
             } else {
                 r.results()
                         .add(
@@ -73,22 +77,31 @@ final class DescribeConfigsHandler extends SyncApiHandler<DescribeConfigsRequest
                                                         + res.resourceName()));
                 continue;
             }
-            for (ConfigDescriber.Entry e : entries) {
+            for (DescribedConfig e : entries) {
                 if (res.configurationKeys() != null
                         && !res.configurationKeys().contains(e.name())) {
                     continue;
                 }
-                out.configs()
-                        .add(
-                                new DescribeConfigsResourceResult()
-                                        .setName(e.name())
-                                        .setValue(e.value())
-                                        .setReadOnly(res.resourceType() == BROKER)
-                                        .setConfigSource(e.source())
-                                        .setIsSensitive(false)
-                                        .setConfigType(e.type())
-                                        .setDocumentation(
-                                                request.includeDocumentation() ? e.doc() : null));
+                DescribeConfigsResourceResult c =
+                        new DescribeConfigsResourceResult()
+                                .setName(e.name())
+                                .setValue(e.value())
+                                .setReadOnly(e.readOnly())
+                                .setConfigSource(e.source().code())
+                                .setIsSensitive(false)
+                                .setConfigType(ConfigDescriber.typeCode(e.type()))
+                                .setDocumentation(request.includeDocumentation() ? e.doc() : null);
+                if (request.includeSynonyms()) {
+                    for (DescribedConfig.Synonym syn : e.synonyms()) {
+                        c.synonyms()
+                                .add(
+                                        new DescribeConfigsSynonym()
+                                                .setName(syn.name())
+                                                .setValue(syn.value())
+                                                .setSource(syn.source().code()));
+                    }
+                }
+                out.configs().add(c);
             }
             r.results().add(out);
         }

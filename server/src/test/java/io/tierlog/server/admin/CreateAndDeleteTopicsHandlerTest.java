@@ -79,9 +79,10 @@ class CreateAndDeleteTopicsHandlerTest extends HandlerTestBase {
         assertThat(meta.configs()).containsEntry("segment.bytes", "1048576");
         CreatableTopicConfigs seg = config(r, "segment.bytes");
         assertThat(seg.value()).isEqualTo("1048576");
-        assertThat(seg.configSource()).isEqualTo(ConfigDescriber.SOURCE_TOPIC);
+        assertThat(seg.configSource())
+                .isEqualTo(io.tierlog.engine.DescribedConfig.Source.DYNAMIC_TOPIC_CONFIG.code());
         assertThat(config(r, "local.retention.ms").configSource())
-                .isEqualTo(ConfigDescriber.SOURCE_DEFAULT);
+                .isEqualTo(io.tierlog.engine.DescribedConfig.Source.DEFAULT_CONFIG.code());
         assertThat(
                         kit.engine()
                                 .hotLog(new TopicPartition("orders", 1))

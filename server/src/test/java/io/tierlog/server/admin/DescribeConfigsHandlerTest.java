@@ -2,6 +2,7 @@ package io.tierlog.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.engine.DescribedConfig;
 import io.tierlog.server.HandlerTestBase;
 import java.util.List;
 import java.util.Map;
@@ -54,19 +55,21 @@ class DescribeConfigsHandlerTest extends HandlerTestBase {
 
     @Test
     void aTopicsOverridesServerSettingsAndDefaultsAreToldApart() {
-        kit.createTopic("orders", 1, Map.of("segment.bytes", "2MiB"));
+        kit.createTopic("orders", 1, Map.of("segment.bytes", "2097152"));
         DescribeConfigsResult r = describe(TOPIC, "orders", null);
 
         assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
         DescribeConfigsResourceResult seg = config(r, "segment.bytes");
         assertThat(seg.value()).as("byte sizes as plain numbers").isEqualTo("2097152");
-        assertThat(seg.configSource()).isEqualTo(ConfigDescriber.SOURCE_TOPIC);
+        assertThat(seg.configSource())
+                .isEqualTo(DescribedConfig.Source.DYNAMIC_TOPIC_CONFIG.code());
         assertThat(seg.readOnly()).isFalse();
         DescribeConfigsResourceResult retention = config(r, "local.retention.ms");
         assertThat(retention.value()).isEqualTo("3600000");
-        assertThat(retention.configSource()).isEqualTo(ConfigDescriber.SOURCE_STATIC_BROKER);
+        assertThat(retention.configSource())
+                .isEqualTo(DescribedConfig.Source.STATIC_BROKER_CONFIG.code());
         assertThat(config(r, "index.interval.bytes").configSource())
-                .isEqualTo(ConfigDescriber.SOURCE_DEFAULT);
+                .isEqualTo(DescribedConfig.Source.DEFAULT_CONFIG.code());
         assertThat(seg.documentation()).isNotBlank();
     }
 
@@ -82,15 +85,17 @@ class DescribeConfigsHandlerTest extends HandlerTestBase {
     @Test
     void theBrokerResourceIsThisServerByNodeIdOrEmptyName() {
         DescribeConfigsResult byId = describe(BROKER, "5", null);
-        DescribeConfigsResult empty = describe(BROKER, "", List.of("node.id"));
+        DescribeConfigsResult empty = describe(BROKER, "", null);
 
         assertThat(byId.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(config(byId, "node.id").value()).isEqualTo("5");
         assertThat(config(byId, "node.id").readOnly()).isTrue();
         assertThat(config(byId, "node.id").configSource())
-                .isEqualTo(ConfigDescriber.SOURCE_STATIC_BROKER);
+                .isEqualTo(DescribedConfig.Source.STATIC_BROKER_CONFIG.code());
         assertThat(empty.errorCode()).isEqualTo(Errors.NONE.code());
-        assertThat(empty.configs()).hasSize(1);
+        assertThat(empty.configs())
+                .as("the cluster-default resource holds only dynamic defaults: none set")
+                .isEmpty();
         assertThat(describe(BROKER, "6", null).errorCode())
                 .isEqualTo(Errors.INVALID_REQUEST.code());
     }

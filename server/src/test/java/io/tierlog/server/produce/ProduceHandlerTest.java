@@ -83,7 +83,9 @@ class ProduceHandlerTest extends HandlerTestBase {
             throws Exception {
         MemoryRecords one = ServerTestKit.batch("x".repeat(200));
         kit.createTopic(
-                "rolls", 2, Map.of("segment.bytes", Integer.toString(one.sizeInBytes() + 10)));
+                "rolls",
+                2,
+                Map.of("internal.segment.bytes", Integer.toString(one.sizeInBytes() + 10)));
         ProduceRequestData fits =
                 request((short) 1, "rolls", 0, ServerTestKit.batch("x".repeat(200)));
         java.util.concurrent.CompletableFuture<?> first = kit.send(ApiKeys.PRODUCE, V9, fits);
@@ -155,7 +157,7 @@ class ProduceHandlerTest extends HandlerTestBase {
 
     @Test
     void aBatchAboveTheTopicsMessageMaxBytesIsTooLarge() {
-        kit.createTopic("small", 1, Map.of("message.max.bytes", "100"));
+        kit.createTopic("small", 1, Map.of("max.message.bytes", "100"));
         PartitionProduceResponse r = produce("small", 0, ServerTestKit.batch("x".repeat(200)));
 
         assertThat(r.errorCode()).isEqualTo(Errors.MESSAGE_TOO_LARGE.code());
