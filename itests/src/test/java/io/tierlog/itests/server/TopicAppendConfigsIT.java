@@ -163,7 +163,10 @@ class TopicAppendConfigsIT {
         }
         assertThat(storedCodecs("zstd")).isNotEmpty().containsOnly(CompressionType.ZSTD);
         assertThat(storedCodecs("keep")).isNotEmpty().containsOnly(CompressionType.GZIP);
-        assertThat(storedCodecs("dflt")).as("broker default").isNotEmpty().containsOnly(CompressionType.LZ4);
+        assertThat(storedCodecs("dflt"))
+                .as("broker default")
+                .isNotEmpty()
+                .containsOnly(CompressionType.LZ4);
     }
 
     @Test
