@@ -259,6 +259,7 @@ public final class HotTierOptions {
                                 + min
                                 + ".."
                                 + max
+                                + (dflt < min ? "; " + dflt + ": the codec's own default" : "")
                                 + ").")
                 .build();
     }

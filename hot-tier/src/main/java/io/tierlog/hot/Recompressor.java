@@ -56,8 +56,8 @@ final class Recompressor {
                 return true;
             }
             int size = batchSize(buf, p);
-            if (size < HEADER_SIZE) {
-                return true;
+            if (size < HEADER_SIZE || size > end - p) {
+                return true; // malformed: validation, on a thread that may block, reports it
             }
             p += size;
         }

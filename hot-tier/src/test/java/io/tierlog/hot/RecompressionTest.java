@@ -232,6 +232,19 @@ class RecompressionTest {
     }
 
     @Test
+    void aMalformedRequestIsLeftToTheBlockingAppendWhichRefusesIt() throws Exception {
+        ByteBuffer b = RandomBatches.batch(CompressionType.ZSTD, compressible(10));
+        b.putInt(RecordBatchLayout.LENGTH_OFFSET, Integer.MAX_VALUE - 20); // runs past the end
+        try (PartitionLog log = open("malformed", Map.of("compression.type", "zstd"))) {
+            assertThat(log.appendWithoutBlocking(LogTestSupport.copy(b), -1)).isNull();
+            assertThatThrownBy(() -> log.append(LogTestSupport.copy(b)))
+                    .isInstanceOfSatisfying(
+                            InvalidBatchException.class, e -> assertThat(e.kind()).isNotNull());
+            assertThat(log.logEndOffset()).isZero();
+        }
+    }
+
+    @Test
     void aRetriedIdempotentBatchIsADuplicateAfterRecompression() throws Exception {
         ByteBuffer b =
                 RandomBatches.idempotentBatch(
