@@ -35,6 +35,8 @@ public final class KafkaConfigKeys {
         m.put("log.segment.bytes", "segment.bytes");
         m.put("log.roll.ms", "segment.ms");
         m.put("log.roll.hours", "segment.ms");
+        m.put("log.roll.jitter.ms", "segment.jitter.ms");
+        m.put("log.roll.jitter.hours", "segment.jitter.ms");
         m.put("log.retention.ms", "retention.ms");
         m.put("log.retention.minutes", "retention.ms");
         m.put("log.retention.hours", "retention.ms");
@@ -60,7 +62,6 @@ public final class KafkaConfigKeys {
                     "background.threads",
                     "broker.id",
                     "broker.rack",
-                    "compression.type",
                     "controller.listener.names",
                     "controller.quorum.bootstrap.servers",
                     "controller.quorum.voters",

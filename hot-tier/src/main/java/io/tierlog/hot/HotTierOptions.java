@@ -6,6 +6,7 @@ import io.tierlog.common.ConfigValidators;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import org.apache.kafka.common.record.internal.CompressionType;
 
 /**
  * The hot tier's configuration keys, named and defaulted as in Apache Kafka's topic configs. A
@@ -29,6 +30,16 @@ public final class HotTierOptions {
                     .defaultValue(Duration.ofDays(7))
                     .validator(v -> v.toMillis() >= 1 ? null : "must be at least 1 ms")
                     .doc("Roll a non-empty segment once its first batch is older than this.")
+                    .build();
+
+    public static final ConfigOption<Duration> SEGMENT_JITTER_MS =
+            ConfigOption.durationOption("segment.jitter.ms")
+                    .defaultValue(Duration.ZERO)
+                    .validator(ConfigValidators.nonNegative())
+                    .doc(
+                            "Each segment rolls a random amount below this (and below"
+                                    + " segment.ms) early, so that partitions created together do"
+                                    + " not all roll at once.")
                     .build();
 
     public static final ConfigOption<ByteSize> INDEX_INTERVAL_BYTES =
@@ -66,6 +77,33 @@ public final class HotTierOptions {
                     .doc(
                             "Largest record batch accepted by one topic (overrides message.max.bytes).")
                     .build();
+
+    /** Kafka's {@code BrokerCompressionType} names: a codec, or {@code producer} (keep it). */
+    public static final List<String> COMPRESSION_TYPES =
+            List.of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer");
+
+    public static final ConfigOption<String> COMPRESSION_TYPE =
+            ConfigOption.stringOption("compression.type")
+                    .defaultValue("producer")
+                    .validator(
+                            v ->
+                                    COMPRESSION_TYPES.contains(v)
+                                            ? null
+                                            : "expected one of " + COMPRESSION_TYPES)
+                    .doc(
+                            "producer keeps each batch as the producer compressed it; a codec"
+                                    + " (uncompressed, gzip, snappy, lz4, zstd) recompresses"
+                                    + " batches written with another one on append.")
+                    .build();
+
+    public static final ConfigOption<Integer> COMPRESSION_GZIP_LEVEL =
+            levelOption(CompressionType.GZIP);
+
+    public static final ConfigOption<Integer> COMPRESSION_LZ4_LEVEL =
+            levelOption(CompressionType.LZ4);
+
+    public static final ConfigOption<Integer> COMPRESSION_ZSTD_LEVEL =
+            levelOption(CompressionType.ZSTD);
 
     public static final ConfigOption<String> MESSAGE_TIMESTAMP_TYPE =
             ConfigOption.stringOption("message.timestamp.type")
@@ -182,9 +220,14 @@ public final class HotTierOptions {
         return List.of(
                 SEGMENT_BYTES,
                 SEGMENT_MS,
+                SEGMENT_JITTER_MS,
                 INDEX_INTERVAL_BYTES,
                 SEGMENT_INDEX_BYTES,
                 MESSAGE_MAX_BYTES,
+                COMPRESSION_TYPE,
+                COMPRESSION_GZIP_LEVEL,
+                COMPRESSION_LZ4_LEVEL,
+                COMPRESSION_ZSTD_LEVEL,
                 MESSAGE_TIMESTAMP_TYPE,
                 MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
                 MESSAGE_TIMESTAMP_AFTER_MAX_MS,
@@ -199,6 +242,39 @@ public final class HotTierOptions {
 
     static boolean isLogAppendTime(String timestampType) {
         return timestampType.toLowerCase(Locale.ROOT).equals("logappendtime");
+    }
+
+    /**
+     * {@code compression.<codec>.level}: Kafka's default and range for the codec (gzip also takes
+     * -1, zlib's default level), used only when this tier recompresses a batch.
+     */
+    private static ConfigOption<Integer> levelOption(CompressionType type) {
+        int min = type.minLevel();
+        int max = type.maxLevel();
+        int dflt = type.defaultLevel();
+        return ConfigOption.intOption("compression." + type.name + ".level")
+                .defaultValue(dflt)
+                .validator(
+                        v ->
+                                (v >= min && v <= max) || v == dflt
+                                        ? null
+                                        : "must be between "
+                                                + min
+                                                + " and "
+                                                + max
+                                                + (dflt < min || dflt > max ? " or " + dflt : ""))
+                .doc(
+                        "Level of "
+                                + type.name
+                                + " when compression.type="
+                                + type.name
+                                + " recompresses a batch ("
+                                + min
+                                + ".."
+                                + max
+                                + (dflt < min ? "; " + dflt + ": the codec's own default" : "")
+                                + ").")
+                .build();
     }
 
     private static String between(long v, long min, long max) {

@@ -5,6 +5,8 @@ import io.tierlog.common.Config;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 
 /**
@@ -14,9 +16,11 @@ import org.apache.kafka.common.record.TimestampType;
 public final class LogConfig {
     private final int segmentBytes;
     private final Duration segmentMs;
+    private final long segmentJitterMs;
     private final int indexIntervalBytes;
     private final int segmentIndexBytes;
     private final int messageMaxBytes;
+    private final Compression targetCompression;
     private final TimestampType messageTimestampType;
     private final long timestampBeforeMaxMs;
     private final long timestampAfterMaxMs;
@@ -31,6 +35,7 @@ public final class LogConfig {
     private LogConfig(Config c) {
         segmentBytes = c.get(HotTierOptions.SEGMENT_BYTES).toIntExact();
         segmentMs = c.get(HotTierOptions.SEGMENT_MS);
+        segmentJitterMs = c.get(HotTierOptions.SEGMENT_JITTER_MS).toMillis();
         indexIntervalBytes = c.get(HotTierOptions.INDEX_INTERVAL_BYTES).toIntExact();
         segmentIndexBytes = c.get(HotTierOptions.SEGMENT_INDEX_BYTES).toIntExact();
         messageMaxBytes =
@@ -38,6 +43,7 @@ public final class LogConfig {
                                 ? c.get(HotTierOptions.MAX_MESSAGE_BYTES)
                                 : c.get(HotTierOptions.MESSAGE_MAX_BYTES))
                         .toIntExact();
+        targetCompression = targetCompression(c);
         messageTimestampType =
                 HotTierOptions.isLogAppendTime(c.get(HotTierOptions.MESSAGE_TIMESTAMP_TYPE))
                         ? TimestampType.LOG_APPEND_TIME
@@ -57,6 +63,23 @@ public final class LogConfig {
         durability = c.get(HotTierOptions.LOG_DURABILITY);
         fileDeleteDelay = c.get(HotTierOptions.FILE_DELETE_DELAY_MS);
         producerIdExpiration = c.get(HotTierOptions.PRODUCER_ID_EXPIRATION_MS);
+    }
+
+    /** The codec {@code compression.type} names with its level, or null for {@code producer}. */
+    private static Compression targetCompression(Config c) {
+        String type = c.get(HotTierOptions.COMPRESSION_TYPE);
+        return switch (type) {
+            case "producer" -> null;
+            case "uncompressed" -> Compression.NONE;
+            case "snappy" -> Compression.snappy().build();
+            case "gzip" ->
+                    Compression.gzip().level(c.get(HotTierOptions.COMPRESSION_GZIP_LEVEL)).build();
+            case "lz4" ->
+                    Compression.lz4().level(c.get(HotTierOptions.COMPRESSION_LZ4_LEVEL)).build();
+            case "zstd" ->
+                    Compression.zstd().level(c.get(HotTierOptions.COMPRESSION_ZSTD_LEVEL)).build();
+            default -> throw new IllegalStateException("validated compression.type " + type);
+        };
     }
 
     /** Resolves every hot-tier option of {@code c}; unset keys take their defaults. */
@@ -79,6 +102,31 @@ public final class LogConfig {
 
     public Duration segmentMs() {
         return segmentMs;
+    }
+
+    /** {@code segment.jitter.ms} in ms (0: every segment rolls exactly at segment.ms). */
+    public long segmentJitterMs() {
+        return segmentJitterMs;
+    }
+
+    /**
+     * A new segment's roll jitter, as Kafka draws it: uniform in [0, min(segment.jitter.ms,
+     * segment.ms)), 0 without jitter.
+     */
+    long randomSegmentJitterMs() {
+        if (segmentJitterMs == 0) {
+            return 0;
+        }
+        long bound = Math.min(segmentJitterMs, segmentMs.toMillis());
+        return ThreadLocalRandom.current().nextLong(bound);
+    }
+
+    /**
+     * The codec every appended batch is stored with ({@code compression.type} and its level), or
+     * empty for {@code producer}: each batch keeps the codec the producer chose.
+     */
+    public Optional<Compression> targetCompression() {
+        return Optional.ofNullable(targetCompression);
     }
 
     public int indexIntervalBytes() {
@@ -145,6 +193,8 @@ public final class LogConfig {
                 + indexIntervalBytes
                 + ", messageMaxBytes="
                 + messageMaxBytes
+                + ", compression="
+                + (targetCompression == null ? "producer" : targetCompression.type().name)
                 + ", timestampType="
                 + messageTimestampType
                 + ", durability="

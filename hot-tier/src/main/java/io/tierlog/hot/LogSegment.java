@@ -49,6 +49,10 @@ final class LogSegment {
     private volatile long offsetOfMaxTimestamp = -1;
     private int bytesSinceLastIndexEntry;
     private long rollingBaseMs = -1;
+
+    /** How long before segment.ms this segment rolls (segment.jitter.ms, drawn once). */
+    private final long rollJitterMs;
+
     private volatile boolean closed;
 
     /** Bytes cut off by the last {@link #recover()}, or -1 when not recovered. */
@@ -64,6 +68,7 @@ final class LogSegment {
         this.file = file;
         this.logFile = file.path();
         this.nextOffset = baseOffset;
+        this.rollJitterMs = config.randomSegmentJitterMs();
     }
 
     static String fileName(long offset) {
@@ -288,7 +293,7 @@ final class LogSegment {
         }
         // each batch may add one entry to each index; the time index keeps one slot for the roll
         return size > config.segmentBytes() - bytes
-                || (rollingBaseMs >= 0 && now - rollingBaseMs >= config.segmentMs().toMillis())
+                || (rollingBaseMs >= 0 && now - rollingBaseMs >= rollAfterMs())
                 || offsetIndex.entries() + batches > offsetIndex.maxEntries
                 || timeIndex.entries() + batches >= timeIndex.maxEntries
                 || lastOffset - baseOffset > Integer.MAX_VALUE;
@@ -325,9 +330,12 @@ final class LogSegment {
 
     /** Whether segment.ms has passed since the first batch (for the scheduler's roll). */
     boolean timeToRoll(long now) {
-        return size > 0
-                && rollingBaseMs >= 0
-                && now - rollingBaseMs >= config.segmentMs().toMillis();
+        return size > 0 && rollingBaseMs >= 0 && now - rollingBaseMs >= rollAfterMs();
+    }
+
+    /** Age of the first batch at which this segment rolls: segment.ms less its jitter. */
+    long rollAfterMs() {
+        return config.segmentMs().toMillis() - rollJitterMs;
     }
 
     /**

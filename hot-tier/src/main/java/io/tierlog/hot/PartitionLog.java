@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -224,7 +225,9 @@ public final class PartitionLog implements Closeable {
      * Validates (magic 2, CRC-32C, lengths, record count, offset deltas, timestamps, size vs
      * message.max.bytes), assigns offsets by rewriting each base offset in place, applies
      * LogAppendTime if configured (timestamp-type attribute, max timestamp, CRC), checks idempotent
-     * producer sequences and writes. A retried idempotent batch (same producer id, epoch and
+     * producer sequences and writes. Under a {@code compression.type} other than {@code producer},
+     * batches in another codec are first rebuilt in that codec ({@link Recompressor}) and checked
+     * again, size included, as written. A retried idempotent batch (same producer id, epoch and
      * sequence range as one of that producer's last 5 batches) is not written again: its original
      * offsets are returned with {@code duplicate() == true}. Invalid input leaves the log untouched
      * (the request's base offsets may have been rewritten). In {@link Durability#FSYNC} mode
@@ -254,9 +257,10 @@ public final class PartitionLog implements Closeable {
      * that may block. What blocks, and so is never done here: waiting for the append lock (its
      * holder may be rolling), rolling a segment (creating its files, writing a producer snapshot),
      * allocating index pages, reopening a file the open-files bound closed, an fsync ({@link
-     * Durability#FSYNC}, or {@code flush.messages} reached). What is done: validation, offsets and
-     * producer state in memory, and the write into the active segment's page cache (no fsync). This
-     * keeps a server's common append on its event loop while every roll happens elsewhere.
+     * Durability#FSYNC}, or {@code flush.messages} reached), recompressing a batch into the topic's
+     * {@code compression.type} (CPU-bound). What is done: validation, offsets and producer state in
+     * memory, and the write into the active segment's page cache (no fsync). This keeps a server's
+     * common append on its event loop while every roll happens elsewhere.
      *
      * @return the result, or null when the append must be done by {@link #append(ByteBuffer, int)}
      */
@@ -270,8 +274,17 @@ public final class PartitionLog implements Closeable {
 
     private AppendResult append(ByteBuffer batches, int partitionLeaderEpoch, boolean mayBlock)
             throws IOException {
+        Compression target = config.targetCompression().orElse(null);
+        if (!mayBlock && Recompressor.mayBeNeeded(batches, target)) {
+            return null; // decompressing and compressing is CPU work a non-blocking caller avoids
+        }
         long now = time.milliseconds();
         ValidatedBatches vb = BatchValidator.validate(batches, config, now);
+        if (Recompressor.needed(batches, vb, target)) {
+            // As Kafka: max.message.bytes applies to the batch as received and as written.
+            batches = Recompressor.recompress(batches, vb, target);
+            vb = BatchValidator.validate(batches, config, now);
+        }
         if (partitionLeaderEpoch != NO_PARTITION_LEADER_EPOCH) {
             for (int i = 0; i < vb.count; i++) {
                 batches.putInt(

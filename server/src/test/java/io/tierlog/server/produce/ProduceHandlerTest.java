@@ -192,4 +192,29 @@ class ProduceHandlerTest extends HandlerTestBase {
                                         request((short) 0, "missing", 0, ServerTestKit.batch("a"))))
                 .isInstanceOf(CloseConnectionException.class);
     }
+
+    @Test
+    void aBatchToRecompressIsAppendedOnTheBlockingExecutorAndOthersOnTheCallingThread() {
+        kit.createTopic("zipped", 1, Map.of("compression.type", "zstd"));
+        kit.createTopic("plain", 1);
+        java.util.Map<String, String> appendedOn = new java.util.concurrent.ConcurrentHashMap<>();
+        kit.engine()
+                .addAppendListener(
+                        (tp, hw) -> appendedOn.put(tp.topic(), Thread.currentThread().getName()));
+        String caller = Thread.currentThread().getName();
+
+        assertThat(produce("plain", 0, ServerTestKit.batch("a")).errorCode()).isZero();
+        assertThat(appendedOn.get("plain")).as("page-cache append in place").isEqualTo(caller);
+        assertThat(produce("zipped", 0, ServerTestKit.batch("a", "b")).errorCode()).isZero();
+        assertThat(appendedOn.get("zipped"))
+                .as("recompression never on the calling (event loop) thread")
+                .isNotEqualTo(caller);
+        MemoryRecords stored =
+                kit.engine()
+                        .read(new TopicPartition("zipped", 0), 0, 1 << 20)
+                        .join()
+                        .toMemoryRecordsUnchecked();
+        assertThat(stored.batches().iterator().next().compressionType())
+                .isEqualTo(org.apache.kafka.common.record.internal.CompressionType.ZSTD);
+    }
 }
