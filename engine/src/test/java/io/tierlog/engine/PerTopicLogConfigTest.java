@@ -89,7 +89,7 @@ class PerTopicLogConfigTest {
 
     @Test
     void segmentBytesRollsOnlyTheTopicThatSetsIt() throws Exception {
-        twins(Map.of("segment.bytes", "4096"));
+        twins(Map.of("internal.segment.bytes", "4096"));
         appendBoth(40, 200);
         assertThat(hot(TUNED).segments()).hasSizeGreaterThan(5);
         assertThat(hot(TUNED).segments())
@@ -175,8 +175,8 @@ class PerTopicLogConfigTest {
 
     @Test
     void retentionBytesDeletesTheOldestSegmentsOfThatTopicOnly() throws Exception {
-        Map<String, String> cfg = Map.of("segment.bytes", "4096", "retention.bytes", "8192");
-        log.createTopic(PLAIN.topic(), 1, Map.of("segment.bytes", "4096"));
+        Map<String, String> cfg = Map.of("internal.segment.bytes", "4096", "retention.bytes", "8192");
+        log.createTopic(PLAIN.topic(), 1, Map.of("internal.segment.bytes", "4096"));
         log.createTopic(TUNED.topic(), 1, cfg);
         appendBoth(60, 200);
         log.maintain();
@@ -192,9 +192,9 @@ class PerTopicLogConfigTest {
 
     @Test
     void retentionMsDeletesOldSegmentsOfThatTopicOnly() throws Exception {
-        Map<String, String> seg = Map.of("segment.bytes", "4096");
+        Map<String, String> seg = Map.of("internal.segment.bytes", "4096");
         log.createTopic(PLAIN.topic(), 1, seg);
-        log.createTopic(TUNED.topic(), 1, Map.of("segment.bytes", "4096", "retention.ms", "60000"));
+        log.createTopic(TUNED.topic(), 1, Map.of("internal.segment.bytes", "4096", "retention.ms", "60000"));
         appendBoth(40, 200);
         log.maintain();
         assertThat(hot(TUNED).logStartOffset()).as("younger than retention.ms").isZero();
@@ -207,7 +207,7 @@ class PerTopicLogConfigTest {
 
     @Test
     void maxMessageBytesRefusesLargeBatchesOnlyOnTheTopicThatSetsIt() throws Exception {
-        twins(Map.of(HotTierOptions.MESSAGE_MAX_BYTES.key(), "1000"));
+        twins(Map.of(HotTierOptions.MAX_MESSAGE_BYTES.key(), "1000"));
         ByteBuffer big = batch(Compression.NONE, NOW, 4, 400);
         assertThatThrownBy(() -> log.append(TUNED, EngineFixture.copy(big)))
                 .isInstanceOf(RecordTooLargeException.class);
@@ -223,7 +223,7 @@ class PerTopicLogConfigTest {
         assertThat(plainSize).isGreaterThan(4000);
         twins(
                 Map.of(
-                        HotTierOptions.MESSAGE_MAX_BYTES.key(),
+                        HotTierOptions.MAX_MESSAGE_BYTES.key(),
                         "2000",
                         "compression.type",
                         "uncompressed"));

@@ -74,7 +74,7 @@ final class BatchValidator {
                         Kind.MESSAGE_TOO_LARGE,
                         "Batch of "
                                 + size
-                                + " bytes exceeds message.max.bytes "
+                                + " bytes exceeds max.message.bytes "
                                 + config.messageMaxBytes());
             }
             if (size > remaining) {

@@ -51,7 +51,7 @@ class RecompressedAppendKillIT {
                                             .configs(
                                                     Map.of(
                                                             "compression.type", "gzip",
-                                                            "segment.bytes", "65536"))))
+                                                            "internal.segment.bytes", "65536"))))
                     .all()
                     .get(60, TimeUnit.SECONDS);
         }

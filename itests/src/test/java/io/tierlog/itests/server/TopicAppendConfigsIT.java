@@ -45,10 +45,10 @@ import org.junit.jupiter.api.io.TempDir;
  * MESSAGE_TOO_LARGE}, counting the batch as written; {@code message.timestamp.*} refuses with
  * {@code INVALID_TIMESTAMP} or stamps LogAppendTime; an undecompressible batch from a raw client is
  * {@code CORRUPT_MESSAGE} and nothing is stored. The topic-level size key is the option's key
- * ({@link HotTierOptions#MESSAGE_MAX_BYTES}).
+ * ({@link HotTierOptions#MAX_MESSAGE_BYTES}).
  */
 class TopicAppendConfigsIT {
-    private static final String MAX_BYTES = HotTierOptions.MESSAGE_MAX_BYTES.key();
+    private static final String MAX_BYTES = HotTierOptions.MAX_MESSAGE_BYTES.key();
 
     @TempDir Path dir;
     private ServerHarness server;
