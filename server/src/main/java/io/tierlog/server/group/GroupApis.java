@@ -91,6 +91,7 @@ public final class GroupApis {
                     }
                 },
                 id -> classic.describeGroup(id).map(d -> !d.members().isEmpty()).orElse(false),
+                id -> !classic.committed(id).isEmpty(),
                 timer,
                 time);
     }

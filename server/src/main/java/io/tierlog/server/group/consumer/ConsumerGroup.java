@@ -33,9 +33,29 @@ final class ConsumerGroup {
         return false;
     }
 
+    /** Until when partitions nobody owns are held back after a restart (0: not recovering). */
+    long recoveringUntilMs;
+
+    boolean ownedBy(String memberId, String topic, int partition) {
+        return memberId.equals(owners.getOrDefault(topic, Map.of()).get(partition));
+    }
+
     boolean ownedByOther(String memberId, String topic, int partition) {
         String owner = owners.getOrDefault(topic, Map.of()).get(partition);
         return owner != null && !owner.equals(memberId);
+    }
+
+    /** True if any of {@code partitions} is owned by a member. */
+    boolean ownsAnyOf(Assignment partitions) {
+        for (Map.Entry<String, java.util.SortedSet<Integer>> e : partitions.partitions().entrySet()) {
+            Map<Integer, String> byPartition = owners.getOrDefault(e.getKey(), Map.of());
+            for (int p : e.getValue()) {
+                if (byPartition.containsKey(p)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Forgets that {@code m} owns anything. */

@@ -36,9 +36,13 @@ import org.slf4j.LoggerFactory;
  * within its rebalance timeout is fenced (removed), as in Kafka.
  *
  * <p>Durability: group membership is kept in memory only (committed offsets are in the shared
- * {@code OffsetStore}). After a restart a member's heartbeat of a group the server no longer knows
- * is answered {@code UNKNOWN_MEMBER_ID}, which the client treats as fencing: it drops its
- * partitions (onPartitionsLost) and rejoins with epoch 0, resuming from the committed offsets.
+ * {@code OffsetStore}). After a restart, a member of before that heartbeats within a session
+ * timeout of the start with a full heartbeat (which a client sends to a coordinator it has not
+ * talked to yet: subscription, rebalance timeout and owned partitions) is re-created at its epoch
+ * owning what it reports, unless another member owns any of that; any other heartbeat of an
+ * unknown member is answered {@code UNKNOWN_MEMBER_ID}, which the client treats as fencing: it
+ * drops its partitions (onPartitionsLost) and rejoins with epoch 0, resuming from the committed
+ * offsets.
  *
  * <p>Static membership ({@code group.instance.id}) is accepted but treated as dynamic: a leave
  * with epoch -2 leaves the group like -1. Thread-safe: each group's state is guarded by its
@@ -130,17 +134,22 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     private final Settings settings;
     private final Topics topics;
     private final Predicate<String> classicGroupInUse;
+    private final Predicate<String> existedBefore;
     private final ScheduledExecutorService timer;
     private final Time time;
+    private final long startedMs;
 
     /**
      * @param classicGroupInUse whether a classic group of that id has members (a consumer group
      *     of the same id is then refused)
+     * @param existedBefore whether a group of that id existed before this coordinator started (it
+     *     has committed offsets): its members may come back after a restart
      */
     public ConsumerGroupCoordinator(
             Settings settings,
             Topics topics,
             Predicate<String> classicGroupInUse,
+            Predicate<String> existedBefore,
             ScheduledExecutorService timer,
             Time time) {
         if (settings.assignors().isEmpty()) {
@@ -149,8 +158,10 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         this.settings = settings;
         this.topics = topics;
         this.classicGroupInUse = classicGroupInUse;
+        this.existedBefore = existedBefore;
         this.timer = timer;
         this.time = time;
+        this.startedMs = time.milliseconds();
     }
 
     /** The assignors by name, for {@code group.consumer.assignors}. */
@@ -196,9 +207,12 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                         r.memberId(),
                         r.memberEpoch());
             }
-            g = groups.computeIfAbsent(r.groupId(), ConsumerGroup::new);
+            g = groups.computeIfAbsent(r.groupId(), this::newGroup);
         } else {
             g = groups.get(r.groupId());
+            if (g == null && adoptable(r)) {
+                g = groups.computeIfAbsent(r.groupId(), this::newGroup);
+            }
             if (g == null) {
                 // Unknown after a restart (membership is not persisted): fence, so it rejoins.
                 return HeartbeatResult.error(
@@ -229,7 +243,7 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                         memberId,
                         r.memberEpoch());
             }
-            LOG.info("Member {} left consumer group {}", m.id, g.id);
+            LOG.info("Member {} left consumer group {} (epoch {})", m.id, g.id, r.memberEpoch());
             remove(g, m);
             return new HeartbeatResult(Errors.NONE, null, m.id, r.memberEpoch(), 0, null);
         }
@@ -263,6 +277,9 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             }
             before = null;
         } else {
+            if (m == null && adoptable(r) && !g.ownsAnyOf(r.owned())) {
+                m = adopt(g, r);
+            }
             if (m == null) {
                 return HeartbeatResult.error(
                         Errors.UNKNOWN_MEMBER_ID,
@@ -289,6 +306,67 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                         && r.owned() != null;
         Assignment answer = joining || full || !m.assigned.equals(before) ? m.assigned : null;
         return new HeartbeatResult(Errors.NONE, null, m.id, m.epoch, settings.heartbeatIntervalMs(), answer);
+    }
+
+    /** True within a session timeout of this coordinator's start. */
+    private boolean recovering() {
+        return time.milliseconds() - startedMs <= settings.sessionTimeoutMs();
+    }
+
+    /**
+     * A group created now. One that existed before this coordinator started, created within a
+     * session timeout of the start, holds back every partition no member reports owning until that
+     * session timeout has passed: members of before the restart that have not heartbeated yet may
+     * still own them (a returning member is fenced, and drops them, or re-created owning them).
+     */
+    private ConsumerGroup newGroup(String id) {
+        ConsumerGroup g = new ConsumerGroup(id);
+        if (recovering() && existedBefore.test(id)) {
+            g.recoveringUntilMs = startedMs + settings.sessionTimeoutMs() + 1;
+        }
+        return g;
+    }
+
+    /**
+     * Whether an unknown member's heartbeat may re-create it: within a session timeout of this
+     * coordinator's start (membership is not persisted, so after a restart the members of before
+     * come back this way) and only from a full heartbeat (subscription, rebalance timeout and
+     * owned partitions given: what a client sends to a coordinator it has not talked to yet).
+     */
+    private boolean adoptable(HeartbeatRequest r) {
+        return r.memberEpoch() > 0
+                && recovering()
+                && r.rebalanceTimeoutMs() != -1
+                && (r.topicNames() != null || r.topicRegex() != null)
+                && r.owned() != null
+                && r.memberId() != null
+                && !r.memberId().isEmpty();
+    }
+
+    /**
+     * Re-creates a member of before a restart at the epoch it reports, owning what it reports
+     * (none of which another member owns): it keeps its partitions, and the group epoch moves past
+     * every epoch of before so that the next target assignment is newer than anything it saw.
+     */
+    private ConsumerGroupMember adopt(ConsumerGroup g, HeartbeatRequest r) {
+        ConsumerGroupMember m = new ConsumerGroupMember(r.memberId());
+        m.epoch = r.memberEpoch();
+        m.assigned = r.owned();
+        g.members.put(m.id, m);
+        g.acquire(m);
+        g.groupEpoch = Math.max(g.groupEpoch, r.memberEpoch()) + 1;
+        g.target.put(m.id, r.owned());
+        // Members of before that have not heartbeated yet may still own any partition nobody
+        // reported: none is handed out until every live one had a session timeout to come back.
+        g.recoveringUntilMs = startedMs + settings.sessionTimeoutMs() + 1;
+        LOG.info(
+                "Member {} of consumer group {} re-created at epoch {} owning {} (coordinator"
+                        + " restarted)",
+                m.id,
+                g.id,
+                m.epoch,
+                m.assigned);
+        return m;
     }
 
     /** Kafka's request checks; the message, or null when valid. */
@@ -456,7 +534,10 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                         owned,
                         g.targetEpoch,
                         g.target.getOrDefault(m.id, Assignment.EMPTY),
-                        (t, p) -> g.ownedByOther(m.id, t, p));
+                        (t, p) ->
+                                g.ownedByOther(m.id, t, p)
+                                        || (time.milliseconds() < g.recoveringUntilMs
+                                                && !g.ownedBy(m.id, t, p)));
         g.release(m);
         if (s.epoch() != m.epoch) {
             m.previousEpoch = m.epoch;
@@ -584,10 +665,20 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
      */
     public Optional<Errors> checkOffsetAccess(String groupId, String memberId, int memberEpoch, boolean commit) {
         ConsumerGroup g = groupId == null ? null : groups.get(groupId);
+        boolean memberOfBefore =
+                memberEpoch > 0 && memberId != null && !memberId.isEmpty() && recovering();
         if (g == null) {
-            return Optional.empty();
+            // Within a session timeout of a restart, a member of before (of a consumer group, or a
+            // classic one: the request cannot tell) may commit what it consumed before it
+            // heartbeats again, rather than be told it is unknown.
+            return memberOfBefore && existedBefore.test(groupId) && !classicGroupInUse.test(groupId)
+                    ? Optional.of(Errors.NONE)
+                    : Optional.empty();
         }
         synchronized (g) {
+            if (memberOfBefore && g.recoveringUntilMs > 0 && !g.members.containsKey(memberId)) {
+                return Optional.of(Errors.NONE);
+            }
             if (memberEpoch < 0 && (memberId == null || memberId.isEmpty() || !commit)) {
                 return Optional.of(!commit || g.members.isEmpty() ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID);
             }
