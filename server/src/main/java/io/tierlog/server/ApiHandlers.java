@@ -76,7 +76,8 @@ final class ApiHandlers {
                         p.metadata(),
                         p.engine().topicRegistry(),
                         p.blockingExecutor()));
-        all.addAll(GroupApis.handlers(
+        all.addAll(
+                GroupApis.handlers(
                         p.groups(), p.consumerGroups(), p.metadata(), p.blockingExecutor()));
         return List.copyOf(all);
     }

@@ -71,16 +71,23 @@ class ConsumerProtocolGroupIT {
         try (KafkaProducer<byte[], byte[]> p = Clients.producer(server.bootstrap(), "none")) {
             for (int i = 0; i < n; i++) {
                 int index = produced++;
-                p.send(new ProducerRecord<>(TOPIC, Clients.key("k", index), Clients.value("k", index)));
+                p.send(
+                        new ProducerRecord<>(
+                                TOPIC, Clients.key("k", index), Clients.value("k", index)));
             }
             p.flush();
         }
     }
 
     private GroupMemberThread member(
-            String name, String group, String protocol, GroupMemberThread.Ownership o, BitSet seen) {
+            String name,
+            String group,
+            String protocol,
+            GroupMemberThread.Ownership o,
+            BitSet seen) {
         GroupMemberThread m =
-                new GroupMemberThread(name, server.bootstrap(), group, protocol, TOPIC, o, seen, Map.of());
+                new GroupMemberThread(
+                        name, server.bootstrap(), group, protocol, TOPIC, o, seen, Map.of());
         members.add(m);
         return m;
     }
@@ -115,8 +122,9 @@ class ConsumerProtocolGroupIT {
     }
 
     @Test
-    void threeConsumerProtocolAndThreeClassicMembersOwnEachPartitionOnceThroughJoinsLeavesAndARestart()
-            throws Exception {
+    void
+            threeConsumerProtocolAndThreeClassicMembersOwnEachPartitionOnceThroughJoinsLeavesAndARestart()
+                    throws Exception {
         GroupMemberThread.Ownership modern = new GroupMemberThread.Ownership();
         GroupMemberThread.Ownership classic = new GroupMemberThread.Ownership();
         BitSet seenModern = new BitSet();
@@ -125,7 +133,8 @@ class ConsumerProtocolGroupIT {
         member("n2", "new-group", "consumer", modern, seenModern);
         member("c1", "old-group", "classic", classic, seenClassic);
         member("c2", "old-group", "classic", classic, seenClassic);
-        awaitOwners("two consumer-protocol members own the six partitions", modern, Set.of("n1", "n2"));
+        awaitOwners(
+                "two consumer-protocol members own the six partitions", modern, Set.of("n1", "n2"));
         awaitOwners("two classic members own the six partitions", classic, Set.of("c1", "c2"));
 
         GroupMemberThread n3 = member("n3", "new-group", "consumer", modern, seenModern);
@@ -134,7 +143,10 @@ class ConsumerProtocolGroupIT {
         awaitOwners("the third classic member joins", classic, Set.of("c1", "c2", "c3"));
         Await.until(
                 "uniform balances 6 partitions as 2 each",
-                () -> modern.ownedBy("n1") == 2 && modern.ownedBy("n2") == 2 && modern.ownedBy("n3") == 2,
+                () ->
+                        modern.ownedBy("n1") == 2
+                                && modern.ownedBy("n2") == 2
+                                && modern.ownedBy("n3") == 2,
                 Duration.ofMinutes(1));
         awaitSeen("each group reads every record", seenModern, produced);
         awaitSeen("each group reads every record (classic)", seenClassic, produced);
@@ -144,7 +156,9 @@ class ConsumerProtocolGroupIT {
             for (GroupListing g : admin.listGroups().all().get()) {
                 types.put(g.groupId(), g.type().orElse(null));
             }
-            assertThat(types).containsEntry("new-group", GroupType.CONSUMER).containsEntry("old-group", GroupType.CLASSIC);
+            assertThat(types)
+                    .containsEntry("new-group", GroupType.CONSUMER)
+                    .containsEntry("old-group", GroupType.CLASSIC);
             ConsumerGroupDescription d =
                     admin.describeConsumerGroups(List.of("new-group")).all().get().get("new-group");
             assertThat(d.type()).isEqualTo(GroupType.CONSUMER);
@@ -161,8 +175,12 @@ class ConsumerProtocolGroupIT {
 
         n3.close();
         c3.close();
-        awaitOwners("a consumer-protocol member leaves: the two others take over", modern, Set.of("n1", "n2"));
-        awaitOwners("a classic member leaves: the two others take over", classic, Set.of("c1", "c2"));
+        awaitOwners(
+                "a consumer-protocol member leaves: the two others take over",
+                modern,
+                Set.of("n1", "n2"));
+        awaitOwners(
+                "a classic member leaves: the two others take over", classic, Set.of("c1", "c2"));
         produce(600);
         awaitSeen("the rest is read after the leave", seenModern, produced);
         awaitSeen("the rest is read after the leave (classic)", seenClassic, produced);
@@ -222,10 +240,12 @@ class ConsumerProtocolGroupIT {
                                     .setTopicPartitions(List.of()),
                             new ConsumerGroupHeartbeatResponseData());
             assertThat(joined.errorCode()).isZero();
-            assertThat(joined.assignment().topicPartitions().get(0).partitions()).hasSize(PARTITIONS);
+            assertThat(joined.assignment().topicPartitions().get(0).partitions())
+                    .hasSize(PARTITIONS);
             epoch = joined.memberEpoch();
             owned = new java.util.ArrayList<>();
-            for (ConsumerGroupHeartbeatResponseData.TopicPartitions tp : joined.assignment().topicPartitions()) {
+            for (ConsumerGroupHeartbeatResponseData.TopicPartitions tp :
+                    joined.assignment().topicPartitions()) {
                 owned.add(
                         new ConsumerGroupHeartbeatRequestData.TopicPartitions()
                                 .setTopicId(tp.topicId())
@@ -243,7 +263,8 @@ class ConsumerProtocolGroupIT {
             assertThat(o.snapshot())
                     .as("nothing for a while the ghost's session lasts (it owns all)")
                     .isEmpty();
-            awaitOwners("a takes over the ghost's partitions once its session expired", o, Set.of("a"));
+            awaitOwners(
+                    "a takes over the ghost's partitions once its session expired", o, Set.of("a"));
             assertThat(describe(admin, "crash-group").members()).hasSize(1);
         }
         try (RawClient raw = new RawClient(server.port())) {
@@ -293,7 +314,9 @@ class ConsumerProtocolGroupIT {
             }
             assertThat(e)
                     .as("a classic member may not join a consumer group with members")
-                    .isInstanceOf(org.apache.kafka.common.errors.InconsistentGroupProtocolException.class);
+                    .isInstanceOf(
+                            org.apache.kafka.common.errors.InconsistentGroupProtocolException
+                                    .class);
         }
         a.close();
         members.clear();

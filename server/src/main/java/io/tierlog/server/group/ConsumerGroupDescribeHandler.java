@@ -86,8 +86,7 @@ final class ConsumerGroupDescribeHandler extends SyncApiHandler<ConsumerGroupDes
                                                                         new ConsumerGroupDescribeResponseData
                                                                                         .TopicPartitions()
                                                                                 .setTopicId(t.id())
-                                                                                .setTopicName(
-                                                                                        topic)
+                                                                                .setTopicName(topic)
                                                                                 .setPartitions(
                                                                                         new ArrayList<>(
                                                                                                 ps)))));

@@ -53,8 +53,8 @@ public final class GroupApis {
     }
 
     /**
-     * The consumer-group coordinator configured by the {@code group.consumer.*} options, seeing
-     * the topics of {@code metadata}; a classic group with members keeps its id from it.
+     * The consumer-group coordinator configured by the {@code group.consumer.*} options, seeing the
+     * topics of {@code metadata}; a classic group with members keeps its id from it.
      */
     public static ConsumerGroupCoordinator consumerGroups(
             Config config,

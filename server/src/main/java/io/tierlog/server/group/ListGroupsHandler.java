@@ -13,9 +13,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * ListGroups (v0-v5): every group, with its state (v4+) and type (v5+, "classic" or "consumer"). The
- * states filter (v4+) and types filter (v5+) match case-insensitively, as in Kafka; an empty filter
- * matches all. Thread-safe.
+ * ListGroups (v0-v5): every group, with its state (v4+) and type (v5+, "classic" or "consumer").
+ * The states filter (v4+) and types filter (v5+) match case-insensitively, as in Kafka; an empty
+ * filter matches all. Thread-safe.
  */
 final class ListGroupsHandler extends SyncApiHandler<ListGroupsRequestData> {
     private static final String CONSUMER = "consumer";

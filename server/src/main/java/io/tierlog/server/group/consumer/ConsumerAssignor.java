@@ -22,7 +22,8 @@ public interface ConsumerAssignor {
      *     subscribed topic missing here is ignored
      * @return every member (also those assigned nothing) to its partitions by topic name
      */
-    Map<String, Assignment> assign(Map<String, MemberSpec> members, Map<String, Integer> partitionsPerTopic);
+    Map<String, Assignment> assign(
+            Map<String, MemberSpec> members, Map<String, Integer> partitionsPerTopic);
 
     /** What the assignor knows of a member. */
     record MemberSpec(Set<String> topics, Assignment current) {}

@@ -5,8 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A consumer group's state: epochs, members, the target assignment and who owns each partition.
- * Not thread-safe: guarded by its own monitor.
+ * A consumer group's state: epochs, members, the target assignment and who owns each partition. Not
+ * thread-safe: guarded by its own monitor.
  */
 final class ConsumerGroup {
     final String id;
@@ -15,8 +15,10 @@ final class ConsumerGroup {
     String assignorName;
     final LinkedHashMap<String, ConsumerGroupMember> members = new LinkedHashMap<>();
     Map<String, Assignment> target = new HashMap<>();
+
     /** Partition counts of the subscribed topics the target was computed from. */
     Map<String, Integer> subscribedMetadata = Map.of();
+
     /** topic -> partition -> member that owns it (assigned or pending revocation). */
     private final Map<String, Map<Integer, String>> owners = new HashMap<>();
 
@@ -47,7 +49,8 @@ final class ConsumerGroup {
 
     /** True if any of {@code partitions} is owned by a member. */
     boolean ownsAnyOf(Assignment partitions) {
-        for (Map.Entry<String, java.util.SortedSet<Integer>> e : partitions.partitions().entrySet()) {
+        for (Map.Entry<String, java.util.SortedSet<Integer>> e :
+                partitions.partitions().entrySet()) {
             Map<Integer, String> byPartition = owners.getOrDefault(e.getKey(), Map.of());
             for (int p : e.getValue()) {
                 if (byPartition.containsKey(p)) {
@@ -86,8 +89,16 @@ final class ConsumerGroup {
                                 String was = byPartition.putIfAbsent(p, m.id);
                                 if (was != null && !was.equals(m.id)) {
                                     throw new IllegalStateException(
-                                            "Partition " + t + "-" + p + " of group " + id
-                                                    + " given to " + m.id + " while " + was
+                                            "Partition "
+                                                    + t
+                                                    + "-"
+                                                    + p
+                                                    + " of group "
+                                                    + id
+                                                    + " given to "
+                                                    + m.id
+                                                    + " while "
+                                                    + was
                                                     + " owns it");
                                 }
                             }

@@ -26,10 +26,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator of KIP-848 consumer groups on a single server: members heartbeat
  * (ConsumerGroupHeartbeat), the group epoch rises on every change of membership, subscriptions,
- * assignor or subscribed topic metadata (partition counts, new topics matching a regex), the
- * target assignment is recomputed by the group's server-side assignor at the new epoch, and each
- * member is moved towards its target by {@link Reconciliation}, which never gives a partition to a
- * member while another still owns it.
+ * assignor or subscribed topic metadata (partition counts, new topics matching a regex), the target
+ * assignment is recomputed by the group's server-side assignor at the new epoch, and each member is
+ * moved towards its target by {@link Reconciliation}, which never gives a partition to a member
+ * while another still owns it.
  *
  * <p>Deadlines run on the injected {@link Time} and timer: a member that is not heard from for
  * {@code sessionTimeoutMs} is removed; a member asked to revoke partitions that has not done so
@@ -39,14 +39,12 @@ import org.slf4j.LoggerFactory;
  * {@code OffsetStore}). After a restart, a member of before that heartbeats within a session
  * timeout of the start with a full heartbeat (which a client sends to a coordinator it has not
  * talked to yet: subscription, rebalance timeout and owned partitions) is re-created at its epoch
- * owning what it reports, unless another member owns any of that; any other heartbeat of an
- * unknown member is answered {@code UNKNOWN_MEMBER_ID}, which the client treats as fencing: it
- * drops its partitions (onPartitionsLost) and rejoins with epoch 0, resuming from the committed
- * offsets.
+ * owning what it reports, unless another member owns any of that; any other heartbeat of an unknown
+ * member is answered {@code UNKNOWN_MEMBER_ID}, which the client treats as fencing: it drops its
+ * partitions (onPartitionsLost) and rejoins with epoch 0, resuming from the committed offsets.
  *
- * <p>Static membership ({@code group.instance.id}) is accepted but treated as dynamic: a leave
- * with epoch -2 leaves the group like -1. Thread-safe: each group's state is guarded by its
- * monitor.
+ * <p>Static membership ({@code group.instance.id}) is accepted but treated as dynamic: a leave with
+ * epoch -2 leaves the group like -1. Thread-safe: each group's state is guarded by its monitor.
  */
 public final class ConsumerGroupCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerGroupCoordinator.class);
@@ -140,8 +138,8 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     private final long startedMs;
 
     /**
-     * @param classicGroupInUse whether a classic group of that id has members (a consumer group
-     *     of the same id is then refused)
+     * @param classicGroupInUse whether a classic group of that id has members (a consumer group of
+     *     the same id is then refused)
      * @param existedBefore whether a group of that id existed before this coordinator started (it
      *     has committed offsets): its members may come back after a restart
      */
@@ -176,13 +174,17 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     public HeartbeatResult heartbeat(HeartbeatRequest r) {
         String invalid = invalid(r);
         if (invalid != null) {
-            return HeartbeatResult.error(Errors.INVALID_REQUEST, invalid, r.memberId(), r.memberEpoch());
+            return HeartbeatResult.error(
+                    Errors.INVALID_REQUEST, invalid, r.memberId(), r.memberEpoch());
         }
         if (r.serverAssignor() != null && assignor(r.serverAssignor()) == null) {
             return HeartbeatResult.error(
                     Errors.UNSUPPORTED_ASSIGNOR,
-                    "ServerAssignor " + r.serverAssignor() + " is not supported. Supported assignors: "
-                            + assignorNames() + ".",
+                    "ServerAssignor "
+                            + r.serverAssignor()
+                            + " is not supported. Supported assignors: "
+                            + assignorNames()
+                            + ".",
                     r.memberId(),
                     r.memberEpoch());
         }
@@ -192,8 +194,11 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             } catch (PatternSyntaxException e) {
                 return HeartbeatResult.error(
                         Errors.INVALID_REGULAR_EXPRESSION,
-                        "SubscribedTopicRegex `" + r.topicRegex() + "` is not a valid regular expression: "
-                                + e.getMessage() + ".",
+                        "SubscribedTopicRegex `"
+                                + r.topicRegex()
+                                + "` is not a valid regular expression: "
+                                + e.getMessage()
+                                + ".",
                         r.memberId(),
                         r.memberEpoch());
             }
@@ -226,7 +231,10 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             if (groups.get(g.id) != g) {
                 // Deleted or converted meanwhile.
                 return HeartbeatResult.error(
-                        Errors.UNKNOWN_MEMBER_ID, "Group " + g.id + " was removed.", r.memberId(), r.memberEpoch());
+                        Errors.UNKNOWN_MEMBER_ID,
+                        "Group " + g.id + " was removed.",
+                        r.memberId(),
+                        r.memberEpoch());
             }
             return heartbeat(g, r);
         }
@@ -234,7 +242,8 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
 
     private HeartbeatResult heartbeat(ConsumerGroup g, HeartbeatRequest r) {
         String memberId = r.memberId();
-        ConsumerGroupMember m = memberId == null || memberId.isEmpty() ? null : g.members.get(memberId);
+        ConsumerGroupMember m =
+                memberId == null || memberId.isEmpty() ? null : g.members.get(memberId);
         if (r.memberEpoch() == LEAVE_EPOCH || r.memberEpoch() == STATIC_LEAVE_EPOCH) {
             if (m == null) {
                 return HeartbeatResult.error(
@@ -248,6 +257,7 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             return new HeartbeatResult(Errors.NONE, null, m.id, r.memberEpoch(), 0, null);
         }
         boolean joining = r.memberEpoch() == 0;
+        boolean bump = false;
         Assignment before;
         if (joining) {
             if (m == null) {
@@ -255,13 +265,18 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                     return HeartbeatResult.error(
                             Errors.GROUP_MAX_SIZE_REACHED,
                             "The consumer group has reached its maximum capacity of "
-                                    + settings.maxSize() + " members.",
+                                    + settings.maxSize()
+                                    + " members.",
                             memberId,
                             0);
                 }
-                m = new ConsumerGroupMember(memberId == null || memberId.isEmpty() ? UUID.randomUUID().toString() : memberId);
+                m =
+                        new ConsumerGroupMember(
+                                memberId == null || memberId.isEmpty()
+                                        ? UUID.randomUUID().toString()
+                                        : memberId);
                 g.members.put(m.id, m);
-                g.groupEpoch++;
+                bump = true;
                 LOG.info("Member {} joins consumer group {}", m.id, g.id);
             } else {
                 // A rejoin: the client gave up what it owned, so does the group.
@@ -290,22 +305,22 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             String fenced = fencedBy(m, r.memberEpoch(), r.owned());
             if (fenced != null) {
                 touch(g, m);
-                return HeartbeatResult.error(Errors.FENCED_MEMBER_EPOCH, fenced, m.id, r.memberEpoch());
+                return HeartbeatResult.error(
+                        Errors.FENCED_MEMBER_EPOCH, fenced, m.id, r.memberEpoch());
             }
             before = m.assigned;
         }
-        if (update(m, r)) {
-            g.groupEpoch++;
-        }
+        bump |= update(m, r);
         touch(g, m);
-        maybeRefreshTarget(g);
+        maybeRefreshTarget(g, bump);
         reconcile(g, m, r.owned());
         boolean full =
                 r.rebalanceTimeoutMs() != -1
                         && (r.topicNames() != null || r.topicRegex() != null)
                         && r.owned() != null;
         Assignment answer = joining || full || !m.assigned.equals(before) ? m.assigned : null;
-        return new HeartbeatResult(Errors.NONE, null, m.id, m.epoch, settings.heartbeatIntervalMs(), answer);
+        return new HeartbeatResult(
+                Errors.NONE, null, m.id, m.epoch, settings.heartbeatIntervalMs(), answer);
     }
 
     /** True within a session timeout of this coordinator's start. */
@@ -330,8 +345,8 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     /**
      * Whether an unknown member's heartbeat may re-create it: within a session timeout of this
      * coordinator's start (membership is not persisted, so after a restart the members of before
-     * come back this way) and only from a full heartbeat (subscription, rebalance timeout and
-     * owned partitions given: what a client sends to a coordinator it has not talked to yet).
+     * come back this way) and only from a full heartbeat (subscription, rebalance timeout and owned
+     * partitions given: what a client sends to a coordinator it has not talked to yet).
      */
     private boolean adoptable(HeartbeatRequest r) {
         return r.memberEpoch() > 0
@@ -344,9 +359,9 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     }
 
     /**
-     * Re-creates a member of before a restart at the epoch it reports, owning what it reports
-     * (none of which another member owns): it keeps its partitions, and the group epoch moves past
-     * every epoch of before so that the next target assignment is newer than anything it saw.
+     * Re-creates a member of before a restart at the epoch it reports, owning what it reports (none
+     * of which another member owns): it keeps its partitions, and the group epoch moves past every
+     * epoch of before so that the next target assignment is newer than anything it saw.
      */
     private ConsumerGroupMember adopt(ConsumerGroup g, HeartbeatRequest r) {
         ConsumerGroupMember m = new ConsumerGroupMember(r.memberId());
@@ -408,14 +423,20 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
      */
     private static String fencedBy(ConsumerGroupMember m, int epoch, Assignment owned) {
         if (epoch > m.epoch) {
-            return "The consumer group member has a greater epoch (" + epoch
-                    + ") than the one known by the group coordinator (" + m.epoch
+            return "The consumer group member has a greater epoch ("
+                    + epoch
+                    + ") than the one known by the group coordinator ("
+                    + m.epoch
                     + "). The member must abandon all its partitions and rejoin.";
         }
         if (epoch < m.epoch
-                && (epoch != m.previousEpoch || owned == null || !m.assigned.union(owned).equals(m.assigned))) {
-            return "The consumer group member has a smaller member epoch (" + epoch
-                    + ") than the one known by the group coordinator (" + m.epoch
+                && (epoch != m.previousEpoch
+                        || owned == null
+                        || !m.assigned.union(owned).equals(m.assigned))) {
+            return "The consumer group member has a smaller member epoch ("
+                    + epoch
+                    + ") than the one known by the group coordinator ("
+                    + m.epoch
                     + "). The member must abandon all its partitions and rejoin.";
         }
         return null;
@@ -439,7 +460,8 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         if (r.rebalanceTimeoutMs() != -1) {
             m.rebalanceTimeoutMs = r.rebalanceTimeoutMs();
         }
-        if (r.topicNames() != null && !new TreeSet<>(r.topicNames()).equals(new TreeSet<>(m.topicNames))) {
+        if (r.topicNames() != null
+                && !new TreeSet<>(r.topicNames()).equals(new TreeSet<>(m.topicNames))) {
             m.topicNames = List.copyOf(new TreeSet<>(r.topicNames()));
             changed = true;
         }
@@ -469,10 +491,11 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     }
 
     /**
-     * Bumps the group epoch if the subscribed topics' metadata changed, and recomputes the target
-     * assignment if it is behind the group epoch.
+     * Bumps the group epoch once if {@code bump} (membership or a subscription changed) or the
+     * subscribed topics' metadata changed, and recomputes the target assignment if it is behind the
+     * group epoch.
      */
-    private void maybeRefreshTarget(ConsumerGroup g) {
+    private void maybeRefreshTarget(ConsumerGroup g, boolean bump) {
         Collection<String> all = g.hasRegex() ? topics.names() : List.of();
         Map<String, Set<String>> subs = new TreeMap<>();
         Map<String, Integer> metadata = new TreeMap<>();
@@ -488,6 +511,10 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         }
         if (!metadata.equals(g.subscribedMetadata)) {
             g.subscribedMetadata = metadata;
+            bump = true;
+        }
+        if (bump) {
+            // One epoch per change, whatever changed (membership, subscriptions, metadata).
             g.groupEpoch++;
         }
         if (g.targetEpoch == g.groupEpoch) {
@@ -496,7 +523,11 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         ConsumerAssignor a = assignor(groupAssignor(g));
         Map<String, ConsumerAssignor.MemberSpec> specs = new TreeMap<>();
         subs.forEach(
-                (id, s) -> specs.put(id, new ConsumerAssignor.MemberSpec(s, g.target.getOrDefault(id, Assignment.EMPTY))));
+                (id, s) ->
+                        specs.put(
+                                id,
+                                new ConsumerAssignor.MemberSpec(
+                                        s, g.target.getOrDefault(id, Assignment.EMPTY))));
         g.target = new HashMap<>(a.assign(specs, metadata));
         g.targetEpoch = g.groupEpoch;
         g.assignorName = a.name();
@@ -563,20 +594,34 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         long deadline = time.milliseconds() + m.rebalanceTimeoutMs;
         int epoch = m.epoch;
         m.revocation =
-                timer.schedule(() -> onRevocationDeadline(g, m, epoch, deadline), m.rebalanceTimeoutMs, TimeUnit.MILLISECONDS);
+                timer.schedule(
+                        () -> onRevocationDeadline(g, m, epoch, deadline),
+                        m.rebalanceTimeoutMs,
+                        TimeUnit.MILLISECONDS);
     }
 
-    private void onRevocationDeadline(ConsumerGroup g, ConsumerGroupMember m, int epoch, long deadline) {
+    private void onRevocationDeadline(
+            ConsumerGroup g, ConsumerGroupMember m, int epoch, long deadline) {
         synchronized (g) {
-            if (g.members.get(m.id) != m || m.state != MemberState.UNREVOKED_PARTITIONS || m.epoch != epoch) {
+            if (g.members.get(m.id) != m
+                    || m.state != MemberState.UNREVOKED_PARTITIONS
+                    || m.epoch != epoch) {
                 return;
             }
             long left = deadline - time.milliseconds();
             if (left > 0) {
-                m.revocation = timer.schedule(() -> onRevocationDeadline(g, m, epoch, deadline), left, TimeUnit.MILLISECONDS);
+                m.revocation =
+                        timer.schedule(
+                                () -> onRevocationDeadline(g, m, epoch, deadline),
+                                left,
+                                TimeUnit.MILLISECONDS);
                 return;
             }
-            LOG.info("Member {} of consumer group {} did not revoke its partitions within {} ms: fenced", m.id, g.id, m.rebalanceTimeoutMs);
+            LOG.info(
+                    "Member {} of consumer group {} did not revoke its partitions within {} ms: fenced",
+                    m.id,
+                    g.id,
+                    m.rebalanceTimeoutMs);
             remove(g, m);
         }
     }
@@ -587,7 +632,11 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         if (m.session != null) {
             m.session.cancel(false);
         }
-        m.session = timer.schedule(() -> maybeExpire(g, m), settings.sessionTimeoutMs() + 1L, TimeUnit.MILLISECONDS);
+        m.session =
+                timer.schedule(
+                        () -> maybeExpire(g, m),
+                        settings.sessionTimeoutMs() + 1L,
+                        TimeUnit.MILLISECONDS);
     }
 
     private void maybeExpire(ConsumerGroup g, ConsumerGroupMember m) {
@@ -598,15 +647,25 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             long silent = time.milliseconds() - m.lastSeenMs;
             if (silent <= settings.sessionTimeoutMs()) {
                 // Early by the clock: check again when it is due.
-                m.session = timer.schedule(() -> maybeExpire(g, m), settings.sessionTimeoutMs() + 1L - silent, TimeUnit.MILLISECONDS);
+                m.session =
+                        timer.schedule(
+                                () -> maybeExpire(g, m),
+                                settings.sessionTimeoutMs() + 1L - silent,
+                                TimeUnit.MILLISECONDS);
                 return;
             }
-            LOG.info("Member {} of consumer group {} expired after {} ms without a heartbeat", m.id, g.id, silent);
+            LOG.info(
+                    "Member {} of consumer group {} expired after {} ms without a heartbeat",
+                    m.id,
+                    g.id,
+                    silent);
             remove(g, m);
         }
     }
 
-    /** Removes a member; the group epoch rises and the others are reconciled on their heartbeats. */
+    /**
+     * Removes a member; the group epoch rises and the others are reconciled on their heartbeats.
+     */
     private void remove(ConsumerGroup g, ConsumerGroupMember m) {
         m.cancelTimers();
         g.release(m);
@@ -663,7 +722,8 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
      * UNKNOWN_MEMBER_ID} or {@code STALE_MEMBER_EPOCH}. A commit without a member (epoch < 0) is
      * only allowed while the group is empty.
      */
-    public Optional<Errors> checkOffsetAccess(String groupId, String memberId, int memberEpoch, boolean commit) {
+    public Optional<Errors> checkOffsetAccess(
+            String groupId, String memberId, int memberEpoch, boolean commit) {
         ConsumerGroup g = groupId == null ? null : groups.get(groupId);
         boolean memberOfBefore =
                 memberEpoch > 0 && memberId != null && !memberId.isEmpty() && recovering();
@@ -680,7 +740,8 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                 return Optional.of(Errors.NONE);
             }
             if (memberEpoch < 0 && (memberId == null || memberId.isEmpty() || !commit)) {
-                return Optional.of(!commit || g.members.isEmpty() ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID);
+                return Optional.of(
+                        !commit || g.members.isEmpty() ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID);
             }
             ConsumerGroupMember m = g.members.get(memberId);
             if (m == null) {
@@ -730,14 +791,25 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             for (ConsumerGroupMember m : g.members.values()) {
                 members.add(
                         new MemberDescription(
-                                m.id, m.instanceId, m.rackId, m.epoch, m.clientId, m.clientHost,
-                                m.topicNames, m.topicRegex, m.assigned,
+                                m.id,
+                                m.instanceId,
+                                m.rackId,
+                                m.epoch,
+                                m.clientId,
+                                m.clientHost,
+                                m.topicNames,
+                                m.topicRegex,
+                                m.assigned,
                                 g.target.getOrDefault(m.id, Assignment.EMPTY)));
             }
             return Optional.of(
                     new GroupDescription(
-                            g.id, g.stateName(), g.groupEpoch, g.targetEpoch,
-                            settings.assignors().get(0).name(), members));
+                            g.id,
+                            g.stateName(),
+                            g.groupEpoch,
+                            g.targetEpoch,
+                            settings.assignors().get(0).name(),
+                            members));
         }
     }
 

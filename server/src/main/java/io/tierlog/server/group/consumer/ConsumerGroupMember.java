@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * A member of a consumer group as the coordinator keeps it. Not thread-safe: guarded by its
- * group's monitor.
+ * A member of a consumer group as the coordinator keeps it. Not thread-safe: guarded by its group's
+ * monitor.
  */
 final class ConsumerGroupMember {
     final String id;

@@ -7,11 +7,11 @@ import java.util.TreeMap;
 
 /**
  * The {@code range} server-side assignor: topic by topic, the members subscribed to it (in member
- * id order) each receive a contiguous range of its partitions; with {@code n} partitions and
- * {@code m} members the first {@code n % m} members receive {@code n / m + 1}, the others {@code n
- * / m}. Members with the same subscriptions therefore receive the same partition indexes of every
- * topic (co-partitioning), as with Kafka's range assignors. Unlike Kafka 4.4's server-side range
- * assignor it is not sticky: the ranges follow the member order only. Thread-safe (stateless).
+ * id order) each receive a contiguous range of its partitions; with {@code n} partitions and {@code
+ * m} members the first {@code n % m} members receive {@code n / m + 1}, the others {@code n / m}.
+ * Members with the same subscriptions therefore receive the same partition indexes of every topic
+ * (co-partitioning), as with Kafka's range assignors. Unlike Kafka 4.4's server-side range assignor
+ * it is not sticky: the ranges follow the member order only. Thread-safe (stateless).
  */
 public final class RangeAssignor implements ConsumerAssignor {
     public static final String NAME = "range";

@@ -9,9 +9,9 @@ import java.util.function.BiPredicate;
  * One step of reconciling a member towards its target assignment, in the manner of Kafka's
  * CurrentAssignmentBuilder. The invariant it keeps: a member is only given a partition that no
  * other member owns (as assigned or pending revocation), so no partition is ever owned by two
- * members; a member that must give partitions up keeps its epoch and is handed only what it
- * already had minus those, until it reports (by its owned partitions) that it has revoked them.
- * Stateless and thread-safe.
+ * members; a member that must give partitions up keeps its epoch and is handed only what it already
+ * had minus those, until it reports (by its owned partitions) that it has revoked them. Stateless
+ * and thread-safe.
  */
 final class Reconciliation {
     private Reconciliation() {}
@@ -46,7 +46,11 @@ final class Reconciliation {
                 }
                 // Revoked: move on to the next epoch and towards the latest target.
                 return compute(
-                        Math.min(epoch + 1, targetEpoch), assigned, owned, targetEpoch, target,
+                        Math.min(epoch + 1, targetEpoch),
+                        assigned,
+                        owned,
+                        targetEpoch,
+                        target,
                         ownedByOther);
             case UNRELEASED_PARTITIONS:
             case STABLE:

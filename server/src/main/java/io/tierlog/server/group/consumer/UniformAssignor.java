@@ -10,9 +10,9 @@ import java.util.TreeSet;
 
 /**
  * The {@code uniform} server-side assignor (Kafka's default): spreads the partitions of all
- * subscribed topics evenly over the members, keeping each member's current partitions where it
- * can (sticky). When every member subscribes to the same topics the counts differ by at most one;
- * with different subscriptions it moves a partition from a member to a less loaded one that is
+ * subscribed topics evenly over the members, keeping each member's current partitions where it can
+ * (sticky). When every member subscribes to the same topics the counts differ by at most one; with
+ * different subscriptions it moves a partition from a member to a less loaded one that is
  * subscribed to its topic as long as that narrows the gap by more than one. Thread-safe
  * (stateless); deterministic (ties go to the smaller member id).
  */

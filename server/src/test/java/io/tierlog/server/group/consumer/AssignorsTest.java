@@ -42,7 +42,9 @@ class AssignorsTest {
                                 .forEach(
                                         (t, ps) -> {
                                             assertThat(subs.get(member))
-                                                    .as("%s only gets topics it subscribes to", member)
+                                                    .as(
+                                                            "%s only gets topics it subscribes to",
+                                                            member)
                                                     .contains(t);
                                             for (int p : ps) {
                                                 assertThat(p).isBetween(0, topics.get(t) - 1);
@@ -100,7 +102,8 @@ class AssignorsTest {
                         }
                     }
                     for (ConsumerAssignor a : BOTH) {
-                        assertCoversExactlyOnce(subs, topics, a.assign(members(subs, current), topics));
+                        assertCoversExactlyOnce(
+                                subs, topics, a.assign(members(subs, current), topics));
                     }
                 });
     }
@@ -177,7 +180,8 @@ class AssignorsTest {
 
     @Test
     void aMemberSubscribedToNothingThatExistsIsAssignedNothing() {
-        Map<String, Set<String>> subs = new TreeMap<>(Map.of("a", Set.of("t"), "b", Set.of("gone")));
+        Map<String, Set<String>> subs =
+                new TreeMap<>(Map.of("a", Set.of("t"), "b", Set.of("gone")));
         for (ConsumerAssignor a : BOTH) {
             Map<String, Assignment> out = a.assign(members(subs, Map.of()), Map.of("t", 4));
             assertThat(out.get("b").isEmpty()).isTrue();
