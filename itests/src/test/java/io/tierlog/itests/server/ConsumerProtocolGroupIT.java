@@ -288,6 +288,73 @@ class ConsumerProtocolGroupIT {
         assertNoFailures();
     }
 
+    /** A finished run of Kafka 4.4's kafka-consumer-groups: exit code and output. */
+    private record Tool(int exit, String out) {}
+
+    private Tool consumerGroups(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand");
+        cmd.add("--bootstrap-server");
+        cmd.add(server.bootstrap());
+        cmd.addAll(List.of(args));
+        Path out = java.nio.file.Files.createTempFile(dir, "cg-", ".out");
+        Process p = io.tierlog.itests.kafka.KafkaBroker.javaProcess(cmd, out).start();
+        if (!p.waitFor(3, java.util.concurrent.TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new AssertionError("kafka-consumer-groups did not finish: " + cmd);
+        }
+        Tool t = new Tool(p.exitValue(), java.nio.file.Files.readString(out));
+        System.out.println(
+                "kafka-consumer-groups " + String.join(" ", args) + " -> " + t.exit + "\n" + t.out);
+        return t;
+    }
+
+    @Test
+    void kafkaConsumerGroupsDescribesListsAndDeletesAConsumerGroup() throws Exception {
+        GroupMemberThread.Ownership o = new GroupMemberThread.Ownership();
+        BitSet seen = new BitSet();
+        GroupMemberThread a = member("tool-member", "tooled", "consumer", o, seen);
+        awaitSeen("the member reads everything", seen, produced);
+        awaitOwners("the member owns every partition", o, Set.of("tool-member"));
+
+        Tool offsets = consumerGroups("--describe", "--group", "tooled");
+        assertThat(offsets.exit()).isZero();
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertThat(offsets.out())
+                    .containsPattern(
+                            "tooled\\s+"
+                                    + TOPIC
+                                    + "\\s+"
+                                    + p
+                                    + "\\s+\\d+\\s+\\d+\\s+0\\s+\\S+\\s+/127.0.0.1\\s+tool-member");
+        }
+        Tool state = consumerGroups("--describe", "--group", "tooled", "--state");
+        assertThat(state.exit()).isZero();
+        assertThat(state.out())
+                .containsPattern("tooled\\s+127.0.0.1:\\d+\\s+\\(0\\)\\s+uniform\\s+Stable\\s+1");
+        Tool membersOut =
+                consumerGroups("--describe", "--group", "tooled", "--members", "--verbose");
+        assertThat(membersOut.exit()).isZero();
+        assertThat(membersOut.out()).contains("tool-member").contains(TOPIC + ":0,1,2,3,4,5");
+        Tool list = consumerGroups("--list", "--type");
+        assertThat(list.exit()).isZero();
+        assertThat(list.out()).containsPattern("tooled\\s+Consumer");
+
+        Tool refused = consumerGroups("--delete", "--group", "tooled");
+        assertThat(refused.out()).contains("GroupNotEmptyException: The group is not empty.");
+        a.close();
+        members.clear();
+        Tool deleted = consumerGroups("--delete", "--group", "tooled");
+        assertThat(deleted.exit()).isZero();
+        assertThat(deleted.out())
+                .contains("Deletion of requested consumer groups ('tooled') was successful.");
+        try (Admin admin = Clients.admin(server.bootstrap())) {
+            assertThat(admin.listGroups().all().get())
+                    .extracting(GroupListing::groupId)
+                    .doesNotContain("tooled");
+        }
+    }
+
     private static ConsumerGroupDescription describe(Admin admin, String group) throws Exception {
         return admin.describeConsumerGroups(List.of(group)).all().get().get(group);
     }
