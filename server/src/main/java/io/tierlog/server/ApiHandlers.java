@@ -9,6 +9,7 @@ import io.tierlog.server.fetch.FetchApis;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
 import io.tierlog.server.group.GroupApis;
+import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
@@ -28,8 +29,8 @@ import java.util.function.Supplier;
  * <p>Version ranges are chosen for today's clients: kafka-clients 4.4 (up to the listed maxima),
  * librdkafka 2.0.2 (needs Produce >= 7 and Fetch >= 10 for ZSTD, FindCoordinator for LZ4) and
  * kafka-python 2.0.2 (Produce 7, Fetch 4, ListOffsets 1, Metadata 1). Produce stops at v11 and
- * OffsetCommit/OffsetFetch at v9: later versions address topics by id only. Transactions,
- * DescribeGroups/ListGroups and the KIP-848 group protocol are not served.
+ * OffsetCommit/OffsetFetch at v9: later versions address topics by id only. Transactions are not
+ * served; KIP-848 consumer groups are (ConsumerGroupHeartbeat, ConsumerGroupDescribe).
  */
 final class ApiHandlers {
     private ApiHandlers() {}
@@ -49,6 +50,7 @@ final class ApiHandlers {
             FetchWaiters waiters,
             ProducerIdManager producerIds,
             GroupCoordinator groups,
+            ConsumerGroupCoordinator consumerGroups,
             Executor blockingExecutor) {}
 
     static List<ApiHandler> all(Parts p, Supplier<ApiRegistry> registry) {
@@ -78,7 +80,8 @@ final class ApiHandlers {
         all.addAll(
                 AdminApis.partitionProducerAndAclHandlers(
                         p.metadata(), p.engine(), p.blockingExecutor()));
-        all.addAll(GroupApis.handlers(p.groups(), p.metadata(), p.blockingExecutor()));
+        all.addAll(GroupApis.handlers(
+                        p.groups(), p.consumerGroups(), p.metadata(), p.blockingExecutor()));
         all.addAll(StorageApis.handlers(p.engine(), p.blockingExecutor()));
         return List.copyOf(all);
     }

@@ -157,6 +157,65 @@ public final class ServerOptions {
     public static final ConfigOption<Boolean> TIERED_ENABLED =
             io.tierlog.engine.EngineOptions.TIERED_ENABLED;
 
+    public static final ConfigOption<Duration> GROUP_CONSUMER_SESSION_TIMEOUT_MS =
+            ConfigOption.durationOption("group.consumer.session.timeout.ms")
+                    .defaultValue(Duration.ofSeconds(45))
+                    .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                    .doc(
+                            "A member of a consumer group (group.protocol=consumer) that sends no"
+                                    + " heartbeat for this long is removed and its partitions"
+                                    + " are reassigned.")
+                    .build();
+
+    public static final ConfigOption<Duration> GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS =
+            ConfigOption.durationOption("group.consumer.heartbeat.interval.ms")
+                    .defaultValue(Duration.ofSeconds(5))
+                    .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                    .doc("The heartbeat interval the coordinator asks consumer-group members for.")
+                    .build();
+
+    public static final ConfigOption<String> GROUP_CONSUMER_ASSIGNORS =
+            ConfigOption.stringOption("group.consumer.assignors")
+                    .defaultValue("uniform,range")
+                    .validator(ServerOptions::validAssignors)
+                    .doc(
+                            "Server-side assignors of consumer groups, comma-separated, from"
+                                    + " uniform and range; the first is used unless the members"
+                                    + " ask for another (group.remote.assignor).")
+                    .build();
+
+    public static final ConfigOption<Integer> GROUP_CONSUMER_MAX_SIZE =
+            ConfigOption.intOption("group.consumer.max.size")
+                    .defaultValue(Integer.MAX_VALUE)
+                    .validator(v -> v < 1 ? "must be >= 1" : null)
+                    .doc("Members a consumer group may have; a further join is refused.")
+                    .build();
+
+    private static String validAssignors(String v) {
+        java.util.List<String> names = assignorNames(v);
+        if (names.isEmpty()) {
+            return "must name at least one assignor";
+        }
+        for (String n : names) {
+            if (!io.tierlog.server.group.consumer.ConsumerGroupCoordinator.knownAssignors()
+                    .containsKey(n)) {
+                return "unknown assignor " + n + " (known: uniform, range)";
+            }
+        }
+        return null;
+    }
+
+    /** The assignor names of a {@link #GROUP_CONSUMER_ASSIGNORS} value, in order. */
+    public static java.util.List<String> assignorNames(String v) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String n : v.split(",")) {
+            if (!n.isBlank()) {
+                out.add(n.trim());
+            }
+        }
+        return out;
+    }
+
     /** Every server option, in documentation order. */
     public static List<ConfigOption<?>> all() {
         return List.of(
@@ -175,6 +234,10 @@ public final class ServerOptions {
                 CONNECTIONS_MAX_IDLE_MS,
                 NUM_NETWORK_THREADS,
                 PRODUCER_ID_BLOCK_SIZE,
-                EPOLL_ENABLE);
+                EPOLL_ENABLE,
+                GROUP_CONSUMER_SESSION_TIMEOUT_MS,
+                GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,
+                GROUP_CONSUMER_ASSIGNORS,
+                GROUP_CONSUMER_MAX_SIZE);
     }
 }

@@ -209,6 +209,10 @@ public final class TierlogServer implements Closeable {
                             config.get(ServerOptions.CLUSTER_ID),
                             memoize(() -> advertised(config, listeners, net[0])),
                             engine.topicRegistry());
+            io.tierlog.server.group.consumer.ConsumerGroupCoordinator consumerGroups =
+                    io.tierlog.server.group.GroupApis.consumerGroups(
+                            config, groups, metadata, scheduler, b.time);
+            opened.push(consumerGroups);
             ApiHandlers.Parts parts =
                     new ApiHandlers.Parts(
                             config,
@@ -218,6 +222,7 @@ public final class TierlogServer implements Closeable {
                             waiters,
                             producerIds,
                             groups,
+                            consumerGroups,
                             blocking);
             ApiRegistry[] registry = new ApiRegistry[1];
             registry[0] = new ApiRegistry(ApiHandlers.all(parts, () -> registry[0]));

@@ -100,6 +100,8 @@ public final class ServerTestKit implements AutoCloseable {
                         waiters,
                         producerIds,
                         groups,
+                        io.tierlog.server.group.GroupApis.consumerGroups(
+                                config, groups, metadata, scheduler, time),
                         blocking);
         ApiRegistry[] ref = new ApiRegistry[1];
         ref[0] = new ApiRegistry(ApiHandlers.all(parts, () -> ref[0]));

@@ -2,8 +2,10 @@ package io.tierlog.server.group;
 
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.io.IOException;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
@@ -18,10 +20,15 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class DeleteGroupsHandler extends SyncApiHandler<DeleteGroupsRequestData> {
     private final GroupCoordinator groups;
+    private final ConsumerGroupCoordinator consumerGroups;
 
-    DeleteGroupsHandler(GroupCoordinator groups, Executor blockingExecutor) {
+    DeleteGroupsHandler(
+            GroupCoordinator groups,
+            ConsumerGroupCoordinator consumerGroups,
+            Executor blockingExecutor) {
         super(ApiKeys.DELETE_GROUPS, 3, DeleteGroupsRequestData.class, blockingExecutor);
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
     }
 
     @Override
@@ -37,7 +44,14 @@ final class DeleteGroupsHandler extends SyncApiHandler<DeleteGroupsRequestData> 
             if (out.results().find(id) != null) {
                 continue; // a group named twice is answered once (the results are keyed by id)
             }
-            Errors e = groups.deleteGroup(id);
+            Optional<Errors> consumer = consumerGroups.delete(id);
+            Errors e = consumer.orElse(Errors.NONE);
+            if (e == Errors.NONE) {
+                e = groups.deleteGroup(id);
+                if (consumer.isPresent() && e == Errors.GROUP_ID_NOT_FOUND) {
+                    e = Errors.NONE; // an empty consumer group without offsets
+                }
+            }
             out.results()
                     .add(
                             new DeleteGroupsResponseData.DeletableGroupResult()

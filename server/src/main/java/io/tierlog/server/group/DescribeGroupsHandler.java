@@ -2,6 +2,7 @@ package io.tierlog.server.group;
 
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.util.Optional;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -17,10 +18,12 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class DescribeGroupsHandler extends SyncApiHandler<DescribeGroupsRequestData> {
     private final GroupCoordinator groups;
+    private final ConsumerGroupCoordinator consumerGroups;
 
-    DescribeGroupsHandler(GroupCoordinator groups) {
+    DescribeGroupsHandler(GroupCoordinator groups, ConsumerGroupCoordinator consumerGroups) {
         super(ApiKeys.DESCRIBE_GROUPS, 6, DescribeGroupsRequestData.class);
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
     }
 
     @Override
@@ -38,6 +41,13 @@ final class DescribeGroupsHandler extends SyncApiHandler<DescribeGroupsRequestDa
                     id == null || id.isEmpty() ? null : groups.describeGroup(id);
             if (g == null) {
                 d.setErrorCode(Errors.INVALID_GROUP_ID.code());
+            } else if (consumerGroups.isConsumerGroup(id)) {
+                // Kafka answers a consumer group as a group that is not classic.
+                d.setGroupState(GroupCoordinator.DEAD);
+                if (version >= 6) {
+                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                            .setErrorMessage("Group " + id + " is not a classic group.");
+                }
             } else if (g.isEmpty()) {
                 d.setGroupState(GroupCoordinator.DEAD);
                 if (version >= 6) {

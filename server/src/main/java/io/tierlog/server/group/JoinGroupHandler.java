@@ -2,6 +2,7 @@ package io.tierlog.server.group;
 
 import io.tierlog.server.dispatch.ApiHandlerBase;
 import io.tierlog.server.dispatch.RequestContext;
+import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,15 +20,26 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 final class JoinGroupHandler extends ApiHandlerBase {
     private final GroupCoordinator groups;
+    private final ConsumerGroupCoordinator consumerGroups;
 
-    JoinGroupHandler(GroupCoordinator groups) {
+    JoinGroupHandler(GroupCoordinator groups, ConsumerGroupCoordinator consumerGroups) {
         super(ApiKeys.JOIN_GROUP, 9);
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
     }
 
     @Override
     public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
         JoinGroupRequestData r = (JoinGroupRequestData) message;
+        if (!consumerGroups.yieldToClassic(r.groupId())) {
+            // A consumer group with members: classic members may not join it (no migration).
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    new JoinGroupResponseData()
+                            .setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code())
+                            .setMemberId(r.memberId())
+                            .setProtocolName(context.apiVersion() < 7 ? "" : null)
+                            .setGenerationId(-1));
+        }
         List<GroupCoordinator.Protocol> protocols = new ArrayList<>();
         for (JoinGroupRequestData.JoinGroupRequestProtocol p : r.protocols()) {
             protocols.add(new GroupCoordinator.Protocol(p.name(), p.metadata()));

@@ -2,6 +2,7 @@ package io.tierlog.server.group;
 
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.util.Locale;
 import java.util.Set;
@@ -12,16 +13,19 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * ListGroups (v0-v5): every group, with its state (v4+) and type (v5+, always "classic"). The
- * states filter (v4+) and types filter (v5+) match case-insensitively, as in Kafka; an empty filter
- * matches all. Thread-safe.
+ * ListGroups (v0-v5): every group, with its state (v4+) and type (v5+, "classic" or "consumer").
+ * The states filter (v4+) and types filter (v5+) match case-insensitively, as in Kafka; an empty
+ * filter matches all. Thread-safe.
  */
 final class ListGroupsHandler extends SyncApiHandler<ListGroupsRequestData> {
+    private static final String CONSUMER = "consumer";
     private final GroupCoordinator groups;
+    private final ConsumerGroupCoordinator consumerGroups;
 
-    ListGroupsHandler(GroupCoordinator groups) {
+    ListGroupsHandler(GroupCoordinator groups, ConsumerGroupCoordinator consumerGroups) {
         super(ApiKeys.LIST_GROUPS, 5, ListGroupsRequestData.class);
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
     }
 
     @Override
@@ -29,10 +33,31 @@ final class ListGroupsHandler extends SyncApiHandler<ListGroupsRequestData> {
         ListGroupsResponseData out = new ListGroupsResponseData();
         Set<String> states = lower(version >= 4 ? r.statesFilter() : null);
         Set<String> types = lower(version >= 5 ? r.typesFilter() : null);
+        java.util.Map<String, ConsumerGroupCoordinator.GroupListing> consumer =
+                new java.util.HashMap<>();
+        for (ConsumerGroupCoordinator.GroupListing g : consumerGroups.list()) {
+            consumer.put(g.groupId(), g);
+        }
+        if (types.isEmpty() || types.contains(CONSUMER)) {
+            for (ConsumerGroupCoordinator.GroupListing g : consumer.values()) {
+                if (states.isEmpty() || states.contains(g.state().toLowerCase(Locale.ROOT))) {
+                    out.groups()
+                            .add(
+                                    new ListGroupsResponseData.ListedGroup()
+                                            .setGroupId(g.groupId())
+                                            .setProtocolType(CONSUMER)
+                                            .setGroupState(g.state())
+                                            .setGroupType(CONSUMER));
+                }
+            }
+        }
         if (!types.isEmpty() && !types.contains(GroupCoordinator.CLASSIC)) {
             return out;
         }
         for (GroupCoordinator.GroupListing g : groups.listGroups()) {
+            if (consumer.containsKey(g.groupId())) {
+                continue; // only its offsets are with the classic coordinator
+            }
             if (!states.isEmpty() && !states.contains(g.state().toLowerCase(Locale.ROOT))) {
                 continue;
             }

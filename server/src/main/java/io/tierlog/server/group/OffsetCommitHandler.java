@@ -3,6 +3,7 @@ package io.tierlog.server.group;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.group.coordinator.OffsetStore;
 import io.tierlog.server.meta.MetadataService;
@@ -25,12 +26,17 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> {
     private final GroupCoordinator groups;
+    private final ConsumerGroupCoordinator consumerGroups;
     private final MetadataService metadata;
 
     OffsetCommitHandler(
-            GroupCoordinator groups, MetadataService metadata, Executor blockingExecutor) {
+            GroupCoordinator groups,
+            ConsumerGroupCoordinator consumerGroups,
+            MetadataService metadata,
+            Executor blockingExecutor) {
         super(ApiKeys.OFFSET_COMMIT, 9, OffsetCommitRequestData.class, blockingExecutor);
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
         this.metadata = metadata;
     }
 
@@ -42,12 +48,19 @@ final class OffsetCommitHandler extends SyncApiHandler<OffsetCommitRequestData> 
     @Override
     protected ApiMessage handle(RequestContext context, OffsetCommitRequestData r, short version)
             throws IOException {
+        // A consumer group checks the member epoch (STALE_MEMBER_EPOCH), a classic one the
+        // generation.
         Errors groupError =
-                groups.checkCommit(
-                        r.groupId(),
-                        r.generationIdOrMemberEpoch(),
-                        r.memberId(),
-                        version >= 7 ? r.groupInstanceId() : null);
+                consumerGroups
+                        .checkOffsetAccess(
+                                r.groupId(), r.memberId(), r.generationIdOrMemberEpoch(), true)
+                        .orElseGet(
+                                () ->
+                                        groups.checkCommit(
+                                                r.groupId(),
+                                                r.generationIdOrMemberEpoch(),
+                                                r.memberId(),
+                                                version >= 7 ? r.groupInstanceId() : null));
         if (groupError == Errors.GROUP_ID_NOT_FOUND && version < 9) {
             groupError = Errors.ILLEGAL_GENERATION; // what Kafka answers before v9
         }

@@ -2,6 +2,7 @@ package io.tierlog.server.group;
 
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.group.coordinator.OffsetStore;
 import java.util.ArrayList;
@@ -22,10 +23,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
     private final GroupCoordinator groups;
+    private final ConsumerGroupCoordinator consumerGroups;
 
-    OffsetFetchHandler(GroupCoordinator groups) {
+    OffsetFetchHandler(GroupCoordinator groups, ConsumerGroupCoordinator consumerGroups) {
         super(ApiKeys.OFFSET_FETCH, 9, OffsetFetchRequestData.class);
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
     }
 
     /** (topic, partitions) asked for, or all committed ones when {@code topics} is null. */
@@ -85,6 +88,18 @@ final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
             }
             OffsetFetchResponseData.OffsetFetchResponseGroup rg =
                     new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
+            // A member of a consumer group must fetch at its member epoch (v9+), as in Kafka.
+            org.apache.kafka.common.protocol.Errors access =
+                    version >= 9
+                            ? consumerGroups
+                                    .checkOffsetAccess(
+                                            g.groupId(), g.memberId(), g.memberEpoch(), false)
+                                    .orElse(org.apache.kafka.common.protocol.Errors.NONE)
+                            : org.apache.kafka.common.protocol.Errors.NONE;
+            if (access != org.apache.kafka.common.protocol.Errors.NONE) {
+                out.groups().add(rg.setErrorCode(access.code()));
+                continue;
+            }
             for (Map.Entry<String, List<Integer>> t : wanted(g.groupId(), asked).entrySet()) {
                 OffsetFetchResponseData.OffsetFetchResponseTopics rt =
                         new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(t.getKey());
