@@ -175,7 +175,8 @@ class PerTopicLogConfigTest {
 
     @Test
     void retentionBytesDeletesTheOldestSegmentsOfThatTopicOnly() throws Exception {
-        Map<String, String> cfg = Map.of("internal.segment.bytes", "4096", "retention.bytes", "8192");
+        Map<String, String> cfg =
+                Map.of("internal.segment.bytes", "4096", "retention.bytes", "8192");
         log.createTopic(PLAIN.topic(), 1, Map.of("internal.segment.bytes", "4096"));
         log.createTopic(TUNED.topic(), 1, cfg);
         appendBoth(60, 200);
@@ -194,7 +195,10 @@ class PerTopicLogConfigTest {
     void retentionMsDeletesOldSegmentsOfThatTopicOnly() throws Exception {
         Map<String, String> seg = Map.of("internal.segment.bytes", "4096");
         log.createTopic(PLAIN.topic(), 1, seg);
-        log.createTopic(TUNED.topic(), 1, Map.of("internal.segment.bytes", "4096", "retention.ms", "60000"));
+        log.createTopic(
+                TUNED.topic(),
+                1,
+                Map.of("internal.segment.bytes", "4096", "retention.ms", "60000"));
         appendBoth(40, 200);
         log.maintain();
         assertThat(hot(TUNED).logStartOffset()).as("younger than retention.ms").isZero();

@@ -80,7 +80,8 @@ final class ApiHandlers {
         all.addAll(
                 AdminApis.partitionProducerAndAclHandlers(
                         p.metadata(), p.engine(), p.blockingExecutor()));
-        all.addAll(GroupApis.handlers(
+        all.addAll(
+                GroupApis.handlers(
                         p.groups(), p.consumerGroups(), p.metadata(), p.blockingExecutor()));
         all.addAll(StorageApis.handlers(p.engine(), p.blockingExecutor()));
         return List.copyOf(all);
