@@ -67,6 +67,12 @@ public final class GroupApis {
                 ServerOptions.assignorNames(config.get(ServerOptions.GROUP_CONSUMER_ASSIGNORS))) {
             assignors.add(ConsumerGroupCoordinator.knownAssignors().get(name));
         }
+        // The groups known before this start (from their committed offsets): only their members
+        // of before may be recovered; a group first seen now has no members of before.
+        java.util.Set<String> existedAtStart =
+                classic.listGroups().stream()
+                        .map(GroupCoordinator.GroupListing::groupId)
+                        .collect(java.util.stream.Collectors.toUnmodifiableSet());
         return new ConsumerGroupCoordinator(
                 new ConsumerGroupCoordinator.Settings(
                         Math.toIntExact(
@@ -91,7 +97,7 @@ public final class GroupApis {
                     }
                 },
                 id -> classic.describeGroup(id).map(d -> !d.members().isEmpty()).orElse(false),
-                id -> !classic.committed(id).isEmpty(),
+                existedAtStart::contains,
                 timer,
                 time);
     }

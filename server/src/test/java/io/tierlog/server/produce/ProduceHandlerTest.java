@@ -161,7 +161,7 @@ class ProduceHandlerTest extends HandlerTestBase {
         PartitionProduceResponse r = produce("small", 0, ServerTestKit.batch("x".repeat(200)));
 
         assertThat(r.errorCode()).isEqualTo(Errors.MESSAGE_TOO_LARGE.code());
-        assertThat(r.errorMessage()).contains("message.max.bytes");
+        assertThat(r.errorMessage()).contains("max.message.bytes");
         assertThat(highWatermark("small", 0)).isZero();
         assertThat(produce("small", 0, ServerTestKit.batch("y")).errorCode())
                 .as("a small batch still goes in")
