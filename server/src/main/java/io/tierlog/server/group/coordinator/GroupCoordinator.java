@@ -181,6 +181,16 @@ public final class GroupCoordinator implements AutoCloseable {
         return new GroupCoordinator(OffsetStore.open(metaDir), timer, time);
     }
 
+    /** As {@link #open(Path, ScheduledExecutorService, Time)}, with the offsets' durability. */
+    public static GroupCoordinator open(
+            Path metaDir,
+            ScheduledExecutorService timer,
+            Time time,
+            OffsetStore.Durability durability)
+            throws IOException {
+        return new GroupCoordinator(OffsetStore.open(metaDir, durability), timer, time);
+    }
+
     public CompletableFuture<JoinResult> join(
             String groupId,
             String memberId,
@@ -732,10 +742,18 @@ public final class GroupCoordinator implements AutoCloseable {
         after.forEach(Runnable::run);
     }
 
-    /** Cancels the coordinator's tasks on the timer (which belongs to the caller). */
+    /**
+     * Cancels the coordinator's tasks on the timer (which belongs to the caller) and closes the
+     * offsets (fsyncing their journal).
+     */
     @Override
     public void close() {
         expiry.cancel(false);
+        try {
+            offsets.close();
+        } catch (IOException e) {
+            LOG.warn("Cannot fsync the committed group offsets at close: {}", e.toString());
+        }
         for (Group g : groups.values()) {
             synchronized (g) {
                 if (g.joinDeadline != null) {
