@@ -153,6 +153,34 @@ public final class ServerOptions {
                                     + " false = Java NIO.")
                     .build();
 
+    public static final ConfigOption<String> OFFSETS_DURABILITY =
+            ConfigOption.stringOption("offsets.durability")
+                    .defaultValue("")
+                    .validator(
+                            v ->
+                                    v.isEmpty() || v.equals("page_cache") || v.equals("fsync")
+                                            ? null
+                                            : "must be empty, page_cache or fsync")
+                    .doc(
+                            "When an OffsetCommit is acknowledged: page_cache = once its journal"
+                                    + " record is in the page cache (survives kill -9, as Kafka),"
+                                    + " fsync = after an fsync shared by concurrent commits; empty"
+                                    + " = as log.durability.")
+                    .build();
+
+    /** {@link #OFFSETS_DURABILITY}, or {@code log.durability} when that is empty. */
+    public static io.tierlog.server.group.coordinator.OffsetStore.Durability offsetsDurability(
+            io.tierlog.common.Config config) {
+        String v = config.get(OFFSETS_DURABILITY);
+        if (v.isEmpty()) {
+            String log = config.raw("log.durability");
+            v = log == null ? "page_cache" : log.trim().toLowerCase(java.util.Locale.ROOT);
+        }
+        return v.equals("fsync")
+                ? io.tierlog.server.group.coordinator.OffsetStore.Durability.FSYNC
+                : io.tierlog.server.group.coordinator.OffsetStore.Durability.PAGE_CACHE;
+    }
+
     /** The engine's option (hot tier only when false), read by the server too. */
     public static final ConfigOption<Boolean> TIERED_ENABLED =
             io.tierlog.engine.EngineOptions.TIERED_ENABLED;
@@ -234,6 +262,7 @@ public final class ServerOptions {
                 CONNECTIONS_MAX_IDLE_MS,
                 NUM_NETWORK_THREADS,
                 PRODUCER_ID_BLOCK_SIZE,
+                OFFSETS_DURABILITY,
                 EPOLL_ENABLE,
                 GROUP_CONSUMER_SESSION_TIMEOUT_MS,
                 GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,

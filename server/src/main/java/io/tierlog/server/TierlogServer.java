@@ -196,7 +196,9 @@ public final class TierlogServer implements Closeable {
             ProducerIdManager producerIds =
                     ProducerIdManager.open(
                             metaDir, config.get(ServerOptions.PRODUCER_ID_BLOCK_SIZE));
-            GroupCoordinator groups = GroupCoordinator.open(metaDir, scheduler, b.time);
+            GroupCoordinator groups =
+                    GroupCoordinator.open(
+                            metaDir, scheduler, b.time, ServerOptions.offsetsDurability(config));
             opened.push(groups);
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));

@@ -38,8 +38,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Options: {@code --runs N} (default 3), {@code --joins N} (joins per run, median taken, default
  * 10), {@code --seconds S} (each commit phase, default 5), {@code --members N} (async committers,
- * default 4), {@code --tierlog PATH}, {@code --work DIR}, {@code --smoke} (one run, 2 joins, 1 s
- * phases: checks the harness works, numbers meaningless).
+ * default 4), {@code --tierlog PATH}, {@code --work DIR}, {@code --set k=v} (a tierlog setting,
+ * repeatable), {@code --smoke} (one run, 2 joins, 1 s phases: checks the harness works, numbers
+ * meaningless).
  *
  * <p>Thread-safety: a single-threaded program apart from the async committers, each of which owns
  * its consumer.
@@ -76,6 +77,7 @@ public final class GroupBench {
         int members = 4;
         Path launcher = Path.of("bin/tierlog");
         Path work = Path.of("bench/target/group-bench");
+        List<String> sets = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -84,6 +86,7 @@ public final class GroupBench {
                 case "--members" -> members = Integer.parseInt(args[++i]);
                 case "--tierlog" -> launcher = Path.of(args[++i]);
                 case "--work" -> work = Path.of(args[++i]);
+                case "--set" -> sets.add(args[++i]);
                 case "--smoke" -> {
                     runs = 1;
                     joins = 2;
@@ -103,7 +106,7 @@ public final class GroupBench {
             System.out.printf("== run %d/%d (%s)%n", run + 1, runs, runDir.toAbsolutePath());
             try (ServerUnderTest kafka = KafkaServer.start(runDir.resolve("kafka"));
                     ServerUnderTest tierlog =
-                            TierlogServer.start(launcher, runDir.resolve("tierlog"), List.of())) {
+                            TierlogServer.start(launcher, runDir.resolve("tierlog"), sets)) {
                 List<ServerUnderTest> servers = List.of(kafka, tierlog);
                 for (ServerUnderTest s : servers) {
                     // warm-up, not counted: the JITs of both sides and of the client

@@ -210,10 +210,21 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public static GroupCoordinator open(Path metaDir, ScheduledExecutorService timer, Time time)
             throws IOException {
+        return open(metaDir, timer, time, OffsetStore.Durability.PAGE_CACHE);
+    }
+
+    /** As {@link #open(Path, ScheduledExecutorService, Time)}, with the offsets' durability. */
+    public static GroupCoordinator open(
+            Path metaDir,
+            ScheduledExecutorService timer,
+            Time time,
+            OffsetStore.Durability durability)
+            throws IOException {
         List<GroupMetadataStore.Snapshot> loaded = new ArrayList<>();
         GroupMetadataStore membership = GroupMetadataStore.open(metaDir, loaded);
         GroupCoordinator c =
-                new GroupCoordinator(OffsetStore.open(metaDir), membership, timer, time);
+                new GroupCoordinator(
+                        OffsetStore.open(metaDir, durability), membership, timer, time);
         for (GroupMetadataStore.Snapshot s : loaded) {
             c.restore(s);
         }
@@ -250,6 +261,7 @@ public final class GroupCoordinator implements AutoCloseable {
                 g.generation,
                 s.members().size());
     }
+
 
     public CompletableFuture<JoinResult> join(
             String groupId,
@@ -501,8 +513,9 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /**
-     * Cancels the coordinator's tasks on the timer (which belongs to the caller) and writes every
-     * membership change not persisted yet, so that a restart finds it.
+     * Cancels the coordinator's tasks on the timer (which belongs to the caller), closes the offsets
+     * (fsyncing their journal) and writes every membership change not persisted yet, so that a
+     * restart finds it.
      */
     @Override
     public void close() {
@@ -511,5 +524,10 @@ public final class GroupCoordinator implements AutoCloseable {
             rebalances.closeGroup(g);
         }
         rebalances.flush();
+        try {
+            offsets.close();
+        } catch (IOException e) {
+            LOG.warn("Cannot fsync the committed group offsets at close: {}", e.toString());
+        }
     }
 }

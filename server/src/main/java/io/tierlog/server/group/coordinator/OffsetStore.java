@@ -1,108 +1,281 @@
 package io.tierlog.server.group.coordinator;
 
-import io.tierlog.server.meta.MetaFiles;
+import java.io.ByteArrayInputStream;
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Committed consumer-group offsets, kept in memory and persisted per group under {@code
- * <data.dir>/meta/groups/}.
+ * Committed consumer-group offsets, kept in memory and persisted under {@code
+ * <data.dir>/meta/groups/} as an append-only journal plus snapshots ({@link OffsetJournal}; byte
+ * format in docs/formats.md, "Group offsets").
  *
- * <p>Format: one file per group, named by the hex of the group id's UTF-8 bytes plus {@code
- * .properties} (any group id is a safe file name that way), or, when that name and its {@code .tmp}
- * suffix would pass the file system's 255-byte limit (group ids over 119 bytes), {@code g-<SHA-256
- * hex>.properties}; rewritten atomically ({@link MetaFiles}: temp file, fsync, rename, directory
- * fsync) on every commit and offset deletion, removed (then the directory fsynced) when the group's
- * last offset is deleted. Key {@code group.id} = the group id (so a hashed name can be read back);
- * keys {@code <partition>.<topic>} with values {@code <offset>,<leaderEpoch>,<metadata>} (metadata
- * last, may contain commas).
+ * <p>Durability: a commit, offset deletion or group deletion returns once its record is in the page
+ * cache ({@link Durability#PAGE_CACHE}, the default, like Kafka's {@code __consumer_offsets}:
+ * survives kill -9 of the server, not a power loss) or fsynced ({@link Durability#FSYNC}).
+ * Concurrent callers share one write and one fsync (group commit). A multi-partition commit is one
+ * record: after a crash it is there whole or not at all.
  *
- * <p>A file that cannot be read at startup (damaged by hand or by the disk) is moved aside to
- * {@code <name>.corrupt-<millis>} with an ERROR naming it: that group's committed offsets are lost,
- * but the server starts.
+ * <p>Recovery at open: the newest readable snapshot, then every journal from its generation on, in
+ * order; a journal's torn or damaged tail (a write that was cut, hence never acknowledged in
+ * page_cache mode by a kill, nor in fsync mode by a power loss) ends its replay with a WARN. An
+ * unreadable snapshot is moved aside to {@code <name>.corrupt-<millis>} with an ERROR and the one
+ * before it is used (its journals replayed); the server always starts. Then a new generation is
+ * written from what was recovered.
  *
- * <p>Thread-safe: commits to one group are serialised; reads are lock-free.
+ * <p>Upgrade: a data directory written before the journal has one {@code <hex of the group
+ * id>.properties} (or {@code g-<SHA-256 hex>.properties}) per group; when no snapshot is readable
+ * those are loaded (an unreadable one is moved aside with an ERROR), written into the first
+ * snapshot, and deleted only once that snapshot is durable. Left over next to a readable snapshot,
+ * they are remains of a finished upgrade and are deleted unread.
+ *
+ * <p>Thread-safe. Changes are serialised by the journal's lock and may block on disk (call them
+ * from the blocking executor); reads are lock-free and may already see a change whose caller has
+ * not returned yet.
  */
-public final class OffsetStore {
+public final class OffsetStore implements Closeable {
     /** One committed offset. */
     public record Committed(long offset, int leaderEpoch, String metadata) {}
+
+    /** When a change is acknowledged. */
+    public enum Durability {
+        /** Once written to the page cache (survives a kill of the process). */
+        PAGE_CACHE,
+        /** Once fsynced (survives a power loss). */
+        FSYNC
+    }
+
+    /** Journal size past which the next batch writes a snapshot and starts a new journal. */
+    static final long DEFAULT_SNAPSHOT_BYTES = 64L << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(OffsetStore.class);
     private static final String SUFFIX = ".properties";
     private static final String GROUP_KEY = "group.id";
     private static final int MAX_FILE_NAME_BYTES = 255;
 
-    private final Path dir;
-    private final Map<String, Map<TopicPartition, Committed>> groups = new ConcurrentHashMap<>();
+    private final Map<String, Map<TopicPartition, Committed>> groups;
+    private final OffsetJournal journal;
 
-    private OffsetStore(Path dir) {
-        this.dir = dir;
+    private OffsetStore(
+            Map<String, Map<TopicPartition, Committed>> groups,
+            OffsetFiles files,
+            Path dir,
+            Durability durability,
+            long snapshotBytes) {
+        this.groups = groups;
+        this.journal =
+                new OffsetJournal(
+                        files,
+                        dir,
+                        durability == Durability.FSYNC,
+                        snapshotBytes,
+                        () -> OffsetRecords.snapshot(groups));
     }
 
+    /** Opens (recovers) the offsets of {@code metaDir/groups}, acknowledged in the page cache. */
     static OffsetStore open(Path metaDir) throws IOException {
+        return open(metaDir, Durability.PAGE_CACHE);
+    }
+
+    /** Opens (recovers) the offsets of {@code metaDir/groups}. */
+    public static OffsetStore open(Path metaDir, Durability durability) throws IOException {
+        return open(metaDir, durability, DEFAULT_SNAPSHOT_BYTES, OffsetFiles.REAL);
+    }
+
+    static OffsetStore open(
+            Path metaDir, Durability durability, long snapshotBytes, OffsetFiles files)
+            throws IOException {
         Path dir = metaDir.resolve("groups");
         Files.createDirectories(dir);
-        OffsetStore s = new OffsetStore(dir);
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.properties")) {
-            for (Path f : files) {
-                try {
-                    s.load(f);
-                } catch (IOException | RuntimeException e) {
-                    Path aside =
-                            f.resolveSibling(
-                                    f.getFileName() + ".corrupt-" + System.currentTimeMillis());
-                    LOG.error(
-                            "Cannot read committed group offsets {} ({}): moved aside to {};"
-                                    + " that group's committed offsets are lost",
-                            f,
-                            e.toString(),
-                            aside.getFileName());
-                    Files.move(f, aside, StandardCopyOption.ATOMIC_MOVE);
+        TreeMap<Long, Path> snapshots = new TreeMap<>();
+        TreeMap<Long, Path> journals = new TreeMap<>();
+        List<Path> legacy = new ArrayList<>();
+        long maxGen = 0;
+        for (Path p : files.list(dir)) {
+            String n = p.getFileName().toString();
+            OptionalLong s = OffsetJournal.snapshotGeneration(n);
+            OptionalLong j = OffsetJournal.journalGeneration(n);
+            if (n.endsWith(".tmp")) {
+                files.deleteIfExists(p); // a snapshot (or old group file) cut before its rename
+            } else if (s.isPresent()) {
+                snapshots.put(s.getAsLong(), p);
+                maxGen = Math.max(maxGen, s.getAsLong());
+            } else if (j.isPresent()) {
+                journals.put(j.getAsLong(), p);
+                maxGen = Math.max(maxGen, j.getAsLong());
+            } else if (n.endsWith(SUFFIX)) {
+                legacy.add(p);
+            }
+        }
+        Map<String, Map<TopicPartition, Committed>> state = new ConcurrentHashMap<>();
+        long base = -1;
+        for (Map.Entry<Long, Path> s : snapshots.descendingMap().entrySet()) {
+            Map<String, Map<TopicPartition, Committed>> read = readSnapshot(files, s.getValue());
+            if (read != null) {
+                state = read;
+                base = s.getKey();
+                break;
+            }
+            moveAside(files, s.getValue(), "snapshot of committed group offsets", "an older one");
+        }
+        if (base < 0) {
+            if (!snapshots.isEmpty() || !journals.isEmpty()) {
+                LOG.error(
+                        "No readable snapshot of committed group offsets in {}: recovering from"
+                                + " the old per-group files and journals left; offsets committed"
+                                + " before them are lost",
+                        dir);
+            }
+            for (Path f : legacy) {
+                loadLegacy(files, f, state);
+            }
+        }
+        for (Map.Entry<Long, Path> j : journals.tailMap(Math.max(base, 0), true).entrySet()) {
+            replayJournal(files, j.getValue(), state);
+        }
+        OffsetStore store = new OffsetStore(state, files, dir, durability, snapshotBytes);
+        store.journal.start(
+                maxGen + 1, OffsetRecords.snapshot(state), base < 0 ? maxGen + 1 : base);
+        // the old per-group files are in the durable snapshot now
+        for (Path f : legacy) {
+            files.deleteIfExists(f);
+        }
+        if (!legacy.isEmpty()) {
+            files.fsyncDir(dir);
+            LOG.info(
+                    "Moved the committed offsets of {} per-group files into {}",
+                    legacy.size(),
+                    OffsetJournal.snapshotName(maxGen + 1));
+        }
+        return store;
+    }
+
+    /** The offsets of a snapshot file, or null (with an ERROR) if it is unreadable. */
+    private static Map<String, Map<TopicPartition, Committed>> readSnapshot(
+            OffsetFiles files, Path f) {
+        try {
+            byte[] b = files.read(f);
+            int m = OffsetRecords.SNAPSHOT_MAGIC.length;
+            if (b.length < m || !Arrays.equals(b, 0, m, OffsetRecords.SNAPSHOT_MAGIC, 0, m)) {
+                LOG.error("{} is not a snapshot of committed group offsets (bad magic)", f);
+                return null;
+            }
+            Map<String, Map<TopicPartition, Committed>> state = new ConcurrentHashMap<>();
+            ByteBuffer buf = ByteBuffer.wrap(b);
+            buf.position(m);
+            OffsetRecords.Replayed r = OffsetRecords.replay(buf, state);
+            if (!r.ended() || m + r.bytes() != b.length) {
+                LOG.error(
+                        "Snapshot of committed group offsets {} is damaged at byte {} of {}",
+                        f,
+                        m + r.bytes(),
+                        b.length);
+                return null;
+            }
+            return state;
+        } catch (IOException e) {
+            LOG.error("Cannot read snapshot of committed group offsets {}: {}", f, e.toString());
+            return null;
+        }
+    }
+
+    private static void replayJournal(
+            OffsetFiles files, Path f, Map<String, Map<TopicPartition, Committed>> state)
+            throws IOException {
+        byte[] b = files.read(f);
+        int m = OffsetRecords.JOURNAL_MAGIC.length;
+        if (b.length < m || !Arrays.equals(b, 0, m, OffsetRecords.JOURNAL_MAGIC, 0, m)) {
+            if (b.length > 0) {
+                LOG.warn("Offset journal {} has no valid header ({} bytes): ignored", f, b.length);
+            }
+            return;
+        }
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        buf.position(m);
+        OffsetRecords.Replayed r = OffsetRecords.replay(buf, state);
+        long valid = m + (long) r.bytes();
+        if (valid != b.length) {
+            LOG.warn(
+                    "Offset journal {} ends in a torn or damaged record: discarded its last {}"
+                            + " bytes from byte {} (a write cut by the crash, never acknowledged)",
+                    f,
+                    b.length - valid,
+                    valid);
+        }
+    }
+
+    private static void loadLegacy(
+            OffsetFiles files, Path f, Map<String, Map<TopicPartition, Committed>> state)
+            throws IOException {
+        try {
+            Properties p = new Properties();
+            p.load(
+                    new InputStreamReader(
+                            new ByteArrayInputStream(files.read(f)), StandardCharsets.ISO_8859_1));
+            String group = p.getProperty(GROUP_KEY);
+            if (group == null) {
+                String fn = f.getFileName().toString();
+                group =
+                        new String(
+                                HexFormat.of()
+                                        .parseHex(fn.substring(0, fn.length() - SUFFIX.length())),
+                                StandardCharsets.UTF_8);
+            }
+            Map<TopicPartition, Committed> m = new ConcurrentHashMap<>();
+            for (String k : p.stringPropertyNames()) {
+                if (k.equals(GROUP_KEY)) {
+                    continue;
                 }
+                int dot = k.indexOf('.');
+                String[] v = p.getProperty(k).split(",", 3);
+                m.put(
+                        new TopicPartition(
+                                k.substring(dot + 1), Integer.parseInt(k.substring(0, dot))),
+                        new Committed(Long.parseLong(v[0]), Integer.parseInt(v[1]), v[2]));
             }
+            if (!m.isEmpty()) {
+                state.put(group, m);
+            }
+        } catch (IOException | RuntimeException e) {
+            moveAside(
+                    files, f, "committed group offsets", "that group's committed offsets are lost");
         }
-        return s;
     }
 
-    private void load(Path f) throws IOException {
-        Properties p = MetaFiles.read(f);
-        String group = p.getProperty(GROUP_KEY);
-        if (group == null) {
-            String fn = f.getFileName().toString();
-            group =
-                    new String(
-                            HexFormat.of().parseHex(fn.substring(0, fn.length() - SUFFIX.length())),
-                            StandardCharsets.UTF_8);
-        }
-        Map<TopicPartition, Committed> m = new ConcurrentHashMap<>();
-        for (String k : p.stringPropertyNames()) {
-            if (k.equals(GROUP_KEY)) {
-                continue;
-            }
-            int dot = k.indexOf('.');
-            String[] v = p.getProperty(k).split(",", 3);
-            m.put(
-                    new TopicPartition(k.substring(dot + 1), Integer.parseInt(k.substring(0, dot))),
-                    new Committed(Long.parseLong(v[0]), Integer.parseInt(v[1]), v[2]));
-        }
-        groups.put(group, m);
+    private static void moveAside(OffsetFiles files, Path f, String what, String consequence)
+            throws IOException {
+        Path aside = f.resolveSibling(f.getFileName() + ".corrupt-" + System.currentTimeMillis());
+        LOG.error(
+                "Cannot read {} {}: moved aside to {}; using {}",
+                what,
+                f,
+                aside.getFileName(),
+                consequence);
+        files.move(f, aside);
     }
 
-    /** The file of a group: hex of its id, or a hash when that name would be too long. */
+    /** The file a group had before the journal: hex of its id, or a hash when too long. */
     static String fileName(String group) {
         String hex = HexFormat.of().formatHex(group.getBytes(StandardCharsets.UTF_8));
         if (hex.length() + SUFFIX.length() + ".tmp".length() <= MAX_FILE_NAME_BYTES) {
@@ -128,81 +301,62 @@ public final class OffsetStore {
     }
 
     /** Ids of every group with committed offsets. */
-    java.util.Set<String> groupIds() {
-        return java.util.Set.copyOf(groups.keySet());
+    Set<String> groupIds() {
+        return Set.copyOf(groups.keySet());
     }
 
+    /** Commits {@code offsets} of {@code group} durably (all or none after a crash). */
     void commit(String group, Map<TopicPartition, Committed> offsets) throws IOException {
-        while (true) {
-            Map<TopicPartition, Committed> m =
-                    groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>());
-            synchronized (m) {
-                if (groups.get(group) != m) {
-                    continue; // deleted meanwhile: commit into the group's new map
-                }
-                m.putAll(offsets);
-                persist(group, m);
-                return;
-            }
+        if (offsets.isEmpty()) {
+            return;
         }
+        byte[] record = OffsetRecords.commit(group, offsets);
+        journal.append(
+                () -> {
+                    groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>()).putAll(offsets);
+                    return record;
+                });
     }
 
     /**
-     * Removes the committed offsets of {@code partitions} (those without one are ignored): the
-     * group's file is rewritten atomically, or removed (and its directory fsynced) when no offset
-     * is left. Idempotent.
+     * Removes the committed offsets of {@code partitions} (those without one are ignored); a group
+     * left without offsets is gone. Idempotent.
      */
-    void delete(String group, java.util.Collection<TopicPartition> partitions) throws IOException {
-        Map<TopicPartition, Committed> m = groups.get(group);
-        if (m == null) {
-            return;
-        }
-        synchronized (m) {
-            if (groups.get(group) != m || !m.keySet().removeAll(partitions)) {
-                return;
-            }
-            if (m.isEmpty()) {
-                groups.remove(group, m);
-                removeFile(group);
-            } else {
-                persist(group, m);
-            }
-        }
+    void delete(String group, Collection<TopicPartition> partitions) throws IOException {
+        byte[] record = OffsetRecords.delete(group, List.copyOf(partitions));
+        journal.append(
+                () -> {
+                    Map<TopicPartition, Committed> m = groups.get(group);
+                    if (m == null || !m.keySet().removeAll(partitions)) {
+                        return null;
+                    }
+                    if (m.isEmpty()) {
+                        groups.remove(group);
+                    }
+                    return record;
+                });
     }
 
     /** Removes every committed offset of {@code group}; true if it had any. Idempotent. */
     boolean deleteGroup(String group) throws IOException {
-        Map<TopicPartition, Committed> m = groups.get(group);
-        if (m == null) {
-            return false;
-        }
-        synchronized (m) {
-            if (!groups.remove(group, m)) {
-                return false;
-            }
-            removeFile(group);
-            return true;
-        }
+        byte[] record = OffsetRecords.deleteGroup(group);
+        boolean[] had = new boolean[1];
+        journal.append(
+                () -> {
+                    had[0] = groups.remove(group) != null;
+                    return had[0] ? record : null;
+                });
+        return had[0];
     }
 
-    private void removeFile(String group) throws IOException {
-        Files.deleteIfExists(dir.resolve(fileName(group)));
-        io.tierlog.common.AtomicFiles.fsyncDir(dir);
+    /** The journal, for tests of group commit. */
+    OffsetJournal journal() {
+        return journal;
     }
 
-    /** Rewrites the group's file from {@code m}; called under {@code m}'s monitor. */
-    private void persist(String group, Map<TopicPartition, Committed> m) throws IOException {
-        Properties p = new Properties();
-        p.setProperty(GROUP_KEY, group);
-        m.forEach(
-                (tp, c) ->
-                        p.setProperty(
-                                tp.partition() + "." + tp.topic(),
-                                c.offset()
-                                        + ","
-                                        + c.leaderEpoch()
-                                        + ","
-                                        + (c.metadata() == null ? "" : c.metadata())));
-        MetaFiles.writeAtomically(dir.resolve(fileName(group)), p, "tierlog group offsets");
+    /** Fsyncs and closes the journal; later changes fail. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        journal.close();
     }
 }
