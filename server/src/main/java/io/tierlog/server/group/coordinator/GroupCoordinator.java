@@ -262,7 +262,6 @@ public final class GroupCoordinator implements AutoCloseable {
                 s.members().size());
     }
 
-
     public CompletableFuture<JoinResult> join(
             String groupId,
             String memberId,
@@ -513,9 +512,9 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /**
-     * Cancels the coordinator's tasks on the timer (which belongs to the caller), closes the offsets
-     * (fsyncing their journal) and writes every membership change not persisted yet, so that a
-     * restart finds it.
+     * Cancels the coordinator's tasks on the timer (which belongs to the caller), closes the
+     * offsets (fsyncing their journal) and writes every membership change not persisted yet, so
+     * that a restart finds it.
      */
     @Override
     public void close() {
