@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class ServerLayoutTest {
     private static final List<String> AREAS =
-            List.of("produce", "fetch", "metadata", "admin", "group");
+            List.of("produce", "fetch", "metadata", "admin", "group", "storage");
     private static final String ROOT = "io/tierlog/server/";
     private static Map<String, String> classFiles; // internal name -> constant pool as text
 
@@ -109,16 +109,15 @@ class ServerLayoutTest {
     }
 
     @Test
-    void theGroupCoordinatorUsesNoWireTypes() {
-        assertThat(
-                        violations(
-                                "group/coordinator",
-                                List.of(
-                                        "org/apache/kafka/common/message/",
-                                        "org/apache/kafka/common/requests/",
-                                        ROOT + "dispatch/",
-                                        ROOT + "net/")))
-                .isEmpty();
+    void theGroupCoordinatorsUseNoWireTypes() {
+        List<String> wire =
+                List.of(
+                        "org/apache/kafka/common/message/",
+                        "org/apache/kafka/common/requests/",
+                        ROOT + "dispatch/",
+                        ROOT + "net/");
+        assertThat(violations("group/coordinator", wire)).as("classic").isEmpty();
+        assertThat(violations("group/consumer", wire)).as("KIP-848").isEmpty();
     }
 
     @Test
