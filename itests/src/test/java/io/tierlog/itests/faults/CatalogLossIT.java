@@ -275,6 +275,7 @@ class CatalogLossIT {
                         java.sql.DriverManager.getConnection("jdbc:sqlite:" + catalogDb());
                 java.sql.Statement s = c.createStatement()) {
             s.execute("DROP TABLE catalog_meta");
+            s.execute("ALTER TABLE partitions DROP COLUMN log_start"); // schema version 5
             s.execute("DELETE FROM schema_version WHERE version >= 4");
         }
         server = TierlogServer.start(config(port));
