@@ -65,20 +65,6 @@ final class ConsumerGroup {
         return owner != null && !owner.equals(memberId);
     }
 
-    /** True if any of {@code partitions} is owned by a member. */
-    boolean ownsAnyOf(Assignment partitions) {
-        for (Map.Entry<String, java.util.SortedSet<Integer>> e :
-                partitions.partitions().entrySet()) {
-            Map<Integer, String> byPartition = owners.getOrDefault(e.getKey(), Map.of());
-            for (int p : e.getValue()) {
-                if (byPartition.containsKey(p)) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
     /** Forgets that {@code m} owns anything. */
     void release(ConsumerGroupMember m) {
         m.owned()

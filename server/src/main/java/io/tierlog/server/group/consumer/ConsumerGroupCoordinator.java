@@ -81,7 +81,6 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
 
     private final Map<String, ConsumerGroup> groups = new ConcurrentHashMap<>();
     private final Settings settings;
-    private final Topics topics;
     private final Predicate<String> classicGroupInUse;
     private final ConsumerGroupStore store;
     private final TargetAssignments targets;
@@ -114,7 +113,6 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             throw new IllegalArgumentException("group.consumer.assignors must name an assignor");
         }
         this.settings = settings;
-        this.topics = topics;
         this.classicGroupInUse = classicGroupInUse;
         this.store = store;
         this.targets = new TargetAssignments(settings.assignors(), topics);
@@ -266,7 +264,10 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             g = groups.computeIfAbsent(r.groupId(), ConsumerGroup::new);
         } else {
             g = groups.get(r.groupId());
-            if (g == null && r.memberEpoch() > 0 && mayBeStale()) {
+            if (g == null
+                    && r.memberEpoch() > 0
+                    && mayBeStale()
+                    && !classicGroupInUse.test(r.groupId())) {
                 // A member of a group whose file was lost or never written: the others of
                 // before may still consume, so nothing they might own is handed out for now.
                 g = groups.computeIfAbsent(r.groupId(), ConsumerGroup::new);
