@@ -213,7 +213,7 @@ public final class TierlogServer implements Closeable {
                             engine.topicRegistry());
             io.tierlog.server.group.consumer.ConsumerGroupCoordinator consumerGroups =
                     io.tierlog.server.group.GroupApis.consumerGroups(
-                            config, groups, metadata, scheduler, b.time);
+                            metaDir, config, groups, metadata, scheduler, b.time);
             opened.push(consumerGroups);
             ApiHandlers.Parts parts =
                     new ApiHandlers.Parts(

@@ -101,7 +101,7 @@ public final class ServerTestKit implements AutoCloseable {
                         producerIds,
                         groups,
                         io.tierlog.server.group.GroupApis.consumerGroups(
-                                config, groups, metadata, scheduler, time),
+                                metaDir, config, groups, metadata, scheduler, time),
                         blocking);
         ApiRegistry[] ref = new ApiRegistry[1];
         ref[0] = new ApiRegistry(ApiHandlers.all(parts, () -> ref[0]));

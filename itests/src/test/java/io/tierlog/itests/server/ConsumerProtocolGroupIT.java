@@ -187,12 +187,13 @@ class ConsumerProtocolGroupIT {
 
         assertThat(classic.violations()).as("classic ownership before the restart").isEmpty();
         // A server restart under running members: they carry on without an error reaching them.
-        // (Only the consumer protocol's ownership is checked across it: the classic coordinator
-        // keeps no membership over a restart, so its first rejoining member takes every
-        // partition while the others still hold theirs.)
+        Map<Integer, String> beforeRestart = modern.snapshot();
         server.restart();
         produce(600);
         awaitSeen("the members read on after a server restart", seenModern, produced);
+        assertThat(modern.snapshot())
+                .as("no partition moved over the restart")
+                .isEqualTo(beforeRestart);
         awaitSeen("the classic members read on after a server restart", seenClassic, produced);
         awaitOwners("after the restart the partitions are owned again", modern, Set.of("n1", "n2"));
         assertNoFailures();
@@ -216,6 +217,97 @@ class ConsumerProtocolGroupIT {
                     .isEqualTo(produced - 10);
         }
         assertNoFailures();
+    }
+
+    @Test
+    void afterAServerRestartMembersCarryOnWithinSecondsAndARestartedStaticMemberKeepsItsPartitions(
+            @TempDir Path other) throws Exception {
+        // Kafka's default session timeout (45 s), so that a stall until expiry would show.
+        server.close();
+        server = new ServerHarness(other, Map.of());
+        Clients.createTopic(server.bootstrap(), TOPIC, PARTITIONS);
+        produced = 0;
+        produce(600);
+        GroupMemberThread.Ownership o = new GroupMemberThread.Ownership();
+        BitSet seen = new BitSet();
+        member("d1", "restart-group", "consumer", o, seen);
+        Map<String, Object> staticId = Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "static-1");
+        members.add(
+                new GroupMemberThread(
+                        "s1",
+                        server.bootstrap(),
+                        "restart-group",
+                        "consumer",
+                        TOPIC,
+                        o,
+                        seen,
+                        staticId));
+        awaitOwners("two members own the six partitions", o, Set.of("d1", "s1"));
+        awaitSeen("the group reads every record", seen, produced);
+        Map<Integer, String> before = o.snapshot();
+
+        server.restart();
+        long restarted = System.nanoTime();
+        produce(600);
+        Await.until(
+                "every partition is consumed again after the restart",
+                () -> {
+                    synchronized (seen) {
+                        return seen.cardinality() == produced;
+                    }
+                },
+                Duration.ofSeconds(15));
+        long tookMs = (System.nanoTime() - restarted) / 1_000_000;
+        assertThat(tookMs)
+                .as("consumption resumes well within the 45 s session timeout")
+                .isLessThan(15_000);
+        assertThat(o.snapshot()).as("no partition moved over the restart").isEqualTo(before);
+        try (Admin admin = Clients.admin(server.bootstrap())) {
+            ConsumerGroupDescription d =
+                    admin.describeConsumerGroups(List.of("restart-group"))
+                            .all()
+                            .get()
+                            .get("restart-group");
+            assertThat(d.members()).as("the same two members, none of before left over").hasSize(2);
+        }
+
+        // The static member's consumer restarts: the new one gets the same partitions, the other
+        // member keeps its own, nothing is owned twice.
+        GroupMemberThread s1 =
+                members.stream().filter(m -> m.name.equals("s1")).findFirst().orElseThrow();
+        Set<Integer> staticOwned = new HashSet<>();
+        before.forEach(
+                (p, who) -> {
+                    if (who.equals("s1")) {
+                        staticOwned.add(p);
+                    }
+                });
+        s1.close();
+        members.add(
+                new GroupMemberThread(
+                        "s1-again",
+                        server.bootstrap(),
+                        "restart-group",
+                        "consumer",
+                        TOPIC,
+                        o,
+                        seen,
+                        staticId));
+        Await.until(
+                "the restarted static member owns its partitions again",
+                () -> o.ownedBy("s1-again") == staticOwned.size(),
+                Duration.ofSeconds(30));
+        Map<Integer, String> now = o.snapshot();
+        now.forEach(
+                (p, who) ->
+                        assertThat(who)
+                                .as("partition %d", p)
+                                .isEqualTo(staticOwned.contains(p) ? "s1-again" : "d1"));
+        produce(100);
+        awaitSeen("the group reads on", seen, produced);
+        assertThat(o.violations()).as("no partition owned twice").isEmpty();
+        assertNoFailures();
+        System.out.printf("consumption resumed %d ms after the server restart%n", tookMs);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.group.consumer.Assignment;
 import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages;
 import io.tierlog.server.meta.MetadataService;
 import java.util.ArrayList;
 import java.util.Optional;
@@ -37,19 +38,19 @@ final class ConsumerGroupDescribeHandler extends SyncApiHandler<ConsumerGroupDes
         for (String id : r.groupIds()) {
             ConsumerGroupDescribeResponseData.DescribedGroup d =
                     new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(id);
-            Optional<ConsumerGroupCoordinator.GroupDescription> g = groups.describe(id);
+            Optional<ConsumerGroupMessages.GroupDescription> g = groups.describe(id);
             if (id == null || id.isEmpty()) {
                 d.setErrorCode(Errors.INVALID_GROUP_ID.code());
             } else if (g.isEmpty()) {
                 d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                         .setErrorMessage("Group " + id + " is not a consumer group.");
             } else {
-                ConsumerGroupCoordinator.GroupDescription desc = g.get();
+                ConsumerGroupMessages.GroupDescription desc = g.get();
                 d.setGroupState(desc.state())
                         .setGroupEpoch(desc.groupEpoch())
                         .setAssignmentEpoch(desc.assignmentEpoch())
                         .setAssignorName(desc.assignorName());
-                for (ConsumerGroupCoordinator.MemberDescription m : desc.members()) {
+                for (ConsumerGroupMessages.MemberDescription m : desc.members()) {
                     d.members()
                             .add(
                                     new ConsumerGroupDescribeResponseData.Member()

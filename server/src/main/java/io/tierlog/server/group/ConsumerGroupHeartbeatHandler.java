@@ -5,6 +5,7 @@ import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.group.consumer.Assignment;
 import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages;
 import io.tierlog.server.meta.MetadataService;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,9 +48,9 @@ final class ConsumerGroupHeartbeatHandler
             }
             owned = Assignment.of(byName);
         }
-        ConsumerGroupCoordinator.HeartbeatResult res =
+        ConsumerGroupMessages.HeartbeatResult res =
                 groups.heartbeat(
-                        new ConsumerGroupCoordinator.HeartbeatRequest(
+                        new ConsumerGroupMessages.HeartbeatRequest(
                                 r.groupId(),
                                 r.memberId(),
                                 r.memberEpoch(),

@@ -54,26 +54,24 @@ public final class GroupApis {
 
     /**
      * The consumer-group coordinator configured by the {@code group.consumer.*} options, seeing the
-     * topics of {@code metadata}; a classic group with members keeps its id from it.
+     * topics of {@code metadata}, persisting its groups under {@code metaDir}; a classic group with
+     * members keeps its id from it.
      */
     public static ConsumerGroupCoordinator consumerGroups(
+            java.nio.file.Path metaDir,
             Config config,
             GroupCoordinator classic,
             MetadataService metadata,
             ScheduledExecutorService timer,
-            Time time) {
+            Time time)
+            throws java.io.IOException {
         List<ConsumerAssignor> assignors = new ArrayList<>();
         for (String name :
                 ServerOptions.assignorNames(config.get(ServerOptions.GROUP_CONSUMER_ASSIGNORS))) {
             assignors.add(ConsumerGroupCoordinator.knownAssignors().get(name));
         }
-        // The groups known before this start (from their committed offsets): only their members
-        // of before may be recovered; a group first seen now has no members of before.
-        java.util.Set<String> existedAtStart =
-                classic.listGroups().stream()
-                        .map(GroupCoordinator.GroupListing::groupId)
-                        .collect(java.util.stream.Collectors.toUnmodifiableSet());
-        return new ConsumerGroupCoordinator(
+        return ConsumerGroupCoordinator.open(
+                metaDir,
                 new ConsumerGroupCoordinator.Settings(
                         Math.toIntExact(
                                 config.get(ServerOptions.GROUP_CONSUMER_SESSION_TIMEOUT_MS)
@@ -97,7 +95,6 @@ public final class GroupApis {
                     }
                 },
                 id -> classic.describeGroup(id).map(d -> !d.members().isEmpty()).orElse(false),
-                existedAtStart::contains,
                 timer,
                 time);
     }

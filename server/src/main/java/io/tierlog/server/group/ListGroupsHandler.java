@@ -3,6 +3,7 @@ package io.tierlog.server.group;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
 import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
 import java.util.Locale;
 import java.util.Set;
@@ -33,13 +34,13 @@ final class ListGroupsHandler extends SyncApiHandler<ListGroupsRequestData> {
         ListGroupsResponseData out = new ListGroupsResponseData();
         Set<String> states = lower(version >= 4 ? r.statesFilter() : null);
         Set<String> types = lower(version >= 5 ? r.typesFilter() : null);
-        java.util.Map<String, ConsumerGroupCoordinator.GroupListing> consumer =
+        java.util.Map<String, ConsumerGroupMessages.GroupListing> consumer =
                 new java.util.HashMap<>();
-        for (ConsumerGroupCoordinator.GroupListing g : consumerGroups.list()) {
+        for (ConsumerGroupMessages.GroupListing g : consumerGroups.list()) {
             consumer.put(g.groupId(), g);
         }
         if (types.isEmpty() || types.contains(CONSUMER)) {
-            for (ConsumerGroupCoordinator.GroupListing g : consumer.values()) {
+            for (ConsumerGroupMessages.GroupListing g : consumer.values()) {
                 if (states.isEmpty() || states.contains(g.state().toLowerCase(Locale.ROOT))) {
                     out.groups()
                             .add(

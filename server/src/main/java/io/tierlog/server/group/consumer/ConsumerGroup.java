@@ -35,8 +35,26 @@ final class ConsumerGroup {
         return false;
     }
 
-    /** Until when partitions nobody owns are held back after a restart (0: not recovering). */
+    /**
+     * Until when partitions nobody owns are held back after a restart whose persisted state proved
+     * stale or lost (0: not held back).
+     */
     long recoveringUntilMs;
+
+    /** The state last handed to the store, and its sequence number. */
+    ConsumerGroupStore.GroupRecord persisted;
+
+    long persistSeq;
+
+    /** The member holding that instance id, or null. */
+    ConsumerGroupMember staticMember(String instanceId) {
+        for (ConsumerGroupMember m : members.values()) {
+            if (instanceId.equals(m.instanceId)) {
+                return m;
+            }
+        }
+        return null;
+    }
 
     boolean ownedBy(String memberId, String topic, int partition) {
         return memberId.equals(owners.getOrDefault(topic, Map.of()).get(partition));
@@ -45,20 +63,6 @@ final class ConsumerGroup {
     boolean ownedByOther(String memberId, String topic, int partition) {
         String owner = owners.getOrDefault(topic, Map.of()).get(partition);
         return owner != null && !owner.equals(memberId);
-    }
-
-    /** True if any of {@code partitions} is owned by a member. */
-    boolean ownsAnyOf(Assignment partitions) {
-        for (Map.Entry<String, java.util.SortedSet<Integer>> e :
-                partitions.partitions().entrySet()) {
-            Map<Integer, String> byPartition = owners.getOrDefault(e.getKey(), Map.of());
-            for (int p : e.getValue()) {
-                if (byPartition.containsKey(p)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /** Forgets that {@code m} owns anything. */

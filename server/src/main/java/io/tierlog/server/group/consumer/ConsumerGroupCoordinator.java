@@ -3,21 +3,24 @@ package io.tierlog.server.group.consumer;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import io.tierlog.common.Time;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages.GroupDescription;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages.GroupListing;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages.HeartbeatRequest;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages.HeartbeatResult;
+import io.tierlog.server.group.consumer.ConsumerGroupMessages.MemberDescription;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -35,16 +38,20 @@ import org.slf4j.LoggerFactory;
  * {@code sessionTimeoutMs} is removed; a member asked to revoke partitions that has not done so
  * within its rebalance timeout is fenced (removed), as in Kafka.
  *
- * <p>Durability: group membership is kept in memory only (committed offsets are in the shared
- * {@code OffsetStore}). After a restart, a member of before that heartbeats within a session
- * timeout of the start with a full heartbeat (which a client sends to a coordinator it has not
- * talked to yet: subscription, rebalance timeout and owned partitions) is re-created at its epoch
- * owning what it reports, unless another member owns any of that; any other heartbeat of an unknown
- * member is answered {@code UNKNOWN_MEMBER_ID}, which the client treats as fencing: it drops its
- * partitions (onPartitionsLost) and rejoins with epoch 0, resuming from the committed offsets.
+ * <p>Durability: each group's state (epochs, assignor, target assignment, every member with its
+ * epochs, subscription and partitions) is persisted by {@link ConsumerGroupStore} off the caller's
+ * thread after each change, and flushed on {@link #close}; a coordinator {@link #open opened} on
+ * the same directory carries on with those members, whose sessions restart at the load. A kill -9
+ * can lose the last changes: a member heartbeating with an epoch ahead of the one known is fenced
+ * ({@code FENCED_MEMBER_EPOCH}), an unknown member is told {@code UNKNOWN_MEMBER_ID}; both drop
+ * their partitions and rejoin. Such a heartbeat within a session timeout of the start proves the
+ * file stale or lost, so the group then hands out no partition that nobody owns until a session
+ * timeout after the start (members of before that have not heartbeated yet may still consume it).
  *
- * <p>Static membership ({@code group.instance.id}) is accepted but treated as dynamic: a leave with
- * epoch -2 leaves the group like -1. Thread-safe: each group's state is guarded by its monitor.
+ * <p>Static membership ({@code group.instance.id}): see {@link StaticMembers}; a second live member
+ * with the instance id of a member is refused with {@code UNRELEASED_INSTANCE_ID}.
+ *
+ * <p>Thread-safe: each group's state is guarded by its monitor.
  */
 public final class ConsumerGroupCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerGroupCoordinator.class);
@@ -72,67 +79,12 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             List<ConsumerAssignor> assignors,
             int maxSize) {}
 
-    /**
-     * A heartbeat. Nullable fields are null when unchanged since the previous heartbeat, as on the
-     * wire; {@code owned} is by topic name (partitions of unknown topic ids left out).
-     */
-    public record HeartbeatRequest(
-            String groupId,
-            String memberId,
-            int memberEpoch,
-            String instanceId,
-            String rackId,
-            int rebalanceTimeoutMs,
-            List<String> topicNames,
-            String topicRegex,
-            String serverAssignor,
-            Assignment owned,
-            String clientId,
-            String clientHost) {}
-
-    /** A heartbeat's answer; {@code assignment} null when unchanged. */
-    public record HeartbeatResult(
-            Errors error,
-            String errorMessage,
-            String memberId,
-            int memberEpoch,
-            int heartbeatIntervalMs,
-            Assignment assignment) {
-        static HeartbeatResult error(Errors e, String message, String memberId, int epoch) {
-            return new HeartbeatResult(e, message, memberId, epoch, 0, null);
-        }
-    }
-
-    /** A member as ConsumerGroupDescribe shows it. */
-    public record MemberDescription(
-            String memberId,
-            String instanceId,
-            String rackId,
-            int memberEpoch,
-            String clientId,
-            String clientHost,
-            List<String> topicNames,
-            String topicRegex,
-            Assignment assigned,
-            Assignment target) {}
-
-    /** A group as ConsumerGroupDescribe shows it. */
-    public record GroupDescription(
-            String groupId,
-            String state,
-            int groupEpoch,
-            int assignmentEpoch,
-            String assignorName,
-            List<MemberDescription> members) {}
-
-    /** A group as ListGroups shows it (Kafka's state name). */
-    public record GroupListing(String groupId, String state) {}
-
     private final Map<String, ConsumerGroup> groups = new ConcurrentHashMap<>();
     private final Settings settings;
-    private final Topics topics;
     private final Predicate<String> classicGroupInUse;
-    private final Predicate<String> existedBefore;
+    private final ConsumerGroupStore store;
+    private final TargetAssignments targets;
+    private final MemberDeadlines deadlines;
     private final ScheduledExecutorService timer;
     private final Time time;
     private final long startedMs;
@@ -140,26 +92,123 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     /**
      * @param classicGroupInUse whether a classic group of that id has members (a consumer group of
      *     the same id is then refused)
-     * @param existedBefore whether a group of that id existed before this coordinator started (it
-     *     has committed offsets): its members may come back after a restart
      */
     public ConsumerGroupCoordinator(
             Settings settings,
             Topics topics,
             Predicate<String> classicGroupInUse,
-            Predicate<String> existedBefore,
+            ScheduledExecutorService timer,
+            Time time) {
+        this(settings, topics, classicGroupInUse, null, timer, time);
+    }
+
+    private ConsumerGroupCoordinator(
+            Settings settings,
+            Topics topics,
+            Predicate<String> classicGroupInUse,
+            ConsumerGroupStore store,
             ScheduledExecutorService timer,
             Time time) {
         if (settings.assignors().isEmpty()) {
             throw new IllegalArgumentException("group.consumer.assignors must name an assignor");
         }
         this.settings = settings;
-        this.topics = topics;
         this.classicGroupInUse = classicGroupInUse;
-        this.existedBefore = existedBefore;
+        this.store = store;
+        this.targets = new TargetAssignments(settings.assignors(), topics);
+        this.deadlines =
+                new MemberDeadlines(
+                        timer,
+                        time,
+                        settings.sessionTimeoutMs(),
+                        (g, m) -> {
+                            remove(g, m);
+                            changed(g);
+                        });
         this.timer = timer;
         this.time = time;
         this.startedMs = time.milliseconds();
+    }
+
+    /**
+     * A coordinator that persists its groups in {@code metaDir/consumer-groups} (written on {@code
+     * timer}) and starts with the groups persisted there; an unreadable file is moved aside.
+     */
+    public static ConsumerGroupCoordinator open(
+            Path metaDir,
+            Settings settings,
+            Topics topics,
+            Predicate<String> classicGroupInUse,
+            ScheduledExecutorService timer,
+            Time time)
+            throws IOException {
+        List<ConsumerGroupStore.GroupRecord> loaded = new ArrayList<>();
+        ConsumerGroupStore store = ConsumerGroupStore.open(metaDir, timer, loaded);
+        ConsumerGroupCoordinator c =
+                new ConsumerGroupCoordinator(
+                        settings, topics, classicGroupInUse, store, timer, time);
+        for (ConsumerGroupStore.GroupRecord rec : loaded) {
+            c.restore(rec);
+        }
+        return c;
+    }
+
+    private void restore(ConsumerGroupStore.GroupRecord rec) throws IOException {
+        ConsumerGroup g;
+        try {
+            g = ConsumerGroupStore.restore(rec);
+        } catch (RuntimeException e) {
+            ConsumerGroupStore.moveAside(store.file(rec.groupId()), e);
+            return;
+        }
+        synchronized (g) {
+            g.persisted = rec;
+            for (ConsumerGroupMember m : g.members.values()) {
+                deadlines.touch(g, m);
+                if (m.state == MemberState.UNREVOKED_PARTITIONS) {
+                    deadlines.scheduleRevocationDeadline(g, m);
+                }
+            }
+        }
+        groups.put(g.id, g);
+        LOG.info(
+                "Consumer group {} restored at epoch {} with {} members",
+                g.id,
+                g.groupEpoch,
+                g.members.size());
+    }
+
+    /** Persists the group's state if it changed. Under {@code g}'s monitor. */
+    private void changed(ConsumerGroup g) {
+        if (store == null) {
+            return;
+        }
+        ConsumerGroupStore.GroupRecord rec = ConsumerGroupStore.snapshot(g, groups.get(g.id) == g);
+        if (!rec.equals(g.persisted)) {
+            g.persisted = rec;
+            store.persistLater(++g.persistSeq, rec);
+        }
+    }
+
+    /** True within a session timeout of the start, while members of before may be alive. */
+    private boolean mayBeStale() {
+        return time.milliseconds() - startedMs <= settings.sessionTimeoutMs();
+    }
+
+    /**
+     * The group's persisted state was stale or lost: partitions nobody owns are held back until a
+     * session timeout after the start. Under {@code g}'s monitor.
+     */
+    private void holdBack(ConsumerGroup g, String why) {
+        if (g.recoveringUntilMs == 0) {
+            LOG.warn(
+                    "Consumer group {}: {}, so its persisted state is older than its members';"
+                            + " partitions nobody owns are held back until a session timeout"
+                            + " after the start",
+                    g.id,
+                    why);
+        }
+        g.recoveringUntilMs = startedMs + settings.sessionTimeoutMs() + 1L;
     }
 
     /** The assignors by name, for {@code group.consumer.assignors}. */
@@ -172,18 +221,18 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
 
     /** One ConsumerGroupHeartbeat: join (epoch 0), heartbeat (epoch > 0) or leave (-1, -2). */
     public HeartbeatResult heartbeat(HeartbeatRequest r) {
-        String invalid = invalid(r);
+        String invalid = HeartbeatRules.invalid(r);
         if (invalid != null) {
             return HeartbeatResult.error(
                     Errors.INVALID_REQUEST, invalid, r.memberId(), r.memberEpoch());
         }
-        if (r.serverAssignor() != null && assignor(r.serverAssignor()) == null) {
+        if (r.serverAssignor() != null && targets.assignor(r.serverAssignor()) == null) {
             return HeartbeatResult.error(
                     Errors.UNSUPPORTED_ASSIGNOR,
                     "ServerAssignor "
                             + r.serverAssignor()
                             + " is not supported. Supported assignors: "
-                            + assignorNames()
+                            + targets.assignorNames()
                             + ".",
                     r.memberId(),
                     r.memberEpoch());
@@ -212,14 +261,21 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                         r.memberId(),
                         r.memberEpoch());
             }
-            g = groups.computeIfAbsent(r.groupId(), this::newGroup);
+            g = groups.computeIfAbsent(r.groupId(), ConsumerGroup::new);
         } else {
             g = groups.get(r.groupId());
-            if (g == null && adoptable(r)) {
-                g = groups.computeIfAbsent(r.groupId(), this::newGroup);
+            if (g == null
+                    && r.memberEpoch() > 0
+                    && mayBeStale()
+                    && !classicGroupInUse.test(r.groupId())) {
+                // A member of a group whose file was lost or never written: the others of
+                // before may still consume, so nothing they might own is handed out for now.
+                g = groups.computeIfAbsent(r.groupId(), ConsumerGroup::new);
+                synchronized (g) {
+                    holdBack(g, "member " + r.memberId() + " is unknown");
+                }
             }
             if (g == null) {
-                // Unknown after a restart (membership is not persisted): fence, so it rejoins.
                 return HeartbeatResult.error(
                         Errors.UNKNOWN_MEMBER_ID,
                         "Member " + r.memberId() + " is not a member of group " + r.groupId() + ".",
@@ -236,7 +292,9 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                         r.memberId(),
                         r.memberEpoch());
             }
-            return heartbeat(g, r);
+            HeartbeatResult result = heartbeat(g, r);
+            changed(g);
+            return result;
         }
     }
 
@@ -252,14 +310,49 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                         memberId,
                         r.memberEpoch());
             }
-            LOG.info("Member {} left consumer group {} (epoch {})", m.id, g.id, r.memberEpoch());
-            remove(g, m);
+            if (r.memberEpoch() == STATIC_LEAVE_EPOCH && m.instanceId != null) {
+                StaticMembers.leave(g, m);
+                deadlines.touch(g, m);
+            } else {
+                LOG.info(
+                        "Member {} left consumer group {} (epoch {})", m.id, g.id, r.memberEpoch());
+                remove(g, m);
+            }
             return new HeartbeatResult(Errors.NONE, null, m.id, r.memberEpoch(), 0, null);
         }
         boolean joining = r.memberEpoch() == 0;
         boolean bump = false;
         Assignment before;
         if (joining) {
+            ConsumerGroupMember held =
+                    r.instanceId() == null ? null : g.staticMember(r.instanceId());
+            if (held != null && (held != m || held.epoch == STATIC_LEAVE_EPOCH)) {
+                if (held.epoch != STATIC_LEAVE_EPOCH) {
+                    return HeartbeatResult.error(
+                            Errors.UNRELEASED_INSTANCE_ID,
+                            "Static member "
+                                    + memberId
+                                    + " with instance id "
+                                    + r.instanceId()
+                                    + " cannot join the group because the instance id is owned by "
+                                    + held.id
+                                    + " member.",
+                            memberId,
+                            0);
+                }
+                // It left with -2 and comes back: it takes the place of its former member id,
+                // with its epoch and partitions; the others see no change.
+                m = StaticMembers.replace(g, held, memberId);
+                targets.maybeRefreshTarget(g, HeartbeatRules.update(m, r));
+                deadlines.touch(g, m);
+                return new HeartbeatResult(
+                        Errors.NONE,
+                        null,
+                        m.id,
+                        m.epoch,
+                        settings.heartbeatIntervalMs(),
+                        m.assigned);
+            }
             if (m == null) {
                 if (g.members.size() >= settings.maxSize()) {
                     return HeartbeatResult.error(
@@ -292,27 +385,30 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             }
             before = null;
         } else {
-            if (m == null && adoptable(r) && !g.ownsAnyOf(r.owned())) {
-                m = adopt(g, r);
-            }
             if (m == null) {
+                if (mayBeStale()) {
+                    holdBack(g, "member " + memberId + " is unknown");
+                }
                 return HeartbeatResult.error(
                         Errors.UNKNOWN_MEMBER_ID,
                         "Member " + memberId + " is not a member of group " + g.id + ".",
                         memberId,
                         r.memberEpoch());
             }
-            String fenced = fencedBy(m, r.memberEpoch(), r.owned());
+            String fenced = HeartbeatRules.fencedBy(m, r.memberEpoch(), r.owned());
             if (fenced != null) {
-                touch(g, m);
+                if (r.memberEpoch() > m.epoch && mayBeStale()) {
+                    holdBack(g, "member " + m.id + " is at epoch " + r.memberEpoch());
+                }
+                deadlines.touch(g, m);
                 return HeartbeatResult.error(
                         Errors.FENCED_MEMBER_EPOCH, fenced, m.id, r.memberEpoch());
             }
             before = m.assigned;
         }
-        bump |= update(m, r);
-        touch(g, m);
-        maybeRefreshTarget(g, bump);
+        bump |= HeartbeatRules.update(m, r);
+        deadlines.touch(g, m);
+        targets.maybeRefreshTarget(g, bump);
         reconcile(g, m, r.owned());
         boolean full =
                 r.rebalanceTimeoutMs() != -1
@@ -321,236 +417,6 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         Assignment answer = joining || full || !m.assigned.equals(before) ? m.assigned : null;
         return new HeartbeatResult(
                 Errors.NONE, null, m.id, m.epoch, settings.heartbeatIntervalMs(), answer);
-    }
-
-    /** True within a session timeout of this coordinator's start. */
-    private boolean recovering() {
-        return time.milliseconds() - startedMs <= settings.sessionTimeoutMs();
-    }
-
-    /**
-     * A group created now. One that existed before this coordinator started, created within a
-     * session timeout of the start, holds back every partition no member reports owning until that
-     * session timeout has passed: members of before the restart that have not heartbeated yet may
-     * still own them (a returning member is fenced, and drops them, or re-created owning them).
-     */
-    private ConsumerGroup newGroup(String id) {
-        ConsumerGroup g = new ConsumerGroup(id);
-        if (recovering() && existedBefore.test(id)) {
-            g.recoveringUntilMs = startedMs + settings.sessionTimeoutMs() + 1;
-        }
-        return g;
-    }
-
-    /**
-     * Whether an unknown member's heartbeat may re-create it: within a session timeout of this
-     * coordinator's start (membership is not persisted, so after a restart the members of before
-     * come back this way) and only from a full heartbeat (subscription, rebalance timeout and owned
-     * partitions given: what a client sends to a coordinator it has not talked to yet).
-     */
-    private boolean adoptable(HeartbeatRequest r) {
-        return r.memberEpoch() > 0
-                && recovering()
-                && r.rebalanceTimeoutMs() != -1
-                && (r.topicNames() != null || r.topicRegex() != null)
-                && r.owned() != null
-                && r.memberId() != null
-                && !r.memberId().isEmpty();
-    }
-
-    /**
-     * Re-creates a member of before a restart at the epoch it reports, owning what it reports (none
-     * of which another member owns): it keeps its partitions, and the group epoch moves past every
-     * epoch of before so that the next target assignment is newer than anything it saw.
-     */
-    private ConsumerGroupMember adopt(ConsumerGroup g, HeartbeatRequest r) {
-        ConsumerGroupMember m = new ConsumerGroupMember(r.memberId());
-        m.epoch = r.memberEpoch();
-        m.assigned = r.owned();
-        g.members.put(m.id, m);
-        g.acquire(m);
-        g.groupEpoch = Math.max(g.groupEpoch, r.memberEpoch()) + 1;
-        g.target.put(m.id, r.owned());
-        // Members of before that have not heartbeated yet may still own any partition nobody
-        // reported: none is handed out until every live one had a session timeout to come back.
-        g.recoveringUntilMs = startedMs + settings.sessionTimeoutMs() + 1;
-        LOG.info(
-                "Member {} of consumer group {} re-created at epoch {} owning {} (coordinator"
-                        + " restarted)",
-                m.id,
-                g.id,
-                m.epoch,
-                m.assigned);
-        return m;
-    }
-
-    /** Kafka's request checks; the message, or null when valid. */
-    private static String invalid(HeartbeatRequest r) {
-        if (r.groupId() == null || r.groupId().isEmpty()) {
-            return "GroupId can't be empty.";
-        }
-        if (r.instanceId() != null && r.instanceId().isEmpty()) {
-            return "InstanceId can't be empty.";
-        }
-        if (r.rackId() != null && r.rackId().isEmpty()) {
-            return "RackId can't be empty.";
-        }
-        if (r.memberEpoch() == 0) {
-            if (r.rebalanceTimeoutMs() == -1) {
-                return "RebalanceTimeoutMs must be provided in first request.";
-            }
-            if (r.owned() != null && !r.owned().isEmpty()) {
-                return "TopicPartitions must be empty when (re-)joining.";
-            }
-            if (r.topicNames() == null && r.topicRegex() == null) {
-                return "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.";
-            }
-        } else if (r.memberEpoch() < STATIC_LEAVE_EPOCH) {
-            return "MemberEpoch is invalid.";
-        } else if (r.memberId() == null || r.memberId().isEmpty()) {
-            return "MemberId can't be empty.";
-        }
-        if (r.topicRegex() != null && r.topicRegex().isEmpty()) {
-            return "SubscribedTopicRegex must not be empty.";
-        }
-        return null;
-    }
-
-    /**
-     * Why a heartbeat at {@code epoch} is fenced, or null: an epoch ahead of the member's, or
-     * behind it unless it is the previous epoch and the member owns no more than it is assigned
-     * (its last response was lost).
-     */
-    private static String fencedBy(ConsumerGroupMember m, int epoch, Assignment owned) {
-        if (epoch > m.epoch) {
-            return "The consumer group member has a greater epoch ("
-                    + epoch
-                    + ") than the one known by the group coordinator ("
-                    + m.epoch
-                    + "). The member must abandon all its partitions and rejoin.";
-        }
-        if (epoch < m.epoch
-                && (epoch != m.previousEpoch
-                        || owned == null
-                        || !m.assigned.union(owned).equals(m.assigned))) {
-            return "The consumer group member has a smaller member epoch ("
-                    + epoch
-                    + ") than the one known by the group coordinator ("
-                    + m.epoch
-                    + "). The member must abandon all its partitions and rejoin.";
-        }
-        return null;
-    }
-
-    /** Applies the heartbeat's changed fields; true if the subscription or assignor changed. */
-    private static boolean update(ConsumerGroupMember m, HeartbeatRequest r) {
-        boolean changed = false;
-        if (r.clientId() != null) {
-            m.clientId = r.clientId();
-        }
-        if (r.clientHost() != null) {
-            m.clientHost = r.clientHost();
-        }
-        if (r.instanceId() != null) {
-            m.instanceId = r.instanceId();
-        }
-        if (r.rackId() != null) {
-            m.rackId = r.rackId();
-        }
-        if (r.rebalanceTimeoutMs() != -1) {
-            m.rebalanceTimeoutMs = r.rebalanceTimeoutMs();
-        }
-        if (r.topicNames() != null
-                && !new TreeSet<>(r.topicNames()).equals(new TreeSet<>(m.topicNames))) {
-            m.topicNames = List.copyOf(new TreeSet<>(r.topicNames()));
-            changed = true;
-        }
-        if (r.topicRegex() != null && !r.topicRegex().equals(m.topicRegex)) {
-            m.topicRegex = r.topicRegex();
-            changed = true;
-        }
-        if (r.serverAssignor() != null && !r.serverAssignor().equals(m.serverAssignor)) {
-            m.serverAssignor = r.serverAssignor();
-            changed = true;
-        }
-        return changed;
-    }
-
-    /** The topics {@code m} subscribes to that exist: names and regex matches. */
-    private Set<String> subscription(ConsumerGroupMember m, Collection<String> allTopics) {
-        Set<String> out = new TreeSet<>(m.topicNames);
-        if (m.topicRegex != null) {
-            Pattern p = Pattern.compile(m.topicRegex);
-            for (String t : allTopics) {
-                if (p.matches(t)) {
-                    out.add(t);
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Bumps the group epoch once if {@code bump} (membership or a subscription changed) or the
-     * subscribed topics' metadata changed, and recomputes the target assignment if it is behind the
-     * group epoch.
-     */
-    private void maybeRefreshTarget(ConsumerGroup g, boolean bump) {
-        Collection<String> all = g.hasRegex() ? topics.names() : List.of();
-        Map<String, Set<String>> subs = new TreeMap<>();
-        Map<String, Integer> metadata = new TreeMap<>();
-        for (ConsumerGroupMember m : g.members.values()) {
-            Set<String> s = subscription(m, all);
-            subs.put(m.id, s);
-            for (String t : s) {
-                OptionalInt n = topics.partitions(t);
-                if (n.isPresent()) {
-                    metadata.put(t, n.getAsInt());
-                }
-            }
-        }
-        if (!metadata.equals(g.subscribedMetadata)) {
-            g.subscribedMetadata = metadata;
-            bump = true;
-        }
-        if (bump) {
-            // One epoch per change, whatever changed (membership, subscriptions, metadata).
-            g.groupEpoch++;
-        }
-        if (g.targetEpoch == g.groupEpoch) {
-            return;
-        }
-        ConsumerAssignor a = assignor(groupAssignor(g));
-        Map<String, ConsumerAssignor.MemberSpec> specs = new TreeMap<>();
-        subs.forEach(
-                (id, s) ->
-                        specs.put(
-                                id,
-                                new ConsumerAssignor.MemberSpec(
-                                        s, g.target.getOrDefault(id, Assignment.EMPTY))));
-        g.target = new HashMap<>(a.assign(specs, metadata));
-        g.targetEpoch = g.groupEpoch;
-        g.assignorName = a.name();
-    }
-
-    /** The assignor most members ask for (ties: the one listed first), else the default. */
-    private String groupAssignor(ConsumerGroup g) {
-        Map<String, Integer> votes = new HashMap<>();
-        for (ConsumerGroupMember m : g.members.values()) {
-            if (m.serverAssignor != null) {
-                votes.merge(m.serverAssignor, 1, Integer::sum);
-            }
-        }
-        String best = settings.assignors().get(0).name();
-        int bestVotes = 0;
-        for (ConsumerAssignor a : settings.assignors()) {
-            int v = votes.getOrDefault(a.name(), 0);
-            if (v > bestVotes) {
-                best = a.name();
-                bestVotes = v;
-            }
-        }
-        return best;
     }
 
     private void reconcile(ConsumerGroup g, ConsumerGroupMember m, Assignment owned) {
@@ -580,86 +446,10 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
         g.acquire(m);
         if (m.state == MemberState.UNREVOKED_PARTITIONS
                 && (was != MemberState.UNREVOKED_PARTITIONS || epochWas != m.epoch)) {
-            scheduleRevocationDeadline(g, m);
+            deadlines.scheduleRevocationDeadline(g, m);
         } else if (m.state != MemberState.UNREVOKED_PARTITIONS && m.revocation != null) {
             m.revocation.cancel(false);
             m.revocation = null;
-        }
-    }
-
-    private void scheduleRevocationDeadline(ConsumerGroup g, ConsumerGroupMember m) {
-        if (m.revocation != null) {
-            m.revocation.cancel(false);
-        }
-        long deadline = time.milliseconds() + m.rebalanceTimeoutMs;
-        int epoch = m.epoch;
-        m.revocation =
-                timer.schedule(
-                        () -> onRevocationDeadline(g, m, epoch, deadline),
-                        m.rebalanceTimeoutMs,
-                        TimeUnit.MILLISECONDS);
-    }
-
-    private void onRevocationDeadline(
-            ConsumerGroup g, ConsumerGroupMember m, int epoch, long deadline) {
-        synchronized (g) {
-            if (g.members.get(m.id) != m
-                    || m.state != MemberState.UNREVOKED_PARTITIONS
-                    || m.epoch != epoch) {
-                return;
-            }
-            long left = deadline - time.milliseconds();
-            if (left > 0) {
-                m.revocation =
-                        timer.schedule(
-                                () -> onRevocationDeadline(g, m, epoch, deadline),
-                                left,
-                                TimeUnit.MILLISECONDS);
-                return;
-            }
-            LOG.info(
-                    "Member {} of consumer group {} did not revoke its partitions within {} ms: fenced",
-                    m.id,
-                    g.id,
-                    m.rebalanceTimeoutMs);
-            remove(g, m);
-        }
-    }
-
-    /** The member was heard from: its session restarts. Called under {@code g}'s monitor. */
-    private void touch(ConsumerGroup g, ConsumerGroupMember m) {
-        m.lastSeenMs = time.milliseconds();
-        if (m.session != null) {
-            m.session.cancel(false);
-        }
-        m.session =
-                timer.schedule(
-                        () -> maybeExpire(g, m),
-                        settings.sessionTimeoutMs() + 1L,
-                        TimeUnit.MILLISECONDS);
-    }
-
-    private void maybeExpire(ConsumerGroup g, ConsumerGroupMember m) {
-        synchronized (g) {
-            if (g.members.get(m.id) != m) {
-                return;
-            }
-            long silent = time.milliseconds() - m.lastSeenMs;
-            if (silent <= settings.sessionTimeoutMs()) {
-                // Early by the clock: check again when it is due.
-                m.session =
-                        timer.schedule(
-                                () -> maybeExpire(g, m),
-                                settings.sessionTimeoutMs() + 1L - silent,
-                                TimeUnit.MILLISECONDS);
-                return;
-            }
-            LOG.info(
-                    "Member {} of consumer group {} expired after {} ms without a heartbeat",
-                    m.id,
-                    g.id,
-                    silent);
-            remove(g, m);
         }
     }
 
@@ -676,21 +466,6 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             g.subscribedMetadata = Map.of();
             g.targetEpoch = g.groupEpoch;
         }
-    }
-
-    private ConsumerAssignor assignor(String name) {
-        for (ConsumerAssignor a : settings.assignors()) {
-            if (a.name().equals(name)) {
-                return a;
-            }
-        }
-        return null;
-    }
-
-    private String assignorNames() {
-        List<String> names = new ArrayList<>();
-        settings.assignors().forEach(a -> names.add(a.name()));
-        return String.join(", ", names);
     }
 
     /** True if a consumer group of that id exists (with or without members). */
@@ -712,6 +487,7 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                 return false;
             }
             groups.remove(groupId, g);
+            changed(g);
             return true;
         }
     }
@@ -725,20 +501,10 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
     public Optional<Errors> checkOffsetAccess(
             String groupId, String memberId, int memberEpoch, boolean commit) {
         ConsumerGroup g = groupId == null ? null : groups.get(groupId);
-        boolean memberOfBefore =
-                memberEpoch > 0 && memberId != null && !memberId.isEmpty() && recovering();
         if (g == null) {
-            // Within a session timeout of a restart, a member of before (of a consumer group, or a
-            // classic one: the request cannot tell) may commit what it consumed before it
-            // heartbeats again, rather than be told it is unknown.
-            return memberOfBefore && existedBefore.test(groupId) && !classicGroupInUse.test(groupId)
-                    ? Optional.of(Errors.NONE)
-                    : Optional.empty();
+            return Optional.empty();
         }
         synchronized (g) {
-            if (memberOfBefore && g.recoveringUntilMs > 0 && !g.members.containsKey(memberId)) {
-                return Optional.of(Errors.NONE);
-            }
             if (memberEpoch < 0 && (memberId == null || memberId.isEmpty() || !commit)) {
                 return Optional.of(
                         !commit || g.members.isEmpty() ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID);
@@ -765,6 +531,7 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
                 return Optional.of(Errors.NON_EMPTY_GROUP);
             }
             groups.remove(groupId, g);
+            changed(g);
             return Optional.of(Errors.NONE);
         }
     }
@@ -820,6 +587,9 @@ public final class ConsumerGroupCoordinator implements AutoCloseable {
             synchronized (g) {
                 g.members.values().forEach(ConsumerGroupMember::cancelTimers);
             }
+        }
+        if (store != null) {
+            store.flush();
         }
     }
 }

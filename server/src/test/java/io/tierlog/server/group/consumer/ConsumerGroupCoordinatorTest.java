@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tierlog.common.MockTime;
 import io.tierlog.common.testing.ManualScheduler;
 import io.tierlog.common.testing.Property;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -17,6 +20,7 @@ import java.util.TreeMap;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The consumer-group coordinator on a manual clock: joins, epochs, reconciliation (revoke before
@@ -28,29 +32,31 @@ class ConsumerGroupCoordinatorTest {
     final ManualScheduler timer = new ManualScheduler(time);
     final Map<String, Integer> topics = new TreeMap<>(Map.of("t", 6));
     final Set<String> classicInUse = new HashSet<>();
-    final Set<String> withOffsets = new HashSet<>();
     ConsumerGroupCoordinator c = coordinator();
 
     ConsumerGroupCoordinator coordinator() {
         return new ConsumerGroupCoordinator(
                 new ConsumerGroupCoordinator.Settings(
                         SESSION_MS, 5_000, List.of(new UniformAssignor(), new RangeAssignor()), 4),
-                new ConsumerGroupCoordinator.Topics() {
-                    @Override
-                    public OptionalInt partitions(String topic) {
-                        Integer n = topics.get(topic);
-                        return n == null ? OptionalInt.empty() : OptionalInt.of(n);
-                    }
-
-                    @Override
-                    public Collection<String> names() {
-                        return List.copyOf(topics.keySet());
-                    }
-                },
+                topicsView(),
                 classicInUse::contains,
-                withOffsets::contains,
                 timer,
                 time);
+    }
+
+    ConsumerGroupCoordinator.Topics topicsView() {
+        return new ConsumerGroupCoordinator.Topics() {
+            @Override
+            public OptionalInt partitions(String topic) {
+                Integer n = topics.get(topic);
+                return n == null ? OptionalInt.empty() : OptionalInt.of(n);
+            }
+
+            @Override
+            public Collection<String> names() {
+                return List.copyOf(topics.keySet());
+            }
+        };
     }
 
     @AfterEach
@@ -58,8 +64,8 @@ class ConsumerGroupCoordinatorTest {
         c.close();
     }
 
-    static ConsumerGroupCoordinator.HeartbeatRequest join(String member, List<String> topics) {
-        return new ConsumerGroupCoordinator.HeartbeatRequest(
+    static ConsumerGroupMessages.HeartbeatRequest join(String member, List<String> topics) {
+        return new ConsumerGroupMessages.HeartbeatRequest(
                 "g",
                 member,
                 0,
@@ -74,9 +80,8 @@ class ConsumerGroupCoordinatorTest {
                 "/h");
     }
 
-    static ConsumerGroupCoordinator.HeartbeatRequest beat(
-            String member, int epoch, Assignment owned) {
-        return new ConsumerGroupCoordinator.HeartbeatRequest(
+    static ConsumerGroupMessages.HeartbeatRequest beat(String member, int epoch, Assignment owned) {
+        return new ConsumerGroupMessages.HeartbeatRequest(
                 "g", member, epoch, null, null, -1, null, null, null, owned, null, null);
     }
 
@@ -91,12 +96,17 @@ class ConsumerGroupCoordinatorTest {
             apply(c.heartbeat(join(id, List.of("t"))));
         }
 
-        ConsumerGroupCoordinator.HeartbeatResult beat() {
+        Client(String id, String instanceId) {
+            this.id = id;
+            apply(c.heartbeat(staticJoin(id, instanceId)));
+        }
+
+        ConsumerGroupMessages.HeartbeatResult beat() {
             return apply(c.heartbeat(ConsumerGroupCoordinatorTest.beat(id, epoch, owned)));
         }
 
-        private ConsumerGroupCoordinator.HeartbeatResult apply(
-                ConsumerGroupCoordinator.HeartbeatResult r) {
+        private ConsumerGroupMessages.HeartbeatResult apply(
+                ConsumerGroupMessages.HeartbeatResult r) {
             assertThat(r.error()).as("%s: %s", id, r.errorMessage()).isEqualTo(Errors.NONE);
             epoch = r.memberEpoch();
             if (r.assignment() != null) {
@@ -129,7 +139,7 @@ class ConsumerGroupCoordinatorTest {
         Client b = new Client("b");
         assertThat(b.owned.isEmpty()).as("a still owns everything").isTrue();
         assertThat(b.epoch).isEqualTo(2);
-        ConsumerGroupCoordinator.HeartbeatResult r = a.beat();
+        ConsumerGroupMessages.HeartbeatResult r = a.beat();
         assertThat(a.owned.size()).as("a is told to keep only 3").isEqualTo(3);
         assertThat(r.memberEpoch()).as("a stays at its epoch until it revoked").isEqualTo(1);
         assertThat(c.describe("g").orElseThrow().state()).isEqualTo("Reconciling");
@@ -223,7 +233,7 @@ class ConsumerGroupCoordinatorTest {
     void invalidRequestsAreAnsweredWithKafkasErrors() {
         assertThat(
                         c.heartbeat(
-                                        new ConsumerGroupCoordinator.HeartbeatRequest(
+                                        new ConsumerGroupMessages.HeartbeatRequest(
                                                 "g",
                                                 "a",
                                                 0,
@@ -240,14 +250,14 @@ class ConsumerGroupCoordinatorTest {
                 .isEqualTo("RebalanceTimeoutMs must be provided in first request.");
         assertThat(
                         c.heartbeat(
-                                        new ConsumerGroupCoordinator.HeartbeatRequest(
+                                        new ConsumerGroupMessages.HeartbeatRequest(
                                                 "g", "a", 0, null, null, 1000, null, null, null,
                                                 null, null, null))
                                 .error())
                 .isEqualTo(Errors.INVALID_REQUEST);
         assertThat(
                         c.heartbeat(
-                                        new ConsumerGroupCoordinator.HeartbeatRequest(
+                                        new ConsumerGroupMessages.HeartbeatRequest(
                                                 "",
                                                 "a",
                                                 0,
@@ -264,7 +274,7 @@ class ConsumerGroupCoordinatorTest {
                 .isEqualTo(Errors.INVALID_REQUEST);
         assertThat(
                         c.heartbeat(
-                                        new ConsumerGroupCoordinator.HeartbeatRequest(
+                                        new ConsumerGroupMessages.HeartbeatRequest(
                                                 "g",
                                                 "a",
                                                 0,
@@ -281,7 +291,7 @@ class ConsumerGroupCoordinatorTest {
                 .isEqualTo(Errors.UNSUPPORTED_ASSIGNOR);
         assertThat(
                         c.heartbeat(
-                                        new ConsumerGroupCoordinator.HeartbeatRequest(
+                                        new ConsumerGroupMessages.HeartbeatRequest(
                                                 "g", "a", 0, null, null, 1000, null, "t(", null,
                                                 null, null, null))
                                 .error())
@@ -302,9 +312,9 @@ class ConsumerGroupCoordinatorTest {
 
     @Test
     void aRegexSubscriptionFollowsNewTopicsAndTheRangeAssignorIsUsedWhenAsked() {
-        ConsumerGroupCoordinator.HeartbeatResult r =
+        ConsumerGroupMessages.HeartbeatResult r =
                 c.heartbeat(
-                        new ConsumerGroupCoordinator.HeartbeatRequest(
+                        new ConsumerGroupMessages.HeartbeatRequest(
                                 "g",
                                 "a",
                                 0,
@@ -320,7 +330,7 @@ class ConsumerGroupCoordinatorTest {
         assertThat(r.assignment().partitions().keySet()).containsExactly("t");
         topics.put("u1", 2);
         topics.put("v", 2);
-        ConsumerGroupCoordinator.HeartbeatResult r2 =
+        ConsumerGroupMessages.HeartbeatResult r2 =
                 c.heartbeat(beat("a", r.memberEpoch(), r.assignment()));
         assertThat(r2.memberEpoch())
                 .as("new matching topic: new epoch")
@@ -344,7 +354,7 @@ class ConsumerGroupCoordinatorTest {
                 .hasSize(2);
         timer.advance(1);
         assertThat(c.describe("g").orElseThrow().members())
-                .extracting(ConsumerGroupCoordinator.MemberDescription::memberId)
+                .extracting(ConsumerGroupMessages.MemberDescription::memberId)
                 .containsExactly("a");
         a.beat();
         assertThat(a.owned.size()).isEqualTo(6);
@@ -363,7 +373,7 @@ class ConsumerGroupCoordinatorTest {
         assertThat(b.owned.isEmpty()).as("b waits for a's partitions").isTrue();
         timer.advance(1);
         assertThat(c.describe("g").orElseThrow().members())
-                .extracting(ConsumerGroupCoordinator.MemberDescription::memberId)
+                .extracting(ConsumerGroupMessages.MemberDescription::memberId)
                 .containsExactly("b");
         b.beat();
         assertThat(b.owned.size()).isEqualTo(6);
@@ -387,61 +397,202 @@ class ConsumerGroupCoordinatorTest {
         c.heartbeat(beat("a", ConsumerGroupCoordinator.LEAVE_EPOCH, null));
         assertThat(c.checkOffsetAccess("g", "", -1, true)).contains(Errors.NONE);
         assertThat(c.list())
-                .extracting(ConsumerGroupCoordinator.GroupListing::state)
+                .extracting(ConsumerGroupMessages.GroupListing::state)
                 .containsExactly("Empty");
         assertThat(c.delete("g")).contains(Errors.NONE);
         assertThat(c.isConsumerGroup("g")).isFalse();
     }
 
+    static ConsumerGroupMessages.HeartbeatRequest staticJoin(String member, String instance) {
+        return new ConsumerGroupMessages.HeartbeatRequest(
+                "g",
+                member,
+                0,
+                instance,
+                null,
+                30_000,
+                List.of("t"),
+                null,
+                null,
+                Assignment.EMPTY,
+                "c",
+                "/h");
+    }
+
+    /** Heartbeats every client until the group is Stable. */
+    void settle(Collection<Client> clients) {
+        for (int round = 0; round < 4; round++) {
+            clients.forEach(Client::beat);
+        }
+        assertThat(c.describe("g").orElseThrow().state()).isEqualTo("Stable");
+    }
+
+    ConsumerGroupCoordinator reopen(Path dir) throws IOException {
+        c.close();
+        return open(dir);
+    }
+
+    ConsumerGroupCoordinator open(Path dir) throws IOException {
+        return ConsumerGroupCoordinator.open(
+                dir,
+                new ConsumerGroupCoordinator.Settings(
+                        SESSION_MS, 5_000, List.of(new UniformAssignor(), new RangeAssignor()), 4),
+                topicsView(),
+                classicInUse::contains,
+                timer,
+                time);
+    }
+
     @Test
-    void afterARestartAReturningMemberKeepsWhatItOwnsAndNothingElseIsHandedOutForASession() {
-        withOffsets.add("g");
-        // The coordinator has just started; member a of before reports it owns 0-2.
-        Assignment mine = Assignment.of(Map.of("t", List.of(0, 1, 2)));
-        ConsumerGroupCoordinator.HeartbeatResult r =
-                c.heartbeat(
-                        new ConsumerGroupCoordinator.HeartbeatRequest(
-                                "g",
-                                "a",
-                                7,
-                                null,
-                                null,
-                                30_000,
-                                List.of("t"),
-                                null,
-                                null,
-                                mine,
-                                null,
-                                null));
-        assertThat(r.error()).isEqualTo(Errors.NONE);
-        assertThat(r.assignment()).isEqualTo(mine);
-        // A new member gets nothing while a member of before may still hold 3-5.
+    void aReopenedCoordinatorCarriesOnWithTheSameEpochsAndAssignments(@TempDir Path dir)
+            throws IOException {
+        c = open(dir);
+        Client a = new Client("a");
         Client b = new Client("b");
-        assertThat(b.owned.isEmpty()).isTrue();
+        settle(List.of(a, b));
+        ConsumerGroupMessages.GroupDescription before = c.describe("g").orElseThrow();
+        Assignment aOwned = a.owned;
+        int aEpoch = a.epoch;
+        c = reopen(dir);
+        ConsumerGroupMessages.GroupDescription after = c.describe("g").orElseThrow();
+        assertThat(after.groupEpoch()).isEqualTo(before.groupEpoch());
+        assertThat(after.assignmentEpoch()).isEqualTo(before.assignmentEpoch());
+        assertThat(after.members()).containsExactlyInAnyOrderElementsOf(before.members());
+        assertThat(after.state()).isEqualTo("Stable");
+        a.beat();
+        b.beat();
+        assertThat(a.epoch).as("no new epoch after the restart").isEqualTo(aEpoch);
+        assertThat(a.owned).as("no reassignment").isEqualTo(aOwned);
+        assertThat(c.describe("g").orElseThrow().groupEpoch()).isEqualTo(before.groupEpoch());
+        // A member that does not come back expires a session timeout after the load.
+        timer.advance(SESSION_MS / 2);
+        a.beat();
+        timer.advance(SESSION_MS / 2 + 1);
+        a.beat();
+        settle(List.of(a));
+        assertThat(a.owned.size()).as("b expired, a took its partitions").isEqualTo(6);
+        assertThat(c.describe("g").orElseThrow().members()).hasSize(1);
+    }
+
+    @Test
+    void aDamagedFileIsMovedAsideAndItsMembersRejoinWithoutTwoOwners(@TempDir Path dir)
+            throws IOException {
+        c = open(dir);
+        Client a = new Client("a");
+        Client b = new Client("b");
+        settle(List.of(a, b));
+        c.close();
+        Path file;
+        try (var files = Files.list(dir.resolve("consumer-groups"))) {
+            file = files.findFirst().orElseThrow();
+        }
+        Files.writeString(file, "group.id=g\nmembers=2\nmember.0.id=a\n");
+        c = open(dir);
+        try (var files = Files.list(dir.resolve("consumer-groups"))) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .singleElement()
+                    .satisfies(n -> assertThat(n).contains(".corrupt-"));
+        }
+        assertThat(c.heartbeat(beat("a", a.epoch, a.owned)).error())
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        // a rejoins while b, not heard from yet, may still consume its partitions: a gets none
+        // that nobody owns until a session timeout after the start.
+        Client a2 = new Client("a");
+        a2.beat();
+        assertThat(a2.owned.overlaps(b.owned)).isFalse();
+        assertThat(c.heartbeat(beat("b", b.epoch, b.owned)).error())
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        Client b2 = new Client("b");
+        b2.beat();
+        assertDisjoint(List.of(a2, b2));
+        timer.advance(SESSION_MS / 2);
+        a2.beat();
+        b2.beat();
+        timer.advance(SESSION_MS / 2 + 1);
+        settle(List.of(a2, b2));
+        assertThat(a2.owned.size() + b2.owned.size()).isEqualTo(6);
+        assertDisjoint(List.of(a2, b2));
+    }
+
+    @Test
+    void afterAKillTheUnwrittenChangeIsFencedAndNoPartitionIsOwnedTwice(@TempDir Path dir)
+            throws IOException {
+        c = open(dir);
+        Client a = new Client("a");
+        settle(List.of(a));
+        timer.runDue();
+        Path file;
+        try (var files = Files.list(dir.resolve("consumer-groups"))) {
+            file = files.findFirst().orElseThrow();
+        }
+        byte[] written = Files.readAllBytes(file);
+        Client b = new Client("b");
+        settle(List.of(a, b));
+        assertThat(b.owned.isEmpty()).isFalse();
+        // kill -9: what was written last is the state before b joined.
+        c.close();
+        Files.write(file, written);
+        c = open(dir);
+        assertThat(c.heartbeat(beat("a", a.epoch, a.owned)).error())
+                .as("a is at an epoch the server does not know")
+                .isEqualTo(Errors.FENCED_MEMBER_EPOCH);
+        Client a2 = new Client("a");
+        a2.beat();
+        assertThat(a2.owned.overlaps(b.owned))
+                .as("b has not heartbeated yet: what it owns is not handed out")
+                .isFalse();
+        assertThat(c.heartbeat(beat("b", b.epoch, b.owned)).error())
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        Client b2 = new Client("b");
+        b2.beat();
+        assertDisjoint(List.of(a2, b2));
+        timer.advance(SESSION_MS / 2);
+        a2.beat();
+        b2.beat();
+        timer.advance(SESSION_MS / 2 + 1);
+        settle(List.of(a2, b2));
+        assertThat(a2.owned.size() + b2.owned.size()).isEqualTo(6);
+        assertDisjoint(List.of(a2, b2));
+    }
+
+    @Test
+    void aStaticMemberThatLeavesKeepsItsPartitionsAndGetsThemBackWhenItRejoins() {
+        Client s = new Client("s1", "i1");
+        Client b = new Client("b");
+        settle(List.of(s, b));
+        Assignment sOwned = s.owned;
+        Assignment bOwned = b.owned;
+        int epoch = c.describe("g").orElseThrow().groupEpoch();
+        assertThat(
+                        c.heartbeat(beat("s1", ConsumerGroupCoordinator.STATIC_LEAVE_EPOCH, null))
+                                .memberEpoch())
+                .isEqualTo(ConsumerGroupCoordinator.STATIC_LEAVE_EPOCH);
+        b.beat();
+        assertThat(b.owned).as("nothing moves to b").isEqualTo(bOwned);
+        assertThat(c.describe("g").orElseThrow().groupEpoch()).isEqualTo(epoch);
+        // The restarted static consumer (a new member id) gets its epoch and partitions back.
+        ConsumerGroupMessages.HeartbeatResult back = c.heartbeat(staticJoin("s2", "i1"));
+        assertThat(back.error()).isEqualTo(Errors.NONE);
+        assertThat(back.memberId()).isEqualTo("s2");
+        assertThat(back.assignment()).isEqualTo(sOwned);
+        assertThat(back.memberEpoch()).isEqualTo(s.epoch);
+        b.beat();
+        assertThat(b.owned).isEqualTo(bOwned);
+        assertThat(c.describe("g").orElseThrow().groupEpoch()).isEqualTo(epoch);
+        // A second live member with the same instance id is refused.
+        ConsumerGroupMessages.HeartbeatResult dup = c.heartbeat(staticJoin("s3", "i1"));
+        assertThat(dup.error()).isEqualTo(Errors.UNRELEASED_INSTANCE_ID);
+        assertThat(dup.errorMessage())
+                .isEqualTo(
+                        "Static member s3 with instance id i1 cannot join the group because the"
+                                + " instance id is owned by s2 member.");
+        // A static member that left and does not come back expires after its session timeout.
+        c.heartbeat(beat("s2", ConsumerGroupCoordinator.STATIC_LEAVE_EPOCH, null));
         timer.advance(SESSION_MS / 2);
         b.beat();
-        assertThat(b.owned.isEmpty()).as("still within a session of the start").isTrue();
-        c.heartbeat(beat("a", r.memberEpoch(), mine));
         timer.advance(SESSION_MS / 2 + 1);
-        b.beat();
-        assertThat(b.owned.partitions("t")).containsExactly(3, 4, 5);
-        // Later, an unknown member is no longer re-created.
-        assertThat(
-                        c.heartbeat(
-                                        new ConsumerGroupCoordinator.HeartbeatRequest(
-                                                "g",
-                                                "z",
-                                                7,
-                                                null,
-                                                null,
-                                                30_000,
-                                                List.of("t"),
-                                                null,
-                                                null,
-                                                Assignment.EMPTY,
-                                                null,
-                                                null))
-                                .error())
-                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        settle(List.of(b));
+        assertThat(b.owned.size()).isEqualTo(6);
+        assertThat(c.describe("g").orElseThrow().members()).hasSize(1);
     }
 }
