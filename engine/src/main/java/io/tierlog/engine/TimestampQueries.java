@@ -125,7 +125,10 @@ final class TimestampQueries {
                                         log.offsetForTimestamp(timestampMs)
                                                 .map(TimestampOffset::of));
                             }
-                            return scanCold(tp, log, o.get().firstOffset(), timestampMs);
+                            // an object straddling the log start is read from the log start:
+                            // below it a read is out of range
+                            long from = Math.max(o.get().firstOffset(), logStart.logStart(tp, log));
+                            return scanCold(tp, log, from, timestampMs);
                         });
     }
 
@@ -162,18 +165,69 @@ final class TimestampQueries {
     }
 
     /**
-     * The largest record timestamp and the offset of the first record carrying it (Kafka's
-     * ListOffsets -3), over both tiers. When the cold tier holds the largest timestamp, its object
-     * is read to find that record (the catalog knows only the object's range). May query the
+     * The largest timestamp of the records at or above the log start and the offset of the first
+     * record carrying it (Kafka's ListOffsets -3), over both tiers. When the cold tier holds the
+     * largest timestamp, its object is read to find that record (the catalog knows only the
+     * object's range). A hot segment or cold object that starts below the log start (DeleteRecords
+     * moved it inside) may have its maximum below it: when such a one could hold the answer, its
+     * records at or above the log start are read to find their largest timestamp. May query the
      * catalog and read a cold object: call it off an event loop.
+     *
+     * @throws ColdReadException if records straddling the log start had to be read and could not
      */
     Optional<TimestampOffset> maxTimestamp(TopicPartition tp) {
         PartitionLog log = reads.hot(tp);
+        ColdIndex.Snapshot s = coldReader == null ? null : coldIndex.snapshot(tp, 1000);
+        long start = logStart.logStart(tp, log);
+        // the largest maximum of the segments and objects wholly at or above the log start, and
+        // of those that start below it (whose maximum may be a deleted record), with their end
+        TimestampOffset clean = null;
+        long below = -1;
+        long belowEnd = start;
+        for (io.tierlog.hot.SegmentInfo seg : log.segments()) {
+            if (seg.maxTimestamp() < 0) {
+                continue;
+            } else if (seg.baseOffset() >= start) {
+                if (clean == null || seg.maxTimestamp() > clean.timestamp()) {
+                    clean = new TimestampOffset(seg.maxTimestamp(), seg.nextOffset() - 1);
+                }
+            } else {
+                below = Math.max(below, seg.maxTimestamp());
+                belowEnd = Math.max(belowEnd, seg.nextOffset());
+            }
+        }
+        if (s != null) {
+            for (ColdObject o : s.objects().values()) {
+                if (o.firstOffset() >= start) {
+                    if (clean == null || o.maxTimestamp() > clean.timestamp()) {
+                        clean = new TimestampOffset(o.maxTimestamp(), o.lastOffset());
+                    }
+                } else {
+                    below = Math.max(below, o.maxTimestamp());
+                    belowEnd = Math.max(belowEnd, o.lastOffset() + 1);
+                }
+            }
+        }
+        if (below < 0 || (clean != null && below < clean.timestamp())) {
+            return maxOverTiers(tp, log, s); // nothing below the log start can be the answer
+        }
+        // [start, belowEnd) holds every record of the straddling ones at or above the log start,
+        // and any record of a wholly-above one below belowEnd: its first maximum is the earliest
+        TimestampOffset straddling = maxInRange(tp, start, Math.min(belowEnd, log.highWatermark()));
+        if (straddling != null && (clean == null || straddling.timestamp() >= clean.timestamp())) {
+            return Optional.of(straddling);
+        }
+        // the first record at or after the clean maximum at or above the log start carries it
+        return clean == null ? Optional.empty() : exactRecord(tp, clean);
+    }
+
+    /** The maximum of the tiers' maxima, when no record below the log start can be the largest. */
+    private Optional<TimestampOffset> maxOverTiers(
+            TopicPartition tp, PartitionLog log, ColdIndex.Snapshot s) {
         Optional<TimestampOffset> hotMax = log.maxTimestamp().map(TimestampOffset::of);
-        if (coldReader == null) {
+        if (s == null) {
             return hotMax;
         }
-        ColdIndex.Snapshot s = coldIndex.snapshot(tp, 1000);
         Optional<TimestampOffset> coldMax =
                 s.objects().values().stream()
                         .max((a, b) -> Long.compare(a.maxTimestamp(), b.maxTimestamp()))
@@ -185,6 +239,53 @@ final class TimestampQueries {
             return hotMax;
         }
         return exactRecord(tp, coldMax.get());
+    }
+
+    /**
+     * The first record of the largest timestamp among the records in [{@code from}, {@code end}),
+     * read from whichever tier holds them; null when there is none.
+     */
+    private TimestampOffset maxInRange(TopicPartition tp, long from, long end) {
+        TimestampOffset best = null;
+        long next = from;
+        while (next < end) {
+            TierRead r;
+            try {
+                r =
+                        reads.read(tp, next, chunkBytes)
+                                .get(
+                                        COLD_SEARCH_TIMEOUT_SECONDS,
+                                        java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ColdReadException("interrupted reading the records of " + tp, e);
+            } catch (java.util.concurrent.ExecutionException
+                    | java.util.concurrent.TimeoutException e) {
+                throw new ColdReadException(
+                        "cannot read the records of " + tp + " at the log start: " + e, e);
+            }
+            for (MutableRecordBatch b : r.toMemoryRecordsUnchecked().batches()) {
+                if (b.baseOffset() >= end) {
+                    return best;
+                }
+                if (b.lastOffset() < from
+                        || (best != null && b.maxTimestamp() <= best.timestamp())) {
+                    continue;
+                }
+                for (Record rec : b) {
+                    if (rec.offset() >= from
+                            && rec.offset() < end
+                            && (best == null || rec.timestamp() > best.timestamp())) {
+                        best = new TimestampOffset(rec.timestamp(), rec.offset());
+                    }
+                }
+            }
+            if (r.isEmpty() || r.nextOffset() <= next) {
+                return best;
+            }
+            next = r.nextOffset();
+        }
+        return best;
     }
 
     /**
