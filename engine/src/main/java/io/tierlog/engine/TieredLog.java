@@ -3,7 +3,6 @@ package io.tierlog.engine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.catalog.Catalog;
-import io.tierlog.catalog.ColdObject;
 import io.tierlog.common.Config;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
@@ -29,10 +28,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.apache.kafka.common.record.internal.Record;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One log per partition across two tiers: the embeddable tierlog library.
@@ -69,14 +64,12 @@ import org.slf4j.LoggerFactory;
  * reader: reads below the hot log start fail with {@link OffsetOutOfRangeException}, and retention
  * deletes hot segments unbounded by any cold copy.
  *
- * <p>The caller closes the log. Thread-safe: every method may be called from any thread.
+ * <p>The caller closes the log. Thread-safe: every method may be called from any thread. The work
+ * is done by package-private parts: {@link TieredLogBuilder} and {@link EngineResources} (opening
+ * and wiring), {@link TierReads} (the read path), {@link LogStart} (log start offset,
+ * DeleteRecords), {@link TimestampQueries} (timestamp and max-timestamp queries across tiers).
  */
 public final class TieredLog implements Closeable {
-    private static final Logger LOG = LoggerFactory.getLogger(TieredLog.class);
-
-    /** Bound of the cold read that finds the exact record of a cold max timestamp. */
-    private static final long COLD_SEARCH_TIMEOUT_SECONDS = 60;
-
     private final EngineResources res;
     private final Catalog catalog;
     private final LogManager logs;
@@ -84,21 +77,12 @@ public final class TieredLog implements Closeable {
     private final ColdReader coldReader;
     private final Optional<Compactor> compactor;
     private final ColdRetention retention;
-    private final TopicConfigs topicConfigs;
     private final TopicRegistry topics;
     private final MeterRegistry registry;
     private final Counter hotBytesIn;
-    private final Counter hotBytesOut;
-    private final Counter coldBytesOut;
-    private final Counter hotReads;
-    private final Counter coldReads;
-    private final int chunkBytes;
-    private final LogStartOffsets logStartCopy;
-    private volatile boolean closed;
-
-    /** Cold reads not yet completed: failed on close so no caller waits forever. */
-    private final java.util.Set<CompletableFuture<?>> inFlight =
-            java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final LogStart logStart;
+    private final TierReads reads;
+    private final TimestampQueries timestamps;
 
     TieredLog(EngineResources res) {
         this.res = res;
@@ -108,16 +92,12 @@ public final class TieredLog implements Closeable {
         this.coldReader = res.coldReader();
         this.compactor = res.compactor();
         this.retention = res.retention();
-        this.topicConfigs = res.topicConfigs();
         this.topics = res.topics();
         this.registry = res.registry();
-        this.chunkBytes = res.config().get(EngineOptions.COLD_READ_CHUNK_BYTES).toIntExact();
-        this.logStartCopy = new LogStartOffsets(res.dataDir());
         this.hotBytesIn = registry.counter(MetricNames.BYTES_IN, "tier", "hot");
-        this.hotBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "hot");
-        this.coldBytesOut = registry.counter(MetricNames.BYTES_OUT, "tier", "cold");
-        this.hotReads = registry.counter(MetricNames.READS, "tier", "hot");
-        this.coldReads = registry.counter(MetricNames.READS, "tier", "cold");
+        this.logStart = new LogStart(res);
+        this.reads = new TierReads(res, logStart);
+        this.timestamps = new TimestampQueries(res, reads, logStart);
     }
 
     /**
@@ -342,172 +322,7 @@ public final class TieredLog implements Closeable {
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      */
     public CompletableFuture<TierRead> read(TopicPartition tp, long offset, int maxBytes) {
-        PartitionLog log = hot(tp);
-        long hotStart = log.logStartOffset();
-        long hw = log.highWatermark();
-        long logStart = logStart(tp, log);
-        if (offset < logStart && offset >= 0) {
-            return CompletableFuture.failedFuture(
-                    new OffsetOutOfRangeException(
-                            "Offset "
-                                    + offset
-                                    + " of "
-                                    + tp
-                                    + " is below the log start offset "
-                                    + logStart));
-        }
-        if (offset >= hotStart) {
-            long damagedEnd = log.damagedRangeEnd(offset);
-            if (damagedEnd >= 0 && offset < hw && coldReader != null) {
-                return readDamaged(tp, log, offset, maxBytes, damagedEnd);
-            }
-            try {
-                // a read stops before a damaged range, so that the next one can go to the cold tier
-                FileSlice slice =
-                        log.read(offset, Math.max(0, maxBytes), log.nextDamagedStart(offset));
-                hotReads.increment();
-                hotBytesOut.increment(slice.sizeInBytes());
-                long reportedHw = Math.max(hw, slice.isEmpty() ? offset : slice.nextOffset());
-                return CompletableFuture.completedFuture(
-                        new TierRead.Hot(slice, offset, reportedHw, earliestCached(tp, log)));
-            } catch (io.tierlog.hot.LogOffsetOutOfRangeException e) {
-                if (offset >= log.logStartOffset()) {
-                    return CompletableFuture.failedFuture(
-                            new OffsetOutOfRangeException(e.getMessage()));
-                }
-                // Local retention moved the hot start past offset meanwhile: the cold tier has it.
-                hotStart = log.logStartOffset();
-            } catch (LogOfflineException e) {
-                return CompletableFuture.failedFuture(
-                        new org.apache.kafka.common.errors.KafkaStorageException(
-                                e.getMessage(), e));
-            } catch (IOException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-        if (offset < 0) {
-            return CompletableFuture.failedFuture(
-                    new OffsetOutOfRangeException(
-                            "Offset " + offset + " of " + tp + " is negative"));
-        }
-        if (coldReader == null) {
-            return CompletableFuture.failedFuture(
-                    new OffsetOutOfRangeException(
-                            "Offset "
-                                    + offset
-                                    + " of "
-                                    + tp
-                                    + " is below the log start "
-                                    + hotStart
-                                    + " (hot tier only)"));
-        }
-        long stopBefore = hotStart;
-        CompletableFuture<TierRead.Cold> cold;
-        try {
-            cold =
-                    coldReader.read(
-                            tp,
-                            offset,
-                            Math.max(0, maxBytes),
-                            stopBefore,
-                            hw,
-                            Math.min(offset, hotStart));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
-        }
-        return track(cold.handle((r, e) -> coldResult(tp, log, r, e)));
-    }
-
-    /**
-     * A read of an offset whose hot bytes are known corrupt ({@link PartitionLog#markDamaged}): the
-     * cold tier's copy, up to the end of the damaged range; the hot bytes only when the cold tier
-     * does not hold the offset (then the consumer sees the corruption, as it would without tiers).
-     */
-    private CompletableFuture<TierRead> readDamaged(
-            TopicPartition tp, PartitionLog log, long offset, int maxBytes, long damagedEnd) {
-        CompletableFuture<TierRead.Cold> cold;
-        try {
-            cold =
-                    coldReader.read(
-                            tp,
-                            offset,
-                            Math.max(0, maxBytes),
-                            damagedEnd,
-                            log.highWatermark(),
-                            Math.min(offset, log.logStartOffset()));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
-        }
-        return track(
-                cold.handle(
-                                (r, e) -> {
-                                    if (e != null
-                                            && ColdReader.translate(e)
-                                                    instanceof OffsetOutOfRangeException) {
-                                        return null; // not in the cold tier: the hot bytes are all
-                                        // there is
-                                    }
-                                    return coldResult(tp, log, r, e);
-                                })
-                        .thenCompose(
-                                t -> {
-                                    if (t != null) {
-                                        return CompletableFuture.completedFuture(t);
-                                    }
-                                    try {
-                                        FileSlice slice = log.read(offset, Math.max(0, maxBytes));
-                                        hotReads.increment();
-                                        hotBytesOut.increment(slice.sizeInBytes());
-                                        return CompletableFuture.completedFuture(
-                                                (TierRead)
-                                                        new TierRead.Hot(
-                                                                slice,
-                                                                offset,
-                                                                Math.max(
-                                                                        log.highWatermark(),
-                                                                        slice.nextOffset()),
-                                                                earliestCached(tp, log)));
-                                    } catch (IOException | RuntimeException ex) {
-                                        return CompletableFuture.failedFuture(ex);
-                                    }
-                                }));
-    }
-
-    /** The answer of a cold read, counted; a failure rethrown as the caller should see it. */
-    private TierRead coldResult(TopicPartition tp, PartitionLog log, TierRead.Cold r, Throwable e) {
-        if (e != null) {
-            throw ColdReader.translate(e); // counted and logged by the cold reader
-        }
-        coldReads.increment();
-        coldBytesOut.increment(r.sizeInBytes());
-        long start =
-                coldIndex
-                        .cached(tp)
-                        .filter(s -> !s.isEmpty())
-                        .map(s -> Math.min(s.coldLogStartOffset(), log.logStartOffset()))
-                        .orElse(r.logStartOffset());
-        start = Math.max(start, logStart(tp, log));
-        return new TierRead.Cold(
-                r.records(), r.objectKey(), r.nextOffset(), log.highWatermark(), start);
-    }
-
-    /** Registers a cold-tier future so that {@link #close()} can fail it if still pending. */
-    private <T> CompletableFuture<T> track(CompletableFuture<T> f) {
-        CompletableFuture<T> out = new CompletableFuture<>();
-        inFlight.add(out);
-        f.whenComplete(
-                (v, e) -> {
-                    inFlight.remove(out);
-                    if (e != null) {
-                        out.completeExceptionally(ColdReader.unwrap(e));
-                    } else {
-                        out.complete(v);
-                    }
-                });
-        if (closed) {
-            out.completeExceptionally(new ColdReadException("the log is closed", null));
-        }
-        return out;
+        return reads.read(tp, offset, maxBytes);
     }
 
     // ---------------------------------------------------------------- offsets
@@ -517,25 +332,8 @@ public final class TieredLog implements Closeable {
      * starts lower, else the hot log start. From memory (never calls the catalog).
      */
     public long earliestOffset(TopicPartition tp) {
-        return earliestCached(tp, hot(tp));
-    }
-
-    private long earliestCached(TopicPartition tp, PartitionLog log) {
-        ColdIndex.Bounds b = coldIndex.bounds(tp);
-        long earliest =
-                b.empty()
-                        ? log.logStartOffset()
-                        : Math.min(b.coldLogStartOffset(), log.logStartOffset());
-        return Math.max(earliest, logStart(b, log));
-    }
-
-    /** The log start offset moved by {@link #deleteRecords} (0 if never), from memory. */
-    private long logStart(TopicPartition tp, PartitionLog log) {
-        return logStart(coldIndex.bounds(tp), log);
-    }
-
-    private static long logStart(ColdIndex.Bounds b, PartitionLog log) {
-        return Math.max(b.logStartOffset(), log.requestedLogStartOffset());
+        PartitionLog log = hot(tp);
+        return logStart.earliest(tp, log);
     }
 
     /**
@@ -559,73 +357,7 @@ public final class TieredLog implements Closeable {
      *     or is not this data dir's own (retriable: nothing was deleted)
      */
     public long deleteRecords(TopicPartition tp, long offset) throws IOException {
-        PartitionLog log = hot(tp);
-        long hw = log.highWatermark();
-        long target = offset == -1 ? hw : offset;
-        if (target < 0 || target > hw) {
-            throw new OffsetOutOfRangeException(
-                    "Cannot delete records of "
-                            + tp
-                            + " below offset "
-                            + offset
-                            + ": it is not in [0, "
-                            + hw
-                            + "] (the high watermark)");
-        }
-        long current = logStart(tp, log);
-        if (target <= current) {
-            return Math.max(current, earliestCached(tp, log));
-        }
-        if (res.guard() != null && !res.guard().allows("DeleteRecords of " + tp)) {
-            throw new org.apache.kafka.common.errors.KafkaStorageException(
-                    "the catalog is not this data dir's own or not durable: records of "
-                            + tp
-                            + " are not deleted");
-        }
-        // The next object must start where the hot tier then begins: the segment holding target.
-        long coldFloor = target;
-        for (io.tierlog.hot.SegmentInfo seg : log.segments()) {
-            if (seg.baseOffset() <= target) {
-                coldFloor = seg.baseOffset();
-            }
-        }
-        io.tierlog.catalog.LogStartUpdate u;
-        try {
-            u = catalog.advanceLogStart(tp.topic(), tp.partition(), target, coldFloor);
-        } catch (io.tierlog.catalog.CatalogException e) {
-            throw new org.apache.kafka.common.errors.KafkaStorageException(
-                    "cannot record the log start offset of " + tp + ": " + e.getMessage(), e);
-        }
-        Optional<TopicInfo> info = topics.topic(tp.topic());
-        if (info.isPresent()) {
-            // a copy for a catalog rebuild; the catalog already holds it, so a failure only warns
-            try {
-                Map<String, java.util.UUID> ids = new java.util.HashMap<>();
-                topics.topics().forEach(t -> ids.put(t.name(), t.uuid()));
-                logStartCopy.record(tp, u.logStartOffset(), info.get().uuid(), ids);
-            } catch (IOException | RuntimeException e) {
-                LOG.warn(
-                        "cannot copy the log start offset of {} to {} (the catalog holds it): {}",
-                        tp,
-                        LogStartOffsets.FILE,
-                        e.toString());
-            }
-        }
-        // the hot tier may start higher (the older offsets are cold): that is not the log start
-        log.advanceLogStartOffset(u.logStartOffset());
-        coldIndex.refreshQuietly(tp);
-        if (!u.removed().isEmpty()) {
-            LOG.info(
-                    "DeleteRecords: {} cold objects of {} below offset {} removed from the catalog",
-                    u.removed().size(),
-                    tp,
-                    u.logStartOffset());
-            if (retention != null) {
-                retention.deleteObjects(u.removed());
-            }
-        }
-        // retention may have removed more than asked: the low watermark is the earliest offset
-        return Math.max(u.logStartOffset(), earliestCached(tp, log));
+        return logStart.deleteRecords(tp, hot(tp), offset);
     }
 
     /** The high watermark: the next offset to be written and read (hot tier end). */
@@ -642,14 +374,7 @@ public final class TieredLog implements Closeable {
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      */
     public LogOffsets offsets(TopicPartition tp) {
-        PartitionLog log = hot(tp);
-        ColdIndex.Bounds b = coldIndex.bounds(tp);
-        long hotStart = log.logStartOffset();
-        long hw = log.highWatermark();
-        long earliest = b.empty() ? hotStart : Math.min(b.coldLogStartOffset(), hotStart);
-        earliest = Math.max(earliest, logStart(b, log));
-        return new LogOffsets(
-                earliest, b.coldLogStartOffset(), b.coldHighWatermark(), hotStart, hw);
+        return logStart.offsets(tp, hot(tp));
     }
 
     /**
@@ -690,114 +415,7 @@ public final class TieredLog implements Closeable {
      */
     public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(
             TopicPartition tp, long timestampMs) {
-        PartitionLog log = hot(tp);
-        return anyOffsetForTimestamp(tp, log, timestampMs)
-                .thenCompose(
-                        o -> {
-                            long start = logStart(tp, log);
-                            if (o.isEmpty() || o.get().offset() >= start) {
-                                return CompletableFuture.completedFuture(o);
-                            }
-                            // found in a batch or segment that straddles the log start: the
-                            // answer is the first such record at or above it, as Kafka's
-                            return scanRecords(tp, log, start, start, timestampMs);
-                        });
-    }
-
-    /** The first record at or above {@code from} (and {@code start}) with a late enough time. */
-    private CompletableFuture<Optional<TimestampOffset>> scanRecords(
-            TopicPartition tp, PartitionLog log, long from, long start, long timestampMs) {
-        if (from >= log.highWatermark()) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        return read(tp, from, chunkBytes)
-                .thenCompose(
-                        r -> {
-                            for (MutableRecordBatch b : r.toMemoryRecordsUnchecked().batches()) {
-                                if (b.maxTimestamp() < timestampMs) {
-                                    continue;
-                                }
-                                for (Record rec : b) {
-                                    if (rec.offset() >= start && rec.timestamp() >= timestampMs) {
-                                        return CompletableFuture.completedFuture(
-                                                Optional.of(
-                                                        new TimestampOffset(
-                                                                rec.timestamp(), rec.offset())));
-                                    }
-                                }
-                            }
-                            if (r.isEmpty() || r.nextOffset() <= from) {
-                                return CompletableFuture.completedFuture(
-                                        Optional.<TimestampOffset>empty());
-                            }
-                            return scanRecords(tp, log, r.nextOffset(), start, timestampMs);
-                        });
-    }
-
-    private CompletableFuture<Optional<TimestampOffset>> anyOffsetForTimestamp(
-            TopicPartition tp, PartitionLog log, long timestampMs) {
-        if (coldReader == null) {
-            return CompletableFuture.completedFuture(
-                    log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
-        }
-        CompletableFuture<Optional<ColdObject>> first;
-        try {
-            first =
-                    CompletableFuture.supplyAsync(
-                            () -> {
-                                try {
-                                    return catalog.firstObjectReaching(
-                                            tp.topic(), tp.partition(), timestampMs);
-                                } catch (RuntimeException e) {
-                                    throw new ColdReadException("catalog unavailable: " + e, e);
-                                }
-                            },
-                            res.coldExecutor());
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
-        }
-        return track(first)
-                .thenCompose(
-                        o -> {
-                            if (o.isEmpty() || o.get().firstOffset() >= log.logStartOffset()) {
-                                return CompletableFuture.completedFuture(
-                                        log.offsetForTimestamp(timestampMs)
-                                                .map(TimestampOffset::of));
-                            }
-                            return scanCold(tp, log, o.get().firstOffset(), timestampMs);
-                        });
-    }
-
-    private CompletableFuture<Optional<TimestampOffset>> scanCold(
-            TopicPartition tp, PartitionLog log, long offset, long timestampMs) {
-        long hotStart = log.logStartOffset();
-        if (offset >= hotStart) {
-            return CompletableFuture.completedFuture(
-                    log.offsetForTimestamp(timestampMs).map(TimestampOffset::of));
-        }
-        return read(tp, offset, chunkBytes)
-                .thenCompose(
-                        r -> {
-                            for (MutableRecordBatch b : r.toMemoryRecordsUnchecked().batches()) {
-                                if (b.maxTimestamp() < timestampMs) {
-                                    continue;
-                                }
-                                for (Record rec : b) {
-                                    if (rec.timestamp() >= timestampMs) {
-                                        return CompletableFuture.completedFuture(
-                                                Optional.of(
-                                                        new TimestampOffset(
-                                                                rec.timestamp(), rec.offset())));
-                                    }
-                                }
-                            }
-                            if (r.isEmpty() || r.nextOffset() <= offset) {
-                                return CompletableFuture.completedFuture(
-                                        log.offsetForTimestamp(timestampMs)
-                                                .map(TimestampOffset::of));
-                            }
-                            return scanCold(tp, log, r.nextOffset(), timestampMs);
-                        });
+        return timestamps.offsetForTimestamp(tp, timestampMs);
     }
 
     /**
@@ -807,43 +425,7 @@ public final class TieredLog implements Closeable {
      * catalog and read a cold object: call it off an event loop.
      */
     public Optional<TimestampOffset> maxTimestamp(TopicPartition tp) {
-        PartitionLog log = hot(tp);
-        Optional<TimestampOffset> hotMax = log.maxTimestamp().map(TimestampOffset::of);
-        if (coldReader == null) {
-            return hotMax;
-        }
-        ColdIndex.Snapshot s = coldIndex.snapshot(tp, 1000);
-        Optional<TimestampOffset> coldMax =
-                s.objects().values().stream()
-                        .max((a, b) -> Long.compare(a.maxTimestamp(), b.maxTimestamp()))
-                        .map(o -> new TimestampOffset(o.maxTimestamp(), o.lastOffset()));
-        if (hotMax.isEmpty()) {
-            return coldMax;
-        }
-        if (coldMax.isEmpty() || hotMax.get().timestamp() >= coldMax.get().timestamp()) {
-            return hotMax;
-        }
-        return exactRecord(tp, coldMax.get());
-    }
-
-    /**
-     * The first record at or after {@code max}'s timestamp, which is the first record carrying it
-     * since no record is later; {@code max} itself (its object's last offset) if the search fails.
-     */
-    private Optional<TimestampOffset> exactRecord(TopicPartition tp, TimestampOffset max) {
-        try {
-            return Optional.of(
-                    offsetForTimestamp(tp, max.timestamp())
-                            .get(COLD_SEARCH_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
-                            .orElse(max));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.of(max);
-        } catch (java.util.concurrent.ExecutionException
-                | java.util.concurrent.TimeoutException e) {
-            LOG.debug("max timestamp of {}: cold search failed, answering its object's end", tp, e);
-            return Optional.of(max);
-        }
+        return timestamps.maxTimestamp(tp);
     }
 
     // ---------------------------------------------------------------- maintenance
@@ -968,22 +550,15 @@ public final class TieredLog implements Closeable {
     /** Stops background work, then closes the hot tier (clean shutdown), catalog and store. */
     @Override
     public void close() throws IOException {
-        closed = true;
+        reads.markClosed();
         try {
             res.close();
         } finally {
-            for (CompletableFuture<?> f : inFlight) {
-                f.completeExceptionally(new ColdReadException("the log was closed", null));
-            }
-            inFlight.clear();
+            reads.failInFlight();
         }
     }
 
     private PartitionLog hot(TopicPartition tp) {
-        if (closed) {
-            throw new org.apache.kafka.common.errors.KafkaStorageException("the log is closed");
-        }
-        return logs.partition(tp)
-                .orElseThrow(() -> new UnknownTopicOrPartitionException("Unknown partition " + tp));
+        return reads.hot(tp);
     }
 }

@@ -1,5 +1,6 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.server.dispatch.PartitionFailureLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -26,6 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 final class FetchReader {
     private static final Logger log = LoggerFactory.getLogger(FetchReader.class);
+
+    /** A failing disk fails every fetch: one stack per partition and exception a minute. */
+    private static final PartitionFailureLog failures =
+            new PartitionFailureLog(log, io.tierlog.common.Time.SYSTEM);
 
     /** One requested partition, resolved. {@code tp} is null when {@code error} is set. */
     record Target(
@@ -217,7 +222,7 @@ final class FetchReader {
                 }
             }
         } else {
-            log.error("fetch of {} at {} failed", t.tp(), t.fetchOffset(), e);
+            failures.failed("fetch at " + t.fetchOffset(), t.tp(), e);
             pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
         }
     }

@@ -6,6 +6,7 @@ import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.ApiHandlerBase;
 import io.tierlog.server.dispatch.CloseConnectionException;
+import io.tierlog.server.dispatch.PartitionFailureLog;
 import io.tierlog.server.dispatch.RequestContext;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -52,6 +53,10 @@ import org.slf4j.LoggerFactory;
  */
 final class ProduceHandler extends ApiHandlerBase {
     private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
+
+    /** A failing disk fails every append: one stack per partition and exception a minute. */
+    private static final PartitionFailureLog failures =
+            new PartitionFailureLog(log, io.tierlog.common.Time.SYSTEM);
 
     private final TieredLog engine;
     private final TopicRegistry topics;
@@ -209,10 +214,10 @@ final class ProduceHandler extends ApiHandlerBase {
             // a bad batch, producer state (fenced, out of order), an unknown partition
             pr.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         } catch (IOException e) {
-            log.error("append to {} failed", tp, e);
+            failures.failed("append", tp, e);
             pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.toString());
         } catch (RuntimeException e) {
-            log.error("append to {} failed unexpectedly", tp, e);
+            failures.failed("append (unexpectedly)", tp, e);
             pr.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()).setErrorMessage(e.toString());
         }
         return true;
