@@ -2,9 +2,8 @@ package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetSocketAddress;
+import io.tierlog.itests.testing.ServeProcess;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -130,36 +129,6 @@ class OffsetCommitCrashIT {
     }
 
     private Process startServe(int port, Path data, String logName) throws Exception {
-        String javaExe = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd =
-                List.of(
-                        javaExe,
-                        "-Xmx512m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        "io.tierlog.server.cli.TierlogCli",
-                        "serve",
-                        "--set",
-                        "listeners=PLAINTEXT://127.0.0.1:" + port,
-                        "--set",
-                        "data.dir=" + data);
-        Process p =
-                new ProcessBuilder(cmd)
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve(logName).toFile())
-                        .start();
-        assertThat(Clients.await(Duration.ofSeconds(90), () -> accepts(port)))
-                .as("server listening; log: %s", dir.resolve(logName))
-                .isTrue();
-        return p;
-    }
-
-    private static boolean accepts(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
-        }
+        return ServeProcess.start(dir.resolve(logName), port, data);
     }
 }

@@ -2,10 +2,9 @@ package io.tierlog.itests.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierlog.itests.testing.ServeProcess;
 import io.tierlog.itests.testing.TieredWaits;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,7 +57,7 @@ class ServeCommandIT {
                         .redirectOutput(dir.resolve("serve.log").toFile())
                         .start();
         try {
-            assertThat(Clients.await(Duration.ofSeconds(60), () -> accepts(port)))
+            assertThat(Clients.await(Duration.ofSeconds(60), () -> ServeProcess.accepts(port)))
                     .as("server listening; log: %s", dir.resolve("serve.log"))
                     .isTrue();
             String bootstrap = "127.0.0.1:" + port;
@@ -269,41 +268,6 @@ class ServeCommandIT {
 
     private Process startServe(int port, Path data, String logName, String... sets)
             throws Exception {
-        String javaExe = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd =
-                new ArrayList<>(
-                        List.of(
-                                javaExe,
-                                "-Xmx512m",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                "io.tierlog.server.cli.TierlogCli",
-                                "serve",
-                                "--set",
-                                "listeners=PLAINTEXT://127.0.0.1:" + port,
-                                "--set",
-                                "data.dir=" + data));
-        for (String set : sets) {
-            cmd.add("--set");
-            cmd.add(set);
-        }
-        Process p =
-                new ProcessBuilder(cmd)
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve(logName).toFile())
-                        .start();
-        assertThat(Clients.await(Duration.ofSeconds(60), () -> accepts(port)))
-                .as("server listening; log: %s", dir.resolve(logName))
-                .isTrue();
-        return p;
-    }
-
-    private static boolean accepts(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
-        }
+        return ServeProcess.start(dir.resolve(logName), port, data, sets);
     }
 }
