@@ -75,6 +75,9 @@ public final class FaultInjectingProxy implements Closeable {
     private final AtomicLong forwarded = new AtomicLong();
     private final AtomicLong resets = new AtomicLong();
     private volatile boolean closed;
+    // Set before the listening socket closes: a connection accepted just before (still in the
+    // backlog, or between accept and registration) is dropped unserved instead of forwarded.
+    private volatile boolean down;
 
     private FaultInjectingProxy(URI upstream, ServerSocket socket) {
         this.upstreamHost = upstream.getHost();
@@ -157,6 +160,7 @@ public final class FaultInjectingProxy implements Closeable {
 
     /** Stops listening and drops open connections: new connections are refused. */
     public synchronized void goDown() throws IOException {
+        down = true;
         ServerSocket s = server.getAndSet(null);
         if (s != null) {
             s.close();
@@ -169,6 +173,7 @@ public final class FaultInjectingProxy implements Closeable {
     /** Listens again on the same port. */
     public synchronized void comeUp() throws IOException {
         if (server.get() == null && !closed) {
+            down = false;
             ServerSocket s = bind(port);
             server.set(s);
             startAccepting(s);
@@ -230,6 +235,9 @@ public final class FaultInjectingProxy implements Closeable {
                 return;
             }
             long n = requests.incrementAndGet();
+            if (down) {
+                return; // closed unanswered, as a server going away does
+            }
             int status = 0;
             int every = failEvery;
             if (every > 0 && n % every == 0) {
