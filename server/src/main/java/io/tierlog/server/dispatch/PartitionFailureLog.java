@@ -1,8 +1,6 @@
 package io.tierlog.server.dispatch;
 
 import io.tierlog.common.Time;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -25,21 +23,13 @@ public final class PartitionFailureLog {
 
     private record Key(TopicPartition tp, Class<?> type) {}
 
-    /** Per key: when the last line was written, and failures not logged since. */
-    private static final class Window {
-        boolean logged;
-        long lastLoggedMs;
-        int suppressed;
-    }
-
     private final Logger log;
-    private final Time time;
-    private final Map<Key, Window> windows = new ConcurrentHashMap<>();
+    private final LogWindows<Key> windows;
 
     /** Writes to {@code log}, the handler's own logger, timing windows with {@code time}. */
     public PartitionFailureLog(Logger log, Time time) {
         this.log = log;
-        this.time = time;
+        this.windows = new LogWindows<>(time, INTERVAL_MS, MAX_KEYS);
     }
 
     /**
@@ -51,7 +41,7 @@ public final class PartitionFailureLog {
      * @return true if a line was written
      */
     public boolean failed(String what, TopicPartition tp, Throwable e) {
-        int suppressed = admit(new Key(tp, e.getClass()));
+        int suppressed = windows.admit(new Key(tp, e.getClass()));
         if (suppressed < 0) {
             return false;
         }
@@ -67,25 +57,5 @@ public final class PartitionFailureLog {
                     e);
         }
         return true;
-    }
-
-    /** -1 if no line may be written now (counted), else the failures suppressed since the last. */
-    private int admit(Key key) {
-        long now = time.milliseconds();
-        if (windows.size() >= MAX_KEYS && !windows.containsKey(key)) {
-            windows.clear();
-        }
-        Window w = windows.computeIfAbsent(key, k -> new Window());
-        synchronized (w) {
-            if (w.logged && now - w.lastLoggedMs < INTERVAL_MS) {
-                w.suppressed++;
-                return -1;
-            }
-            int s = w.suppressed;
-            w.logged = true;
-            w.lastLoggedMs = now;
-            w.suppressed = 0;
-            return s;
-        }
     }
 }

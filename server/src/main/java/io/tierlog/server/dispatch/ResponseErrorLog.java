@@ -4,9 +4,7 @@ import io.tierlog.common.Time;
 import java.net.SocketAddress;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -71,19 +69,11 @@ public final class ResponseErrorLog {
 
     private record Key(ApiKeys api, Errors error, String clientId) {}
 
-    /** Per key: when the last line was written, and responses not logged since. */
-    private static final class Window {
-        boolean logged;
-        long lastLoggedMs;
-        int suppressed;
-    }
-
-    private final Time time;
     private final ResponseErrors finder;
-    private final Map<Key, Window> windows = new ConcurrentHashMap<>();
+    private final LogWindows<Key> windows;
 
     public ResponseErrorLog(Time time) {
-        this.time = time;
+        this.windows = new LogWindows<>(time, INTERVAL_MS, MAX_KEYS);
         EnumSet<Errors> all = EnumSet.copyOf(SERVER_ERRORS);
         all.addAll(CLIENT_ERRORS);
         this.finder = new ResponseErrors(all);
@@ -109,7 +99,7 @@ public final class ResponseErrorLog {
                     SERVER_ERRORS.contains(error)
                             || (error == Errors.CORRUPT_MESSAGE
                                     && header.apiKey() == ApiKeys.FETCH);
-            int suppressed = admit(new Key(header.apiKey(), error, header.clientId()));
+            int suppressed = windows.admit(new Key(header.apiKey(), error, header.clientId()));
             if (suppressed < 0) {
                 continue;
             }
@@ -133,29 +123,6 @@ public final class ResponseErrorLog {
             } else {
                 log.info(fmt, args);
             }
-        }
-    }
-
-    /**
-     * Whether a line for {@code key} may be written now: -1 if not (counted as suppressed), else
-     * the number of responses suppressed since the last line.
-     */
-    private int admit(Key key) {
-        long now = time.milliseconds();
-        if (windows.size() >= MAX_KEYS && !windows.containsKey(key)) {
-            windows.clear();
-        }
-        Window w = windows.computeIfAbsent(key, k -> new Window());
-        synchronized (w) {
-            if (w.logged && now - w.lastLoggedMs < INTERVAL_MS) {
-                w.suppressed++;
-                return -1;
-            }
-            int s = w.suppressed;
-            w.logged = true;
-            w.lastLoggedMs = now;
-            w.suppressed = 0;
-            return s;
         }
     }
 }
