@@ -201,6 +201,52 @@ public interface Catalog extends AutoCloseable {
      */
     LogStartUpdate advanceLogStart(String topic, int partition, long offset, long coldFloor);
 
+    /**
+     * Replaces a run of committed objects of one partition by one object holding the same offset
+     * range (a compacted copy of the run), in one transaction, so the partition's offset ranges
+     * stay contiguous: the replaced objects leave the partition's list, {@code replacement} takes
+     * their place, the cold high watermark and cold log start do not move, and each replaced object
+     * is recorded as retired at {@code atMs} (see {@link #retiredObjects}); the partition's cold
+     * cleaned offset becomes {@code max(current, cleanedOffset)} and its last cold cleaning {@code
+     * atMs}. The same exactly-one-winner and unknown-outcome rules as {@link #commit} apply.
+     *
+     * @param replacedKeys the keys of the replaced objects: committed, adjacent, in offset order
+     * @param replacement the compacted object: same topic and partition, its range exactly the
+     *     first replaced object's first offset to the last one's last offset, a key not yet
+     *     committed
+     * @param cleanedOffset the offset below which the partition's cold tier is compacted after this
+     *     commit (the end of the cleaned run of a compaction pass; a pass committing several runs
+     *     passes the current value for all but its last)
+     * @param atMs epoch millis: the retirement time of the replaced objects and the cleaning time
+     * @return {@link CommitResult#COMMITTED}, or {@link CommitResult#ALREADY_COMMITTED} when {@code
+     *     replacement} already stands in place of the run (a retry after an unknown outcome)
+     * @throws CommitConflictException the run is not committed as given (another compaction,
+     *     retention or DeleteRecords changed it first), or the range does not match: nothing was
+     *     written
+     * @throws CommitFailedException unknown topic/partition or a failure before the commit point:
+     *     nothing was written, the replacement may be deleted
+     * @throws CommitStateUnknownException the outcome is unknown: never delete the replacement
+     */
+    CommitResult replaceObjects(
+            String topic,
+            int partition,
+            List<String> replacedKeys,
+            ColdObject replacement,
+            long cleanedOffset,
+            long atMs);
+
+    /**
+     * Objects that {@link #replaceObjects} took out of a partition, retired at or before {@code
+     * retiredAtOrBeforeMs}, oldest first. They are no longer referenced by any partition but may
+     * still be read by a reader that resolved them before; the sweeper deletes them from the store
+     * once their grace period passed, then calls {@link #forgetRetired}. Until then they are not
+     * orphans.
+     */
+    List<RetiredObject> retiredObjects(long retiredAtOrBeforeMs);
+
+    /** Forgets a retired object (after it was deleted from the store). Idempotent. */
+    void forgetRetired(String key);
+
     /** The keys of every committed object of every topic, for the orphan sweeper. */
     List<String> allObjectKeys();
 

@@ -668,6 +668,27 @@ final class JdbcCatalog implements Catalog {
     }
 
     @Override
+    public CommitResult replaceObjects(
+            String topic,
+            int partition,
+            List<String> replacedKeys,
+            ColdObject replacement,
+            long cleanedOffset,
+            long atMs) {
+        throw new UnsupportedOperationException("replaceObjects is not implemented yet");
+    }
+
+    @Override
+    public List<RetiredObject> retiredObjects(long retiredAtOrBeforeMs) {
+        throw new UnsupportedOperationException("retiredObjects is not implemented yet");
+    }
+
+    @Override
+    public void forgetRetired(String key) {
+        throw new UnsupportedOperationException("forgetRetired is not implemented yet");
+    }
+
+    @Override
     public List<String> allObjectKeys() {
         return call(
                 c -> {

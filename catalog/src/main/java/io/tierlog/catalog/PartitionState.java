@@ -14,6 +14,9 @@ package io.tierlog.catalog;
  * @param committedBytes sum of the committed objects' sizes
  * @param logStartOffset the partition's log start offset as moved by DeleteRecords ({@link
  *     Catalog#advanceLogStart}), 0 if it never was: no offset below it is served from either tier
+ * @param coldCleanedOffset the offset below which the cold tier is compacted ({@link
+ *     Catalog#replaceObjects}), 0 if it never was: objects at or above it are dirty
+ * @param lastColdCleaningMs when the cold tier was last compacted (epoch millis), -1 if never
  */
 public record PartitionState(
         String topic,
@@ -22,7 +25,30 @@ public record PartitionState(
         long coldLogStartOffset,
         long objectCount,
         long committedBytes,
-        long logStartOffset) {
+        long logStartOffset,
+        long coldCleanedOffset,
+        long lastColdCleaningMs) {
+
+    /** A state of a partition whose cold tier was never compacted. */
+    public PartitionState(
+            String topic,
+            int partition,
+            long coldHighWatermark,
+            long coldLogStartOffset,
+            long objectCount,
+            long committedBytes,
+            long logStartOffset) {
+        this(
+                topic,
+                partition,
+                coldHighWatermark,
+                coldLogStartOffset,
+                objectCount,
+                committedBytes,
+                logStartOffset,
+                0,
+                -1);
+    }
 
     /** A state with no log start offset recorded. */
     public PartitionState(

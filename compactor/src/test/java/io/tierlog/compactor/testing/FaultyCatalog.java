@@ -6,6 +6,7 @@ import io.tierlog.catalog.CommitFailedException;
 import io.tierlog.catalog.CommitResult;
 import io.tierlog.catalog.CommitStateUnknownException;
 import io.tierlog.catalog.PartitionState;
+import io.tierlog.catalog.RetiredObject;
 import io.tierlog.catalog.TopicRecord;
 import java.sql.SQLException;
 import java.util.List;
@@ -146,6 +147,28 @@ public final class FaultyCatalog implements Catalog {
     public io.tierlog.catalog.LogStartUpdate advanceLogStart(
             String topic, int partition, long offset, long coldFloor) {
         return delegate.advanceLogStart(topic, partition, offset, coldFloor);
+    }
+
+    @Override
+    public CommitResult replaceObjects(
+            String topic,
+            int partition,
+            List<String> replacedKeys,
+            ColdObject replacement,
+            long cleanedOffset,
+            long atMs) {
+        return delegate.replaceObjects(
+                topic, partition, replacedKeys, replacement, cleanedOffset, atMs);
+    }
+
+    @Override
+    public List<RetiredObject> retiredObjects(long retiredAtOrBeforeMs) {
+        return delegate.retiredObjects(retiredAtOrBeforeMs);
+    }
+
+    @Override
+    public void forgetRetired(String key) {
+        delegate.forgetRetired(key);
     }
 
     @Override
