@@ -37,7 +37,7 @@ import org.apache.parquet.schema.Type;
  * smoke test); {@code BareRowWriterEquivalenceTest} checks that both writers produce the same
  * schema, the same column chunks and pages, and the same rows. No {@code tierlog.*} file metadata.
  *
- * <p>Not thread-safe: one thread per {@link #write} call.
+ * <p>Thread-safety: stateless; every {@link #write} call has its own parquet writer.
  */
 public final class BareRowWriter {
     private BareRowWriter() {}
@@ -70,8 +70,9 @@ public final class BareRowWriter {
     public record Rows(Row[] rows, int pageRowLimit) {}
 
     /**
-     * Decodes {@code batches} (magic v2, offset order) into rows as {@link ParquetLogWriter#append}
-     * does, and picks the page row limit tierlog would pick for them under {@code options}.
+     * Decodes {@code batches} (in-memory magic v2 batches, offset order) into rows as {@link
+     * ParquetLogWriter#append} does, and picks the page row limit tierlog would pick for them under
+     * {@code options}.
      */
     public static Rows decode(List<? extends RecordBatch> batches, ColdTierOptions options) {
         if (batches.isEmpty()) {
