@@ -104,25 +104,32 @@ public final class ParquetLogWriter implements Closeable {
 
     /** Opens the Parquet writer with pages of about half the page size of {@code first}'s rows. */
     private void openWriter(RecordBatch first) throws IOException {
-        int records = Math.max(1, first.countOrNull() == null ? 1 : first.countOrNull());
-        long recordBytes = Math.max(1, first.sizeInBytes() / records);
-        long rows = options.pageBytes() / 2 / recordBytes;
-        int pageRows = (int) Math.max(MIN_PAGE_ROWS, Math.min(options.pageRowLimit(), rows));
         writer =
                 configure(
                                 new Builder(new LocalOutputFile(file), writeSupport),
                                 options,
-                                Math.min(options.pageRowLimit(), pageRows))
+                                pageRowLimit(options, first))
                         .build();
     }
 
-    /** Applies the cold layout's writer settings (also used by the benchmark's bare writer). */
-    static <T, B extends ParquetWriter.Builder<T, B>> B configure(
-            B builder, ColdTierOptions options) {
-        return configure(builder, options, options.pageRowLimit());
+    /**
+     * The page row limit of an object whose first batch is {@code first}: about half a page of its
+     * records, within [{@value #MIN_PAGE_ROWS}, {@code cold.parquet.page.row.limit}].
+     */
+    static int pageRowLimit(ColdTierOptions options, RecordBatch first) {
+        int records = Math.max(1, first.countOrNull() == null ? 1 : first.countOrNull());
+        long recordBytes = Math.max(1, first.sizeInBytes() / records);
+        long rows = options.pageBytes() / 2 / recordBytes;
+        int pageRows = (int) Math.max(MIN_PAGE_ROWS, Math.min(options.pageRowLimit(), rows));
+        return Math.min(options.pageRowLimit(), pageRows);
     }
 
-    private static <T, B extends ParquetWriter.Builder<T, B>> B configure(
+    /**
+     * Applies the cold layout's writer settings: codec, row group and page sizes, page row limit,
+     * encodings, statistics and checksums. The benchmark's bare parquet-java writer applies the
+     * same through this method, so the two cannot drift apart.
+     */
+    static <T, B extends ParquetWriter.Builder<T, B>> B configure(
             B builder, ColdTierOptions options, int pageRowLimit) {
         PlainParquetConfiguration conf = new PlainParquetConfiguration();
         conf.setInt("parquet.compression.codec.zstd.level", options.zstdLevel());

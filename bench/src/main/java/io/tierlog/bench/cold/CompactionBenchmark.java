@@ -1,5 +1,6 @@
 package io.tierlog.bench.cold;
 
+import io.tierlog.cold.BareRowWriter;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.ParquetLogWriter;
 import io.tierlog.cold.WrittenObject;
@@ -19,13 +20,7 @@ import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.LocalInputFile;
-import org.apache.parquet.schema.MessageType;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -76,6 +71,7 @@ import org.openjdk.jmh.runner.IterationType;
 @Measurement(iterations = 3, time = 3)
 @State(Scope.Benchmark)
 public class CompactionBenchmark {
+    private static final ColdTierOptions OPTIONS = ColdTierOptions.defaults();
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final String[] WORDS = {
         "order",
@@ -123,8 +119,7 @@ public class CompactionBenchmark {
 
     private List<MemoryRecords> batches;
     private long segmentBytes;
-    private BareRowWriter.Row[] rows;
-    private MessageType schema;
+    private BareRowWriter.Rows rows;
     private Path dir;
     private Path out;
     private long objectBytes;
@@ -147,39 +142,12 @@ public class CompactionBenchmark {
         out = dir.resolve("object.parquet");
         batches = segment(recordBytes, CompressionType.forName(sourceCodec), segmentMiB << 20);
         segmentBytes = batches.stream().mapToLong(MemoryRecords::sizeInBytes).sum();
-        List<BareRowWriter.Row> decoded = new ArrayList<>();
+        List<RecordBatch> all = new ArrayList<>();
         for (MemoryRecords m : batches) {
-            for (RecordBatch b : m.batches()) {
-                int attributes = b.compressionType().id;
-                for (Record r : b) {
-                    decoded.add(
-                            new BareRowWriter.Row(
-                                    r.offset(),
-                                    r.timestamp(),
-                                    bytes(r.key()),
-                                    bytes(r.value()),
-                                    b.baseOffset(),
-                                    (int) (b.lastOffset() - b.baseOffset()),
-                                    b.partitionLeaderEpoch(),
-                                    b.producerId(),
-                                    b.producerEpoch(),
-                                    b.baseSequence(),
-                                    attributes,
-                                    ((org.apache.kafka.common.record.internal.DefaultRecordBatch) b)
-                                            .baseTimestamp(),
-                                    b.maxTimestamp()));
-                }
-            }
+            m.batches().forEach(all::add);
         }
-        rows = decoded.toArray(new BareRowWriter.Row[0]);
-        WrittenObject w = writeTierlog();
-        objectBytes = w.sizeInBytes();
-        try (ParquetFileReader r =
-                ParquetFileReader.open(
-                        new LocalInputFile(out),
-                        ParquetReadOptions.builder(new PlainParquetConfiguration()).build())) {
-            schema = r.getFileMetaData().getSchema();
-        }
+        rows = BareRowWriter.decode(all, OPTIONS);
+        objectBytes = writeTierlog().sizeInBytes();
     }
 
     @Setup(Level.Iteration)
@@ -199,15 +167,14 @@ public class CompactionBenchmark {
     @Benchmark
     public long bareParquetWriter(Converted converted) throws IOException {
         long cpu = THREADS.getCurrentThreadCpuTime();
-        BareRowWriter.write(out, schema, rows);
+        BareRowWriter.write(out, rows, OPTIONS);
         account(cpu);
         converted.segmentBytes += segmentBytes;
         return Files.size(out);
     }
 
     private WrittenObject writeTierlog() throws IOException {
-        try (ParquetLogWriter w =
-                ParquetLogWriter.open(out, "bench", 0, ColdTierOptions.defaults())) {
+        try (ParquetLogWriter w = ParquetLogWriter.open(out, "bench", 0, OPTIONS)) {
             for (MemoryRecords m : batches) {
                 for (RecordBatch b : m.batches()) {
                     w.append(b);
@@ -234,7 +201,7 @@ public class CompactionBenchmark {
                         + " MiB, object/segment=%.3f, measured %.1f segment MiB per CPU-second%n",
                 recordBytes,
                 segmentBytes / 1048576.0,
-                rows.length,
+                rows.rows().length,
                 objectBytes / 1048576.0,
                 (double) objectBytes / segmentBytes,
                 mibPerCpuSecond);
@@ -242,17 +209,9 @@ public class CompactionBenchmark {
         Files.deleteIfExists(dir);
     }
 
-    private static byte[] bytes(ByteBuffer b) {
-        if (b == null) {
-            return null;
-        }
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return a;
-    }
-
     /** Producer-sized batches totalling about {@code targetBytes}. */
-    static List<MemoryRecords> segment(int recordBytes, CompressionType codec, long targetBytes) {
+    public static List<MemoryRecords> segment(
+            int recordBytes, CompressionType codec, long targetBytes) {
         Random rnd = new Random(42);
         List<MemoryRecords> out = new ArrayList<>();
         long offset = 0;

@@ -107,21 +107,39 @@ public final class GroupBench {
             try (ServerUnderTest kafka = KafkaServer.start(runDir.resolve("kafka"));
                     ServerUnderTest tierlog =
                             TierlogServer.start(launcher, runDir.resolve("tierlog"), sets)) {
-                List<ServerUnderTest> servers = List.of(kafka, tierlog);
-                for (ServerUnderTest s : servers) {
-                    // warm-up, not counted: the JITs of both sides and of the client
-                    measure(s, "warm-" + run, Math.max(2, joins / 2), seconds / 2, members);
-                }
-                for (int k = 0; k < 2; k++) {
-                    ServerUnderTest s = servers.get((k + run) % 2);
-                    Figures f = measure(s, "run-" + run, joins, seconds, members);
-                    System.out.printf("   %-8s %s%n", s.name(), f);
-                    results.computeIfAbsent(s.name(), x -> new ArrayList<>()).add(f);
-                }
+                runOnce(List.of(kafka, tierlog), run, joins, seconds, members, true, results);
             }
             SideBySide.deleteTree(runDir);
         }
         report(results, runs, members);
+    }
+
+    /**
+     * One run against two started servers: a warm-up pass against each (not counted) if {@code
+     * warmUp}, then the measured pass against both, alternating who goes first from run to run.
+     * Adds each server's {@link Figures} to {@code results} under its name.
+     */
+    static void runOnce(
+            List<ServerUnderTest> servers,
+            int run,
+            int joins,
+            double seconds,
+            int members,
+            boolean warmUp,
+            Map<String, List<Figures>> results)
+            throws Exception {
+        if (warmUp) {
+            for (ServerUnderTest s : servers) {
+                // the JITs of both sides and of the client
+                measure(s, "warm-" + run, Math.max(2, joins / 2), seconds / 2, members);
+            }
+        }
+        for (int k = 0; k < 2; k++) {
+            ServerUnderTest s = servers.get((k + run) % 2);
+            Figures f = measure(s, "run-" + run, joins, seconds, members);
+            System.out.printf("   %-8s %s%n", s.name(), f);
+            results.computeIfAbsent(s.name(), x -> new ArrayList<>()).add(f);
+        }
     }
 
     private static Figures measure(
@@ -315,7 +333,8 @@ public final class GroupBench {
         return new KafkaProducer<>(p);
     }
 
-    private static void report(Map<String, List<Figures>> results, int runs, int members) {
+    /** Prints the medians of each figure over the runs and the ratio row tierlog / Kafka. */
+    static void report(Map<String, List<Figures>> results, int runs, int members) {
         System.out.printf("%n== medians of %d run(s); async: %d members%n", runs, members);
         System.out.printf("%-8s %18s %16s %16s%n", "server", FIGURES[0], FIGURES[1], FIGURES[2]);
         double[][] med = new double[2][3];

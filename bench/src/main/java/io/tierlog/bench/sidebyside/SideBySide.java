@@ -123,32 +123,48 @@ public final class SideBySide {
                                     ? KafkaServer.start(runDir.resolve("kafka-peer"))
                                     : TierlogServer.start(
                                             launcher, runDir.resolve("tierlog"), sets)) {
-                List<ServerUnderTest> servers = List.of(kafka, other);
                 String[] labels = {"kafka", peer.equals("kafka") ? "kafka-peer" : "tierlog"};
-                for (int s = 0; s < 2; s++) {
-                    Figures f = phase(servers.get(s), warmup, runDir, "warmup");
-                    System.out.printf("   %-10s %-18s %s (not counted)%n", labels[s], "warm-up", f);
-                }
-                for (Workload w : workloads) {
-                    // alternate who goes first so neither always inherits the other's page-cache
-                    // churn
-                    for (int k = 0; k < 2; k++) {
-                        int s = (k + run) % 2;
-                        String topic =
-                                "bench-" + w.name().replaceAll("[^A-Za-z0-9]+", "-") + "-" + run;
-                        Figures f = phase(servers.get(s), w, runDir, topic);
-                        System.out.printf("   %-10s %-18s %s%n", labels[s], w.name(), f);
-                        results.computeIfAbsent(w.name(), x -> new LinkedHashMap<>())
-                                .computeIfAbsent(labels[s], x -> new ArrayList<>())
-                                .add(f);
-                    }
-                }
+                runOnce(List.of(kafka, other), labels, warmup, workloads, runDir, run, results);
             }
             deleteTree(runDir.resolve("kafka"));
             deleteTree(runDir.resolve("kafka-peer"));
             deleteTree(runDir.resolve("tierlog").resolve("data"));
         }
         report(results, runs);
+    }
+
+    /**
+     * One run against two started servers: the warm-up workload (if not null) against each, not
+     * counted, then every workload against both, alternating who goes first from run to run. Adds
+     * each measured {@link Figures} to {@code results} (workload, then server label).
+     */
+    static void runOnce(
+            List<ServerUnderTest> servers,
+            String[] labels,
+            Workload warmup,
+            List<Workload> workloads,
+            Path runDir,
+            int run,
+            Map<String, Map<String, List<Figures>>> results)
+            throws IOException {
+        if (warmup != null) {
+            for (int s = 0; s < 2; s++) {
+                Figures f = phase(servers.get(s), warmup, runDir, "warmup");
+                System.out.printf("   %-10s %-18s %s (not counted)%n", labels[s], "warm-up", f);
+            }
+        }
+        for (Workload w : workloads) {
+            // alternate who goes first so neither always inherits the other's page-cache churn
+            for (int k = 0; k < 2; k++) {
+                int s = (k + run) % 2;
+                String topic = "bench-" + w.name().replaceAll("[^A-Za-z0-9]+", "-") + "-" + run;
+                Figures f = phase(servers.get(s), w, runDir, topic);
+                System.out.printf("   %-10s %-18s %s%n", labels[s], w.name(), f);
+                results.computeIfAbsent(w.name(), x -> new LinkedHashMap<>())
+                        .computeIfAbsent(labels[s], x -> new ArrayList<>())
+                        .add(f);
+            }
+        }
     }
 
     private static Figures phase(ServerUnderTest server, Workload w, Path runDir, String topic)
@@ -233,7 +249,8 @@ public final class SideBySide {
         return found;
     }
 
-    private static void report(Map<String, Map<String, List<Figures>>> results, int runs) {
+    /** Prints the medians of each figure over the runs and the ratio row second / first. */
+    static void report(Map<String, Map<String, List<Figures>>> results, int runs) {
         System.out.printf("%n== medians of %d run(s)%n", runs);
         System.out.printf(
                 "%-18s %-10s %13s %13s %18s %18s%n",

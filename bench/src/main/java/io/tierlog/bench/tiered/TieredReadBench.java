@@ -40,7 +40,8 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  *
  * Reports process CPU-seconds per GiB (utime+stime of this JVM, which includes the embedded S3
  * server and the socket drain) and MB/s, median of {@code -Druns=3}. Usage: {@code java -cp ...
- * io.tierlog.bench.tiered.TieredReadBench [-Drecords=500000] [-Druns=3] [-Ddir=/tmp/x]}.
+ * io.tierlog.bench.tiered.TieredReadBench [-Drecords=500000] [-Druns=3] [-Ddir=/tmp/x]
+ * [-Dtierlog.<key>=<value>]}.
  *
  * <p>Not thread-safe (a main program).
  */
@@ -54,10 +55,14 @@ public final class TieredReadBench {
     private final int records;
     private final int runs;
 
-    private TieredReadBench(Path dir, int records, int runs) {
+    /** Engine settings over the benchmark's (from {@code -Dtierlog.<key>=<value>}). */
+    private final Map<String, String> settings;
+
+    TieredReadBench(Path dir, int records, int runs, Map<String, String> settings) {
         this.dir = dir;
         this.records = records;
         this.runs = runs;
+        this.settings = Map.copyOf(settings);
     }
 
     public static void main(String[] args) throws Exception {
@@ -67,7 +72,12 @@ public final class TieredReadBench {
                 System.getProperty("dir") != null
                         ? Path.of(System.getProperty("dir"))
                         : Files.createTempDirectory("tierlog-tiered-bench");
-        new TieredReadBench(dir, records, runs).run();
+        Map<String, String> settings = new HashMap<>();
+        System.getProperties().stringPropertyNames().stream()
+                .filter(k -> k.startsWith("tierlog."))
+                .forEach(
+                        k -> settings.put(k.substring("tierlog.".length()), System.getProperty(k)));
+        new TieredReadBench(dir, records, runs, settings).run();
     }
 
     private Config config(Map<String, String> extra) {
@@ -77,11 +87,13 @@ public final class TieredReadBench {
         m.put("segment.bytes", Integer.toString(64 << 20));
         m.put("retention.ms", "-1");
         m.put("cold.cache.bytes", Long.toString(2L << 30));
+        m.putAll(settings);
         m.putAll(extra);
         return Config.of(m);
     }
 
-    private void run() throws Exception {
+    /** Runs every case and prints the figures. */
+    void run() throws Exception {
         long payload;
         long coldEnd;
         try (TieredLog log = TieredLog.open(config(Map.of()))) {

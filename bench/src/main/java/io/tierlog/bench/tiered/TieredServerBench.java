@@ -47,14 +47,17 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Not thread-safe (a main program).
  */
-public final class TieredServerBench {
+public final class TieredServerBench implements AutoCloseable {
     private static final String TOPIC = "bench";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
     private final Path dir;
     private final int records;
     private final int runs;
-    private final int warmups = Integer.getInteger("warmups", 5);
+    private final int warmups;
+
+    /** Server settings over the benchmark's (from {@code -Dtierlog.<key>=<value>}). */
+    private final Map<String, String> settings;
 
     /**
      * The S3 endpoint, running for the whole benchmark as S3 would: restarting the tierlog server
@@ -65,10 +68,13 @@ public final class TieredServerBench {
 
     private TierlogServer server;
 
-    private TieredServerBench(Path dir, int records, int runs) throws IOException {
+    TieredServerBench(Path dir, int records, int runs, int warmups, Map<String, String> settings)
+            throws IOException {
         this.dir = dir;
         this.records = records;
         this.runs = runs;
+        this.warmups = warmups;
+        this.settings = Map.copyOf(settings);
         this.s3 =
                 "per-server".equals(System.getProperty("s3"))
                         ? null
@@ -76,12 +82,39 @@ public final class TieredServerBench {
     }
 
     public static void main(String[] args) throws Exception {
-        new TieredServerBench(
+        // Any -Dtierlog.<key>=<value> sets a server option (e.g.
+        // -Dtierlog.cold.read.chunk.bytes=16MiB).
+        Map<String, String> settings = new HashMap<>();
+        System.getProperties().stringPropertyNames().stream()
+                .filter(k -> k.startsWith("tierlog."))
+                .forEach(
+                        k -> settings.put(k.substring("tierlog.".length()), System.getProperty(k)));
+        try (TieredServerBench bench =
+                new TieredServerBench(
                         Files.createTempDirectory("tierlog-server-bench"),
                         Integer.getInteger("records", 500_000),
-                        Integer.getInteger("runs", 3))
-                .run();
+                        Integer.getInteger("runs", 3),
+                        Integer.getInteger("warmups", 5),
+                        settings)) {
+            bench.run();
+        }
         System.exit(0);
+    }
+
+    /** Stops the server if one is still running, and the S3 server. */
+    @Override
+    public void close() throws Exception {
+        stop();
+        if (s3 != null) {
+            s3.close();
+        }
+    }
+
+    private void stop() throws Exception {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
     }
 
     private void start(Map<String, String> extra) throws Exception {
@@ -93,11 +126,7 @@ public final class TieredServerBench {
         s.put("retention.ms", "-1");
         s.put("offload.interval.ms", "500");
         s.put("cold.cache.bytes", Long.toString(2L << 30));
-        // Any -Dtierlog.<key>=<value> sets a server option (e.g.
-        // -Dtierlog.cold.read.chunk.bytes=16MiB).
-        System.getProperties().stringPropertyNames().stream()
-                .filter(k -> k.startsWith("tierlog."))
-                .forEach(k -> s.put(k.substring("tierlog.".length()), System.getProperty(k)));
+        s.putAll(settings);
         if (s3 != null) {
             s.putAll(s3.clientConfig().asMap());
         }
@@ -113,7 +142,8 @@ public final class TieredServerBench {
         return server.engine();
     }
 
-    private void run() throws Exception {
+    /** Runs every case and prints the figures. */
+    void run() throws Exception {
         start(Map.of());
         produce();
         while (tiered().inspect(Optional.of(TOPIC)).get(0).offloadLagOffsets() > 0) {
@@ -130,7 +160,7 @@ public final class TieredServerBench {
         for (int r = 0; r < runs; r++) {
             hot.add(consume(0, coldEnd));
         }
-        server.close();
+        stop();
         start(Map.of("local.retention.bytes", "1"));
         while (tiered().offsets(TP).hotLogStartOffset() < coldEnd) {
             Thread.sleep(200); // waiting for the server's local retention
@@ -140,7 +170,7 @@ public final class TieredServerBench {
         List<double[]> coldEmpty = new ArrayList<>();
         for (int r = 0; r < warmups + runs; r++) {
             if (r > 0) {
-                server.close(); // a fresh server: empty caches
+                stop(); // a fresh server: empty caches
                 start(Map.of("local.retention.bytes", "1"));
             }
             double[] result = consume(0, coldEnd);
@@ -163,7 +193,7 @@ public final class TieredServerBench {
         report("hot", hot);
         report("cold, empty cache", coldEmpty);
         report("cold, warm cache", coldWarm);
-        server.close();
+        stop();
         firstBatch(coldEnd);
     }
 
@@ -237,7 +267,7 @@ public final class TieredServerBench {
         for (long o : offsets) {
             empty.add(timeToFirstBatch(o));
         }
-        server.close();
+        stop();
         List<Double> warm = new ArrayList<>();
         start(Map.of("local.retention.bytes", "1", "cold.read.ahead", "false"));
         for (long o : offsets) {
@@ -246,7 +276,7 @@ public final class TieredServerBench {
         for (long o : offsets) {
             warm.add(timeToFirstBatch(o));
         }
-        server.close();
+        stop();
         System.out.printf(
                 "time to first batch, random cold offsets (%d, new consumer each): empty cache"
                         + " median %.1f ms, warm cache median %.1f ms%n",
