@@ -921,6 +921,21 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /** Fault injection at the steps of {@link #replaceSegments} (crash-point tests). */
+    @FunctionalInterface
+    interface SwapSteps {
+        SwapSteps NONE = step -> {};
+
+        /** Called at each named step; a throwable there is a crash at that point. */
+        void reached(String step) throws IOException;
+    }
+
+    private volatile SwapSteps swapSteps = SwapSteps.NONE;
+
+    void swapSteps(SwapSteps steps) {
+        this.swapSteps = steps;
+    }
+
     /** The segment array as readers see it now (oldest first, last active). */
     LogSegment[] segmentArray() {
         return segments;
@@ -997,15 +1012,20 @@ public final class PartitionLog implements Closeable {
                 }
             }
             LogSegment fresh;
+            SwapSteps steps = swapSteps;
             try {
+                steps.reached("cleaned");
                 CleanedSegment.rename(
                         dir, base, CleanedSegment.CLEANED_SUFFIX, CleanedSegment.SWAP_SUFFIX);
                 fsyncDir();
-                for (LogSegment old : group) {
-                    old.renameToDeleted();
+                steps.reached("swap");
+                for (int k = 0; k < group.length; k++) {
+                    group[k].renameToDeleted();
+                    steps.reached("deleted-" + k);
                 }
                 CleanedSegment.rename(dir, base, CleanedSegment.SWAP_SUFFIX, "");
                 fsyncDir();
+                steps.reached("final");
                 fresh = LogSegment.open(dir, base, config, false, false, files);
             } catch (IOException | RuntimeException | Error e) {
                 throw offline("swap of the cleaned segment " + base, e);
