@@ -49,14 +49,10 @@ public final class KafkaConfigKeys {
         m.put("log.flush.interval.messages", "flush.messages");
         m.put("log.flush.interval.ms", "flush.ms");
         m.put("log.segment.delete.delay.ms", "file.delete.delay.ms");
+        m.put("log.cleanup.policy", "cleanup.policy");
         m.put("log.message.timestamp.type", "message.timestamp.type");
         m.put("log.message.timestamp.before.max.ms", "message.timestamp.before.max.ms");
         m.put("log.message.timestamp.after.max.ms", "message.timestamp.after.max.ms");
-        m.put("log.cleanup.policy", "cleanup.policy");
-        m.put("log.cleaner.min.cleanable.ratio", "min.cleanable.dirty.ratio");
-        m.put("log.cleaner.min.compaction.lag.ms", "min.compaction.lag.ms");
-        m.put("log.cleaner.max.compaction.lag.ms", "max.compaction.lag.ms");
-        m.put("log.cleaner.delete.retention.ms", "delete.retention.ms");
         m.put("remote.log.storage.system.enable", "tiered.enabled");
         // Settings with no tierlog counterpart (cluster, replication, security, internals).
         for (String k :
@@ -77,6 +73,8 @@ public final class KafkaConfigKeys {
                     "inter.broker.listener.name",
                     "inter.broker.protocol.version",
                     "listener.security.protocol.map",
+                    "log.cleaner.enable",
+                    "log.cleaner.threads",
                     "log.flush.scheduler.interval.ms",
                     "log.message.format.version",
                     "log.preallocate",

@@ -125,7 +125,10 @@ final class CleanedSegment implements AutoCloseable {
                     buf.getLong(bp + BASE_OFFSET_OFFSET)
                             + buf.getInt(bp + LAST_OFFSET_DELTA_OFFSET);
             long ts = buf.getLong(bp + MAX_TIMESTAMP_OFFSET);
-            if (ts > maxTimestamp) {
+            // an emptied batch has no record to carry a timestamp: the time index (which
+            // Kafka's tools check against the records) never names one
+            boolean empty = buf.getInt(bp + RECORDS_COUNT_OFFSET) == 0;
+            if (!empty && ts > maxTimestamp) {
                 maxTimestamp = ts;
                 offsetOfMaxTimestamp = last;
             }

@@ -130,10 +130,14 @@ public final class LogCleaner implements Closeable {
                 if (map == null) {
                     map = new OffsetMap(mapBytes);
                 }
+                boolean cleaned;
                 try {
-                    cleanOne(next.get(), map);
+                    cleaned = cleanOne(next.get(), map);
                 } finally {
                     inProgress.remove(next.get().log().topicPartition());
+                }
+                if (!cleaned) {
+                    backoff(); // busy (being offloaded), failed or no progress: not in a loop
                 }
             } catch (InterruptedException e) {
                 return;

@@ -4,7 +4,6 @@ import static io.tierlog.hot.CompactionKit.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.common.MockTime;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -108,6 +107,4 @@ class CleanerCrashTest {
             s.closeQuietly();
         }
     }
-
-    static void ignore(IOException e) {}
 }

@@ -340,4 +340,31 @@ class LogCleanerTest {
         assertThat(cleaner(TombstoneGate.ALWAYS).cleanAllOnce()).isZero();
         assertThat(readAll(log)).hasSize(200);
     }
+
+    @Test
+    void aPartitionHeldByTheOffloadIsCleanedOnlyOnceItIsReleased() throws Exception {
+        PartitionLog log = open(compactConfig(Map.of())).getOrCreate(tp);
+        appendUpdates(log, time, 200, 10);
+        LogCleaner cleaner = cleaner(TombstoneGate.ALWAYS);
+        List<SegmentInfo> before = log.segments();
+        try (PartitionLog.Exclusion x = log.exclusive()) {
+            assertThat(cleaner.cleanAllOnce()).isZero();
+            assertThat(log.segments()).isEqualTo(before);
+        }
+        assertThat(cleaner.cleanAllOnce()).isEqualTo(1);
+    }
+
+    @Test
+    void readOnlyToolsSeeTheCheckpointAndTheDirtyRatio() throws Exception {
+        PartitionLog log = open(compactConfig(Map.of())).getOrCreate(tp);
+        appendUpdates(log, time, 200, 10);
+        assertThat(LogCleaner.dirtyRatio(log.segments(), -1)).isEqualTo(1.0);
+        cleaner(TombstoneGate.ALWAYS).cleanAllOnce();
+        Path dir = tmp.resolve("logs");
+        long first = LogCleaner.readCheckpoint(dir).get(tp);
+        assertThat(LogCleaner.dirtyRatio(log.segments(), first)).isZero();
+        assertThat(LogCleaner.readLastCleanings(dir).get(tp)).isEqualTo(time.milliseconds());
+        appendUpdates(log, time, 100, 10);
+        assertThat(LogCleaner.dirtyRatio(log.segments(), first)).isBetween(0.01, 1.0);
+    }
 }
