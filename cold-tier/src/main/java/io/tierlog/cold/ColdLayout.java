@@ -67,7 +67,9 @@ import org.apache.parquet.schema.Types;
  *
  * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
  * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
- * source batches.
+ * source batches; a compacted object also {@link #META_COMPACTED_REPLACES}. Batch columns keep the
+ * raw attributes and base timestamp, so a batch's KIP-534 delete horizon (attribute bit 6, the
+ * horizon in the base timestamp) survives the cold tier and compaction there.
  *
  * <p>Stateless; constants only.
  */
@@ -86,6 +88,13 @@ final class ColdLayout {
     static final String META_RECORD_COUNT = "tierlog.record.count";
     static final String META_BATCH_COUNT = "tierlog.batch.count";
     static final String META_SOURCE_BYTES = "tierlog.source.bytes";
+
+    /**
+     * Set on a compacted object only: the keys (comma-separated) of the objects it replaced in one
+     * catalog commit. Its first and last offset are then the replaced run's range, which its
+     * batches may not reach at either end (offsets removed by compaction).
+     */
+    static final String META_COMPACTED_REPLACES = "tierlog.compacted.replaces";
 
     static final String OFFSET = "offset";
     static final String TIMESTAMP = "timestamp";
