@@ -41,9 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * codecs, producer batches, offset gaps, objects grouped into random runs), written to and read
  * back from real Parquet objects: after a pass, the latest record of every key is there with its
  * offset, timestamp, value and headers, nothing else of a key is, every kept record is a record of
- * the input, offsets ascend, kept batches keep their base/last offsets and producer fields, and each
- * compacted object stands for exactly its run's range; tombstones stay (with a delete horizon set)
- * until a later pass after delete.retention.ms removes them.
+ * the input, offsets ascend, kept batches keep their base/last offsets and producer fields, and
+ * each compacted object stands for exactly its run's range; tombstones stay (with a delete horizon
+ * set) until a later pass after delete.retention.ms removes them.
  */
 class ColdCompactionRulePropertyTest {
     private static final long T0 = 1_700_000_000_000L;
@@ -195,7 +195,12 @@ class ColdCompactionRulePropertyTest {
     private static Rec rec(Record r) {
         List<String> h = new ArrayList<>();
         for (Header x : r.headers()) {
-            h.add(x.key() + "=" + (x.value() == null ? null : new String(x.value(), StandardCharsets.UTF_8)));
+            h.add(
+                    x.key()
+                            + "="
+                            + (x.value() == null
+                                    ? null
+                                    : new String(x.value(), StandardCharsets.UTF_8)));
         }
         return new Rec(r.offset(), str(r.key()), str(r.value()), r.timestamp(), h);
     }
@@ -243,7 +248,8 @@ class ColdCompactionRulePropertyTest {
                         rnd.nextInt(3) == 0
                                 ? new Header[] {
                                     new RecordHeader(
-                                            "h", ("x" + rnd.nextInt(9)).getBytes(StandardCharsets.UTF_8))
+                                            "h",
+                                            ("x" + rnd.nextInt(9)).getBytes(StandardCharsets.UTF_8))
                                 }
                                 : new Header[0];
                 b.appendWithOffset(
@@ -262,7 +268,11 @@ class ColdCompactionRulePropertyTest {
     }
 
     private static List<ColdObject> writeObjects(
-            Random rnd, List<MemoryRecords> batches, ObjectStore store, ColdTierOptions opts, Path tmp)
+            Random rnd,
+            List<MemoryRecords> batches,
+            ObjectStore store,
+            ColdTierOptions opts,
+            Path tmp)
             throws IOException {
         List<ColdObject> out = new ArrayList<>();
         int i = 0;
@@ -284,8 +294,16 @@ class ColdCompactionRulePropertyTest {
                 // an object covers from the previous one's end, as the offloader commits them
                 o =
                         new ColdObject(
-                                "t", 0, start, o.lastOffset(), o.minTimestamp(), o.maxTimestamp(),
-                                o.recordCount(), o.sizeInBytes(), key, o.createdAt());
+                                "t",
+                                0,
+                                start,
+                                o.lastOffset(),
+                                o.minTimestamp(),
+                                o.maxTimestamp(),
+                                o.recordCount(),
+                                o.sizeInBytes(),
+                                key,
+                                o.createdAt());
             }
             out.add(o);
             start = o.lastOffset() + 1;
