@@ -48,6 +48,13 @@ public final class FaultyCatalog implements Catalog {
 
     public final AtomicInteger replaceCalls = new AtomicInteger();
 
+    /**
+     * Answered once by the next {@link #objects} call instead of the catalog's list: a view taken
+     * just before another process changed the partition (the timing of a read racing a replace).
+     */
+    public final java.util.concurrent.atomic.AtomicReference<List<ColdObject>> staleObjects =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
     public FaultyCatalog(Catalog delegate) {
         this.delegate = delegate;
     }
@@ -147,6 +154,10 @@ public final class FaultyCatalog implements Catalog {
 
     @Override
     public List<ColdObject> objects(String topic, int partition) {
+        List<ColdObject> stale = staleObjects.getAndSet(null);
+        if (stale != null) {
+            return stale;
+        }
         return delegate.objects(topic, partition);
     }
 
