@@ -23,7 +23,7 @@ final class RetentionTransactions {
             Connection c, Dialect dialect, String topic, int partition, long offset)
             throws SQLException {
         Optional<String> topicId = CatalogCommit.topicId(c, topic);
-        if (topicId.isEmpty() || lockPartition(c, dialect, topicId.get(), partition).isEmpty()) {
+        if (topicId.isEmpty() || !lockPartition(c, dialect, topicId.get(), partition)) {
             return List.of();
         }
         List<ColdObject> removed =
@@ -58,18 +58,18 @@ final class RetentionTransactions {
         return removed;
     }
 
-    /** Locks the partition row; its cold high watermark (empty if the row is absent). */
-    private static Optional<Long> lockPartition(
+    /** Locks the partition row; false if there is none. */
+    private static boolean lockPartition(
             Connection c, Dialect dialect, String topicId, int partition) throws SQLException {
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT COALESCE(cold_hw, -1) FROM partitions WHERE topic_id = ? AND"
+                        "SELECT 1 FROM partitions WHERE topic_id = ? AND"
                                 + " partition_id = ?"
                                 + dialect.forUpdate())) {
             ps.setString(1, topicId);
             ps.setInt(2, partition);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+                return rs.next();
             }
         }
     }

@@ -67,9 +67,7 @@ import org.apache.parquet.schema.Types;
  *
  * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
  * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
- * source batches; a compacted object also {@link #META_COMPACTED_REPLACES}. Batch columns keep the
- * raw attributes and base timestamp, so a batch's KIP-534 delete horizon (attribute bit 6, the
- * horizon in the base timestamp) survives the cold tier and compaction there.
+ * source batches; in a compacted object also {@link #META_COMPACTED_REPLACES}.
  *
  * <p>Stateless; constants only.
  */
@@ -90,9 +88,10 @@ final class ColdLayout {
     static final String META_SOURCE_BYTES = "tierlog.source.bytes";
 
     /**
-     * Set on a compacted object only: the keys (comma-separated) of the objects it replaced in one
-     * catalog commit. Its first and last offset are then the replaced run's range, which its
-     * batches may not reach at either end (offsets removed by compaction).
+     * Present only in an object the cold compactor wrote to replace a run of objects: {@code
+     * <first>-<last>}, the replaced run's offsets (decimal, inclusive), which are also the object's
+     * own first and last offset. Lets a catalog rebuilt from the bucket tell a compacted object
+     * from the originals it replaced.
      */
     static final String META_COMPACTED_REPLACES = "tierlog.compacted.replaces";
 

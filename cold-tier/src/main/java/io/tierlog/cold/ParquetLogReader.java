@@ -56,8 +56,7 @@ public final class ParquetLogReader {
             long firstOffset,
             long lastOffset,
             long recordCount,
-            long sourceBytes,
-            List<String> compactedReplaces) {}
+            long sourceBytes) {}
 
     /**
      * A reader of object {@code key} of {@code objectSize} bytes (as committed in the catalog). No
@@ -110,12 +109,7 @@ public final class ParquetLogReader {
                                 Long.parseLong(kv.get(ColdLayout.META_FIRST_OFFSET)),
                                 Long.parseLong(kv.get(ColdLayout.META_LAST_OFFSET)),
                                 Long.parseLong(kv.get(ColdLayout.META_RECORD_COUNT)),
-                                Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)),
-                                kv.containsKey(ColdLayout.META_COMPACTED_REPLACES)
-                                        ? List.of(
-                                                kv.get(ColdLayout.META_COMPACTED_REPLACES)
-                                                        .split(","))
-                                        : List.of());
+                                Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)));
             } catch (NumberFormatException | NullPointerException e) {
                 throw new ObjectCorruptException(key, "missing or bad tierlog metadata: " + e, e);
             }
@@ -131,14 +125,6 @@ public final class ParquetLogReader {
     /** First offset held by the object (from its metadata). */
     public long firstOffset() throws IOException {
         return footer().firstOffset();
-    }
-
-    /**
-     * The keys of the objects this one replaced if it is a compacted object (its metadata's {@link
-     * ParquetLogWriter#COMPACTED_REPLACES_KEY}), else empty.
-     */
-    public List<String> compactedReplaces() throws IOException {
-        return footer().compactedReplaces();
     }
 
     /** Last offset held by the object, inclusive (from its metadata). */

@@ -49,12 +49,6 @@ public final class ParquetLogWriter implements Closeable {
     private final int partition;
     private static final int MIN_PAGE_ROWS = 100;
 
-    /**
-     * The file metadata key that marks a compacted object: the keys of the objects it replaced,
-     * comma-separated (see {@link #markCompacted}).
-     */
-    public static final String COMPACTED_REPLACES_KEY = ColdLayout.META_COMPACTED_REPLACES;
-
     private final ColdRowWriteSupport writeSupport;
     private final ColdTierOptions options;
     private ParquetWriter<ColdRow> writer;
@@ -68,15 +62,11 @@ public final class ParquetLogWriter implements Closeable {
     private long recordCount;
     private long batchCount;
     private long sourceBytes;
+    private long replacesFirst = -1; // >= 0: a compacted object replacing that range
+    private long replacesLast = -1;
     private boolean finished;
     private boolean failed;
     private boolean closed;
-
-    /** The offset range the object stands for when set (a compacted object), else -1. */
-    private long coveredFirst = -1;
-
-    private long coveredLast = -1;
-    private String replaces;
 
     private ParquetLogWriter(
             Path file,
@@ -112,33 +102,9 @@ public final class ParquetLogWriter implements Closeable {
         return open(localFile, topic, partition, ColdTierOptions.from(config));
     }
 
-    /**
-     * Makes the object stand for offsets {@code first..last} (inclusive) whatever its batches hold,
-     * and marks it as the compacted copy of {@code replacedKeys}: a compacted object keeps the
-     * range of the run it replaces, its records sparse (offsets removed by compaction leave gaps,
-     * at its start and end too), so that the partition's ranges stay contiguous. The metadata gets
-     * {@link ColdLayout#META_COMPACTED_REPLACES} (the replaced keys, comma-separated), which a
-     * catalog rebuild reads to tell a compacted object from the ones it replaced. Call before
-     * {@link #finish()}; every appended batch must lie inside the range.
-     */
-    public void markCompacted(long first, long last, java.util.List<String> replacedKeys) {
-        ensureOpen();
-        if (first < 0 || last < first || replacedKeys.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "invalid compacted range " + first + ".." + last + " of " + replacedKeys);
-        }
-        for (String k : replacedKeys) {
-            if (k.indexOf(',') >= 0) {
-                throw new IllegalArgumentException("object key with a comma: " + k);
-            }
-        }
-        coveredFirst = first;
-        coveredLast = last;
-        replaces = String.join(",", replacedKeys);
-    }
-
     /** Opens the Parquet writer with pages of about half the page size of {@code first}'s rows. */
     private void openWriter(RecordBatch first) throws IOException {
+        // null: an object without rows (a compacted run whose records all went)
         int records =
                 first == null
                         ? 1
@@ -220,8 +186,7 @@ public final class ParquetLogWriter implements Closeable {
                             + " at offset "
                             + batch.baseOffset());
         }
-        if (batch.baseOffset() <= lastOffset
-                || (coveredFirst >= 0 && batch.baseOffset() < coveredFirst)) {
+        if (batch.baseOffset() <= lastOffset) {
             throw new IllegalArgumentException(
                     "batch at offset "
                             + batch.baseOffset()
@@ -277,6 +242,23 @@ public final class ParquetLogWriter implements Closeable {
         return (DefaultRecordBatch) MemoryRecords.readableRecords(buf).firstBatch();
     }
 
+    /**
+     * Makes this a compacted object replacing the run of objects holding offsets {@code
+     * firstOffset..lastOffset}: that becomes the object's range (its batches must lie within it;
+     * the compaction may have removed records at either end) and the footer says so ({@code
+     * tierlog.compacted.replaces}), so that a catalog rebuilt from the bucket prefers it to the
+     * originals. Call before {@link #finish()}.
+     */
+    public void markCompacted(long firstOffset, long lastOffset) {
+        ensureOpen();
+        if (firstOffset < 0 || lastOffset < firstOffset) {
+            throw new IllegalArgumentException(
+                    "invalid replaced range " + firstOffset + ".." + lastOffset);
+        }
+        replacesFirst = firstOffset;
+        replacesLast = lastOffset;
+    }
+
     /** Number of rows written so far. */
     public long recordCount() {
         return recordCount;
@@ -305,34 +287,35 @@ public final class ParquetLogWriter implements Closeable {
         if (failed) {
             throw new IllegalStateException("an earlier append to " + file + " failed");
         }
-        if (coveredFirst >= 0) {
-            if (batchCount > 0 && (firstOffset < coveredFirst || lastOffset > coveredLast)) {
+        if (batchCount == 0 && replacesFirst < 0) {
+            throw new IllegalStateException("no batch appended to " + file);
+        }
+        if (batchCount == 0) {
+            // a compaction that removed every record of the run still stands for its range
+            openWriter(null);
+        } else if (replacesFirst >= 0) {
+            if (firstOffset < replacesFirst || lastOffset > replacesLast) {
                 throw new IllegalStateException(
                         "batches "
                                 + firstOffset
                                 + ".."
                                 + lastOffset
-                                + " lie outside the compacted range "
-                                + coveredFirst
+                                + " of "
+                                + file
+                                + " lie outside the replaced range "
+                                + replacesFirst
                                 + ".."
-                                + coveredLast);
+                                + replacesLast);
             }
-            // a compaction that removed every record still leaves an object for the range
-            firstOffset = coveredFirst;
-            lastOffset = coveredLast;
-            if (writer == null) {
-                openWriter(null);
-            }
-        } else if (batchCount == 0) {
-            throw new IllegalStateException("no batch appended to " + file);
+        }
+        if (replacesFirst >= 0) {
+            firstOffset = replacesFirst;
+            lastOffset = replacesLast;
         }
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put(ColdLayout.META_FORMAT_VERSION, Integer.toString(ColdLayout.FORMAT_VERSION));
         meta.put(ColdLayout.META_TOPIC, topic);
         meta.put(ColdLayout.META_PARTITION, Integer.toString(partition));
-        if (replaces != null) {
-            meta.put(ColdLayout.META_COMPACTED_REPLACES, replaces);
-        }
         meta.put(ColdLayout.META_FIRST_OFFSET, Long.toString(firstOffset));
         meta.put(ColdLayout.META_LAST_OFFSET, Long.toString(lastOffset));
         long minTs = recordCount == 0 ? -1 : minTimestamp;
@@ -342,6 +325,9 @@ public final class ParquetLogWriter implements Closeable {
         meta.put(ColdLayout.META_RECORD_COUNT, Long.toString(recordCount));
         meta.put(ColdLayout.META_BATCH_COUNT, Long.toString(batchCount));
         meta.put(ColdLayout.META_SOURCE_BYTES, Long.toString(sourceBytes));
+        if (replacesFirst >= 0) {
+            meta.put(ColdLayout.META_COMPACTED_REPLACES, replacesFirst + "-" + replacesLast);
+        }
         writeSupport.finalMetadata(meta);
         finished = true;
         closed = true;

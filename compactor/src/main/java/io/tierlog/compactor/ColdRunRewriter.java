@@ -76,10 +76,7 @@ final class ColdRunRewriter {
         long removedBefore = filter.tombstonesRemoved();
         boolean[] changed = {run.size() > 1};
         try (ParquetLogWriter writer = ParquetLogWriter.open(file, topic, partition, coldOptions)) {
-            writer.markCompacted(
-                    run.get(0).firstOffset(),
-                    run.get(run.size() - 1).lastOffset(),
-                    run.stream().map(ColdObject::key).toList());
+            writer.markCompacted(run.get(0).firstOffset(), run.get(run.size() - 1).lastOffset());
             ByteBuffer[] out = {ByteBuffer.allocate(64 * 1024)};
             for (ColdObject obj : run) {
                 forEachBatch(
