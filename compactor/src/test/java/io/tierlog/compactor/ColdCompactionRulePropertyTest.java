@@ -138,6 +138,11 @@ class ColdCompactionRulePropertyTest {
             assertThat(reader.firstOffset()).isEqualTo(c.firstOffset());
             assertThat(reader.lastOffset()).isEqualTo(c.lastOffset());
             assertThat(ObjectFooter.read(store, key, c.sizeInBytes()).compacted()).isTrue();
+            if (w.recordCount() > 0) {
+                assertThat(reader.read(c.firstOffset(), 1).sizeInBytes())
+                        .as("a read from the range's start gets the first kept batch")
+                        .isPositive();
+            }
             out.add(c);
             i += n;
         }

@@ -31,7 +31,11 @@ public final class ColdCompactionChild {
         try (Catalog real = Catalog.open(settings.get("catalog.url"));
                 S3ObjectStore store = S3ObjectStore.create(config)) {
             FaultyCatalog catalog = new FaultyCatalog(real);
-            catalog.beforeReplace = () -> System.out.println("replacing");
+            long t0 = System.nanoTime();
+            catalog.beforeReplace =
+                    () ->
+                            System.out.println(
+                                    "replacing " + (System.nanoTime() - t0) / 1_000_000 + " ms");
             SegmentFiles source = new SegmentFiles(none, 0);
             try (Compactor c =
                     Compactor.create(
