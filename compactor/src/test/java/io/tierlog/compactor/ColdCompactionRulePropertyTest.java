@@ -58,7 +58,7 @@ class ColdCompactionRulePropertyTest {
     @Test
     void latestValuePerKeyKeptOffsetsAscendingRangesExactTombstonesAfterHorizonOnly() {
         Property.forAll(
-                40,
+                25,
                 rnd -> {
                     Path tryDir = Files.createTempDirectory(dir, "try");
                     ObjectStore store = new LocalDirObjectStore(tryDir.resolve("s3"));
