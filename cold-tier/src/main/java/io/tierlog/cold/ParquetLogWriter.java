@@ -117,8 +117,12 @@ public final class ParquetLogWriter implements Closeable {
      * records, within [{@value #MIN_PAGE_ROWS}, {@code cold.parquet.page.row.limit}].
      */
     static int pageRowLimit(ColdTierOptions options, RecordBatch first) {
-        int records = Math.max(1, first.countOrNull() == null ? 1 : first.countOrNull());
-        long recordBytes = Math.max(1, first.sizeInBytes() / records);
+        // null: an object without rows (a compacted run whose records all went)
+        int records =
+                first == null
+                        ? 1
+                        : Math.max(1, first.countOrNull() == null ? 1 : first.countOrNull());
+        long recordBytes = first == null ? 1024 : Math.max(1, first.sizeInBytes() / records);
         long rows = options.pageBytes() / 2 / recordBytes;
         int pageRows = (int) Math.max(MIN_PAGE_ROWS, Math.min(options.pageRowLimit(), rows));
         return Math.min(options.pageRowLimit(), pageRows);
@@ -290,10 +294,13 @@ public final class ParquetLogWriter implements Closeable {
         if (failed) {
             throw new IllegalStateException("an earlier append to " + file + " failed");
         }
-        if (batchCount == 0) {
+        if (batchCount == 0 && replacesFirst < 0) {
             throw new IllegalStateException("no batch appended to " + file);
         }
-        if (replacesFirst >= 0) {
+        if (batchCount == 0) {
+            // a compaction that removed every record of the run still stands for its range
+            openWriter(null);
+        } else if (replacesFirst >= 0) {
             if (firstOffset < replacesFirst || lastOffset > replacesLast) {
                 throw new IllegalStateException(
                         "batches "
@@ -307,6 +314,8 @@ public final class ParquetLogWriter implements Closeable {
                                 + ".."
                                 + replacesLast);
             }
+        }
+        if (replacesFirst >= 0) {
             firstOffset = replacesFirst;
             lastOffset = replacesLast;
         }
