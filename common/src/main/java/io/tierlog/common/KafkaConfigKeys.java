@@ -49,6 +49,7 @@ public final class KafkaConfigKeys {
         m.put("log.flush.interval.messages", "flush.messages");
         m.put("log.flush.interval.ms", "flush.ms");
         m.put("log.segment.delete.delay.ms", "file.delete.delay.ms");
+        m.put("log.cleanup.policy", "cleanup.policy");
         m.put("log.message.timestamp.type", "message.timestamp.type");
         m.put("log.message.timestamp.before.max.ms", "message.timestamp.before.max.ms");
         m.put("log.message.timestamp.after.max.ms", "message.timestamp.after.max.ms");
@@ -74,7 +75,6 @@ public final class KafkaConfigKeys {
                     "listener.security.protocol.map",
                     "log.cleaner.enable",
                     "log.cleaner.threads",
-                    "log.cleanup.policy",
                     "log.flush.scheduler.interval.ms",
                     "log.message.format.version",
                     "log.preallocate",

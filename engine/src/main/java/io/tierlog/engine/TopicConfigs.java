@@ -119,6 +119,12 @@ final class TopicConfigs {
         }
     }
 
+    /** Whether {@code topic}'s effective {@code cleanup.policy} holds {@code compact}. */
+    boolean compacted(String topic) {
+        String policy = config(topic).raw(KafkaTopicConfigs.CLEANUP_POLICY);
+        return policy != null && KafkaTopicConfigs.isCompacted(policy);
+    }
+
     LogConfig logConfig(String topic) {
         return LogConfig.from(config(topic));
     }

@@ -262,6 +262,11 @@ public final class TopicRegistry {
         return configs.defaults().filter(topicOptions());
     }
 
+    /** Whether {@code topic}'s effective {@code cleanup.policy} holds {@code compact}. */
+    boolean isCompacted(String topic) {
+        return configs.compacted(topic);
+    }
+
     /** Every config of topic {@code name} with its source, as Kafka's DescribeConfigs shows it. */
     public Optional<List<DescribedConfig>> describeConfigs(String name) {
         TopicInfo t = byName.get(name);

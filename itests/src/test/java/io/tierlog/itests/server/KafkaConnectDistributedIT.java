@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierlog.common.testing.Await;
+import io.tierlog.itests.testing.InProcessCli;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -146,6 +147,12 @@ class KafkaConnectDistributedIT {
                     r -> r.coldObjects() > 0 && r.hotLogStartOffset() > r.coldLogStartOffset(),
                     TIMEOUT);
         }
+        InProcessCli.Cli inspect =
+                InProcessCli.run("inspect", "--set", "data.dir=" + dir.resolve("data"), OFFSETS);
+        assertThat(inspect.exit()).as(inspect.err()).isZero();
+        assertThat(inspect.out())
+                .as("tierlog inspect shows how far compaction got on Connect's compacted topic")
+                .contains(OFFSETS + "-0", "\n    compaction  hot dirty ratio ");
         long committedPosition = committedSourcePosition(source);
         assertThat(committedPosition)
                 .as("a graceful stop commits the source task's position: the whole file")
