@@ -111,7 +111,7 @@ class TopicConfigToolsIT {
     }
 
     @Test
-    void kafkaTopicsCreatesWithKafkasConfigNamesAndRefusesCompactionAndUnknownKeys()
+    void kafkaTopicsCreatesWithKafkasConfigNamesCompactedTooAndRefusesUnknownKeys()
             throws Exception {
         Tool created =
                 topics(
@@ -146,10 +146,6 @@ class TopicConfigToolsIT {
         assertThat(compact.exit()).as(compact.out()).isZero();
         Tool describedCompact = topics("--describe", "--topic", "cfg-compact");
         assertThat(describedCompact.out()).contains("cleanup.policy=compact");
-        Tool noCleanup = topics("--create", "--topic", "cfg-none", "--config", "cleanup.policy=");
-        assertThat(noCleanup.exit()).as(noCleanup.out()).isNotZero();
-        assertThat(noCleanup.out())
-                .contains("An empty cleanup.policy (no cleanup) is not supported");
 
         Tool unknown = topics("--create", "--topic", "cfg-unknown", "--config", "no.such.key=1");
         assertThat(unknown.exit()).as(unknown.out()).isNotZero();
@@ -166,9 +162,7 @@ class TopicConfigToolsIT {
         assertThat(range.out()).contains("min.cleanable.dirty.ratio");
 
         Tool list = topics("--list");
-        assertThat(list.out())
-                .contains(TOPIC, "cfg-compact")
-                .doesNotContain("cfg-none", "cfg-unknown");
+        assertThat(list.out()).contains(TOPIC, "cfg-compact").doesNotContain("cfg-unknown");
     }
 
     @Test
