@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierlog.common.testing.Await;
 import io.tierlog.itests.testing.InProcessCli;
+import io.tierlog.itests.testing.ServeProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -69,6 +70,8 @@ class KafkaConnectDistributedIT {
 
     @TempDir Path dir;
     private ServerHarness server;
+    private Process serve;
+    private String bootstrap;
     private Connect<DistributedHerder> connect;
     private final HttpClient http = HttpClient.newHttpClient();
     private final ObjectMapper json = new ObjectMapper();
@@ -80,6 +83,9 @@ class KafkaConnectDistributedIT {
         }
         if (server != null) {
             server.close();
+        }
+        if (serve != null) {
+            serve.destroyForcibly();
         }
     }
 
@@ -95,6 +101,7 @@ class KafkaConnectDistributedIT {
         s.put("offload.interval.ms", "200");
         s.put("offload.target.object.bytes", "1024");
         server = new ServerHarness(dir.resolve("data"), s);
+        bootstrap = server.bootstrap();
         Path source = dir.resolve("source.txt");
         Path sink = dir.resolve("sink.txt");
         List<String> lines = lines(0, 300);
@@ -194,6 +201,153 @@ class KafkaConnectDistributedIT {
         assertThat(status(rest2, SINK)).isEqualTo("RUNNING");
     }
 
+    /**
+     * tierlog killed with SIGKILL while Connect streams a file through it, then started again on
+     * the same port and data dir; Connect's clients reconnect by themselves. At least once: every
+     * line reaches the sink, in order; a line may come again only as part of a replayed run (the
+     * sink's consumer resumes from its last committed offset, the source from its last committed
+     * file position), never skipped and never out of order.
+     */
+    @Test
+    void aKillMinus9OfTierlogMidStreamLosesNoLineAndOnlyReplaysRuns() throws Exception {
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Path data = dir.resolve("data");
+        String[] sets = {"segment.bytes=4096", "offload.interval.ms=200", "num.partitions=1"};
+        Path logs = Files.createDirectories(Path.of("target", "connect-kill-logs"));
+        serve = ServeProcess.start(logs.resolve("serve-1.log"), port, data, sets);
+        bootstrap = "127.0.0.1:" + port;
+        Path source = dir.resolve("source.txt");
+        Path sink = dir.resolve("sink.txt");
+        List<String> all = lines(0, 2000);
+        Files.write(source, all.subList(0, 200), StandardCharsets.UTF_8);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        connect = startConnect();
+        URI rest = connect.rest().serverUrl();
+        post(
+                rest,
+                SOURCE,
+                Map.of(
+                        "connector.class", "FileStreamSource",
+                        "tasks.max", "1",
+                        "file", source.toString(),
+                        "topic", TOPIC,
+                        "batch.size", "20"));
+        post(
+                rest,
+                SINK,
+                Map.of(
+                        "connector.class",
+                        "FileStreamSink",
+                        "tasks.max",
+                        "1",
+                        "file",
+                        sink.toString(),
+                        "topics",
+                        TOPIC));
+        awaitSinkHolds(sink, all.subList(0, 200));
+
+        Files.write(
+                source,
+                all.subList(200, all.size()),
+                StandardCharsets.UTF_8,
+                StandardOpenOption.APPEND);
+        Await.until(
+                "the sink part way through the appended lines",
+                () -> completeLines(sink).size() >= 400,
+                TIMEOUT);
+        serve.destroyForcibly().waitFor();
+        int atKill = completeLines(sink).size();
+        serve = ServeProcess.start(logs.resolve("serve-2.log"), port, data, sets);
+
+        Await.atMost(
+                TIMEOUT,
+                () -> new java.util.HashSet<>(completeLines(sink)).size(),
+                n -> n >= all.size());
+        List<String> got = completeLines(sink);
+        java.util.Set<String> missing = new java.util.TreeSet<>(all);
+        missing.removeAll(got);
+        if (!missing.isEmpty()) {
+            java.util.Set<String> inTopic = new java.util.HashSet<>();
+            Map<String, Object> cc = new HashMap<>();
+            cc.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            try (KafkaConsumer<String, String> consumer =
+                    new KafkaConsumer<>(cc, new StringDeserializer(), new StringDeserializer())) {
+                TopicPartition tp = new TopicPartition(TOPIC, 0);
+                consumer.assign(List.of(tp));
+                consumer.seekToBeginning(List.of(tp));
+                long end = consumer.endOffsets(List.of(tp)).get(tp);
+                List<String> offsets = new ArrayList<>();
+                while (consumer.position(tp) < end) {
+                    for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                        for (String m : missing) {
+                            if (r.value().contains(m.substring(0, 10))) {
+                                offsets.add(r.offset() + ":" + m.substring(0, 10));
+                            }
+                        }
+                    }
+                }
+                try (Admin admin = admin()) {
+                    throw new AssertionError(
+                            "missing from the sink: "
+                                    + missing
+                                    + "; in the topic at "
+                                    + offsets
+                                    + "; end "
+                                    + end
+                                    + "; sink group "
+                                    + admin.listConsumerGroupOffsets("connect-" + SINK)
+                                            .partitionsToOffsetAndMetadata()
+                                            .get()
+                                    + "; committed source position "
+                                    + committedSourcePosition(source)
+                                    + " of "
+                                    + Files.size(source));
+                }
+            }
+        }
+        int replays = assertAtLeastOnceOrder(got, all);
+        System.out.printf(
+                "sink: %d lines at the kill, %d in the end for %d distinct, %d replayed runs%n",
+                atKill, got.size(), all.size(), replays);
+        assertThat(status(rest, SOURCE)).isEqualTo("RUNNING");
+        assertThat(status(rest, SINK)).isEqualTo("RUNNING");
+    }
+
+    /**
+     * Asserts that {@code sink} is {@code source} delivered at least once in order: each line is a
+     * source line, the next new line is never skipped, and a repeat only starts a replayed run that
+     * goes on in source order. Returns the number of replayed runs.
+     */
+    private static int assertAtLeastOnceOrder(List<String> sink, List<String> source) {
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < source.size(); i++) {
+            index.put(source.get(i), i);
+        }
+        int next = 0;
+        int previous = -1;
+        int replays = 0;
+        for (int i = 0; i < sink.size(); i++) {
+            Integer k = index.get(sink.get(i));
+            assertThat(k).as("sink line %d is a source line: %s", i, sink.get(i)).isNotNull();
+            assertThat(k).as("sink line %d skips no source line", i).isLessThanOrEqualTo(next);
+            if (k != previous + 1) {
+                assertThat(k).as("sink line %d: a repeat starts a replay", i).isLessThan(next);
+                replays++;
+            }
+            next = Math.max(next, k + 1);
+            previous = k;
+        }
+        assertThat(next).as("every source line delivered").isEqualTo(source.size());
+        return replays;
+    }
+
     private static List<String> lines(int from, int to) {
         List<String> out = new ArrayList<>();
         for (int i = from; i < to; i++) {
@@ -203,12 +357,12 @@ class KafkaConnectDistributedIT {
     }
 
     private Admin admin() {
-        return Admin.create(Map.of("bootstrap.servers", server.bootstrap()));
+        return Admin.create(Map.of("bootstrap.servers", bootstrap));
     }
 
     private Connect<DistributedHerder> startConnect() {
         Map<String, String> w = new HashMap<>();
-        w.put("bootstrap.servers", server.bootstrap());
+        w.put("bootstrap.servers", bootstrap);
         w.put("group.id", "connect-it");
         w.put("listeners", "http://127.0.0.1:0");
         w.put("rest.advertised.host.name", "127.0.0.1");
@@ -316,7 +470,7 @@ class KafkaConnectDistributedIT {
      */
     private long committedSourcePosition(Path file) throws Exception {
         Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, server.bootstrap());
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         try (KafkaConsumer<String, String> consumer =
