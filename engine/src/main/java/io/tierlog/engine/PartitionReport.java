@@ -1,5 +1,6 @@
 package io.tierlog.engine;
 
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -15,6 +16,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param coldBytes bytes of the committed objects
  * @param offloadLagOffsets offsets of closed segments not yet committed to the cold tier
  * @param offloadLagBytes bytes of closed segments not yet committed to the cold tier
+ * @param compaction how far compaction has got, for a partition of a compacted topic (or one the
+ *     hot cleaner has cleaned)
  */
 public record PartitionReport(
         TopicPartition tp,
@@ -27,9 +30,41 @@ public record PartitionReport(
         long coldObjects,
         long coldBytes,
         long offloadLagOffsets,
-        long offloadLagBytes) {
+        long offloadLagBytes,
+        Optional<CompactionReport> compaction) {
 
-    /** A one-line human-readable form. */
+    /** A partition with no compaction state. */
+    public PartitionReport(
+            TopicPartition tp,
+            long hotLogStartOffset,
+            long highWatermark,
+            long hotBytes,
+            int hotSegments,
+            long coldLogStartOffset,
+            long coldHighWatermark,
+            long coldObjects,
+            long coldBytes,
+            long offloadLagOffsets,
+            long offloadLagBytes) {
+        this(
+                tp,
+                hotLogStartOffset,
+                highWatermark,
+                hotBytes,
+                hotSegments,
+                coldLogStartOffset,
+                coldHighWatermark,
+                coldObjects,
+                coldBytes,
+                offloadLagOffsets,
+                offloadLagBytes,
+                Optional.empty());
+    }
+
+    /**
+     * A human-readable form: one line of offsets, bytes and lag; a partition with {@link
+     * #compaction} adds an indented second line.
+     */
     public String format() {
         String cold =
                 coldObjects == 0
@@ -38,14 +73,15 @@ public record PartitionReport(
                                 "cold [%d, %d) %d objects %d bytes",
                                 coldLogStartOffset, coldHighWatermark, coldObjects, coldBytes);
         return String.format(
-                "%s  hot [%d, %d) %d segments %d bytes  %s  offload lag %d offsets %d bytes",
-                tp,
-                hotLogStartOffset,
-                highWatermark,
-                hotSegments,
-                hotBytes,
-                cold,
-                offloadLagOffsets,
-                offloadLagBytes);
+                        "%s  hot [%d, %d) %d segments %d bytes  %s  offload lag %d offsets %d bytes",
+                        tp,
+                        hotLogStartOffset,
+                        highWatermark,
+                        hotSegments,
+                        hotBytes,
+                        cold,
+                        offloadLagOffsets,
+                        offloadLagBytes)
+                + compaction.map(c -> "\n    " + c.format()).orElse("");
     }
 }

@@ -8,6 +8,7 @@ import io.tierlog.common.EmbeddedObjectStore;
 import io.tierlog.hot.ReadOnlyLogDir;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -105,7 +106,13 @@ public final class ReadOnlyTieredLog implements Closeable {
 
     /** Per-partition state of both tiers (see {@link TieredLog#inspect}). */
     public List<PartitionReport> inspect(Optional<String> topic) {
-        return new Inspector(catalog, coldIndex, hot).inspect(topic);
+        TopicConfigs configs;
+        try {
+            configs = new TopicConfigs(config, catalog, DynamicBrokerConfigs.open(dataDir));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Inspector(catalog, coldIndex, hot, configs::compacted).inspect(topic);
     }
 
     /**

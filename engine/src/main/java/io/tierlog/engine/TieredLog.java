@@ -461,7 +461,7 @@ public final class TieredLog implements Closeable {
     /** Per-partition state of both tiers, for {@code tierlog inspect}. */
     public List<PartitionReport> inspect(Optional<String> topic) {
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
-            return new Inspector(catalog, coldIndex, hot).inspect(topic);
+            return new Inspector(catalog, coldIndex, hot, topics::isCompacted).inspect(topic);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

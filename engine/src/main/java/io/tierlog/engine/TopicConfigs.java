@@ -119,6 +119,12 @@ final class TopicConfigs {
         }
     }
 
+    /** Whether {@code topic}'s effective {@code cleanup.policy} holds {@code compact}. */
+    boolean compacted(String topic) {
+        String policy = config(topic).raw(KafkaTopicConfigs.CLEANUP_POLICY);
+        return policy != null && KafkaTopicConfigs.isCompacted(policy);
+    }
+
     LogConfig logConfig(String topic) {
         return LogConfig.from(config(topic));
     }
@@ -142,6 +148,7 @@ final class TopicConfigs {
     private static void check(Config c) {
         LogConfig.from(c);
         c.validate(EngineOptions.ALL);
+        TopicConfigChecks.checkValues(c);
     }
 
     void put(String topic, Map<String, String> topicOverrides) {

@@ -262,6 +262,11 @@ public final class TopicRegistry {
         return configs.defaults().filter(topicOptions());
     }
 
+    /** Whether {@code topic}'s effective {@code cleanup.policy} holds {@code compact}. */
+    boolean isCompacted(String topic) {
+        return configs.compacted(topic);
+    }
+
     /** Every config of topic {@code name} with its source, as Kafka's DescribeConfigs shows it. */
     public Optional<List<DescribedConfig>> describeConfigs(String name) {
         TopicInfo t = byName.get(name);
@@ -545,7 +550,7 @@ public final class TopicRegistry {
     /**
      * Checks topic overrides: every key a Kafka topic config ({@link KafkaTopicConfigs}, validated
      * as Kafka validates it) or one of {@link #tierlogTopicOptions}, then a valid effective config.
-     * {@code cleanup.policy} with {@code compact} is refused until compaction exists.
+     * An empty {@code cleanup.policy} (no cleanup) is refused.
      *
      * @throws InvalidConfigurationException naming the first problem
      */
