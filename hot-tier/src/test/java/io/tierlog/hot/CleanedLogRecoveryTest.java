@@ -101,6 +101,34 @@ class CleanedLogRecoveryTest {
     }
 
     @Test
+    void crashRightAfterTheFirstSwapThenPolicyDeleteStillKeepsTheCleanedSegment() throws Exception {
+        AtomicReference<LogConfig> config = new AtomicReference<>(compactConfig(Map.of()));
+        LogManager m = open(config);
+        PartitionLog log = m.getOrCreate(tp);
+        // offsets 0..8 are superseded by 9..11; the rest are keys written once
+        LogCleanerTest.appendUpdates(log, time, 12, 3, "d");
+        LogCleanerTest.appendUpdates(log, time, 88, 1000, "u");
+        List<Read> before = readAll(log);
+        // killed once the first cleaned segment took its final name, before the cleaning ended
+        log.swapSteps(
+                step -> {
+                    if (step.equals("final")) {
+                        throw new CleanerCrashTest.Crash(step);
+                    }
+                });
+        m.startCleaner(cleanerConfig(1 << 20), TombstoneGate.ALWAYS).cleanAllOnce();
+        assertThat(LogCleaner.readCheckpoint(tmp.resolve("logs")))
+                .as("named before the swap")
+                .containsKey(tp);
+        crash(m);
+        // the topic became cleanup.policy=delete while the broker was down
+        config.set(deleteConfig());
+        PartitionLog back = open(config).partition(tp).orElseThrow();
+        assertThat(readAll(back))
+                .containsExactlyElementsOf(before.stream().filter(r -> r.offset() >= 9).toList());
+    }
+
+    @Test
     void neverCleanedLogStillTruncatesAtADamagedBaseOffset() throws Exception {
         AtomicReference<LogConfig> config = new AtomicReference<>(deleteConfig());
         LogManager m = open(config);
