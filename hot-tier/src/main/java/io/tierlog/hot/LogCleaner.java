@@ -241,6 +241,9 @@ public final class LogCleaner implements Closeable {
                 LOG.warn("{}: tombstone gate failed ({}); keeping tombstones", tp, e.toString());
                 drop = false;
             }
+            if (!recordCleaned(log)) {
+                return false;
+            }
             long start = time.milliseconds();
             Cleaner cleaner = new Cleaner(map, throttler, () -> stopping || log.isClosed());
             Cleaner.Result r =
@@ -281,19 +284,50 @@ public final class LogCleaner implements Closeable {
         }
     }
 
+    /**
+     * Makes sure {@code cleaner-offset-checkpoint} names the partition before its first cleaned
+     * segment is swapped in: that entry is what tells recovery after an unclean stop to accept
+     * offset gaps even once the topic is no longer compacted. The entry (its log start offset:
+     * nothing cleaned yet) is made durable first; false, cleaning nothing, when it cannot be.
+     */
+    private boolean recordCleaned(PartitionLog log) {
+        TopicPartition tp = log.topicPartition();
+        if (!checkpoints.containsKey(tp)) {
+            checkpoints.putIfAbsent(tp, log.logStartOffset());
+            try {
+                writeCheckpointFiles();
+            } catch (IOException e) {
+                LOG.warn("Not cleaning {}: cannot record it in {}", tp, CHECKPOINT_FILE, e);
+                failures.incrementAndGet();
+                return false;
+            }
+        }
+        log.markCleaned();
+        return true;
+    }
+
     private synchronized void writeCheckpoints() {
+        try {
+            writeCheckpointFiles();
+        } catch (IOException e) {
+            LOG.warn("Cannot write the cleaner checkpoints of {}", logDir, e);
+        }
+    }
+
+    /**
+     * Writes both files with the entries of the partitions the log manager holds. An entry goes
+     * only with its partition ({@link #forget} on deletion), never because the topic stopped being
+     * compacted: its cleaned segments, with their offset gaps, are still there.
+     */
+    private synchronized void writeCheckpointFiles() throws IOException {
         Set<TopicPartition> present = new java.util.HashSet<>();
         for (PartitionLog l : logs.get()) {
             present.add(l.topicPartition());
         }
         checkpoints.keySet().retainAll(present);
         lastCleaning.keySet().retainAll(present);
-        try {
-            checkpointFile.write(new HashMap<>(checkpoints));
-            lastCleaningFile.write(new HashMap<>(lastCleaning));
-        } catch (IOException e) {
-            LOG.warn("Cannot write the cleaner checkpoints of {}", logDir, e);
-        }
+        checkpointFile.write(new HashMap<>(checkpoints));
+        lastCleaningFile.write(new HashMap<>(lastCleaning));
     }
 
     /** Forgets a deleted partition (its checkpoint goes with the next write). */
@@ -365,6 +399,31 @@ public final class LogCleaner implements Closeable {
      */
     public static Map<TopicPartition, Long> readCheckpoint(Path logDir) throws IOException {
         return new RecoveryPointCheckpoint(logDir, CHECKPOINT_FILE).read();
+    }
+
+    /**
+     * The partitions that may hold cleaned segments by the cleaner files of {@code logDir} (ours or
+     * a Kafka broker's): those {@code cleaner-offset-checkpoint} or {@code
+     * cleaner-last-cleaning-checkpoint} names. Reads only. When a file cannot be read, every
+     * partition may: accepting offset gaps costs some corruption detection, refusing them on a
+     * cleaned log would truncate acknowledged records.
+     */
+    public static java.util.function.Predicate<TopicPartition> namedInCheckpoints(Path logDir) {
+        Set<TopicPartition> named = new java.util.HashSet<>();
+        for (String name : List.of(CHECKPOINT_FILE, LAST_CLEANING_FILE)) {
+            try {
+                named.addAll(new RecoveryPointCheckpoint(logDir, name).read().keySet());
+            } catch (IOException | RuntimeException e) {
+                LOG.warn(
+                        "Unreadable {} in {} ({}): recovery accepts offset gaps in every"
+                                + " partition",
+                        name,
+                        logDir,
+                        e.toString());
+                return tp -> true;
+            }
+        }
+        return named::contains;
     }
 
     /** When each partition was last cleaned (ms since the epoch), as the cleaner last wrote it. */

@@ -24,15 +24,19 @@ final class LogLoader {
 
     private LogLoader() {}
 
-    /** As {@link #load(Path, LogConfig, long, boolean, long, long, OpenFiles)} with no floor. */
+    /**
+     * As {@link #load(Path, LogConfig, long, boolean, boolean, long, long, OpenFiles)} with no
+     * floor.
+     */
     static List<LogSegment> load(
             Path dir,
             LogConfig config,
             long recoveryPoint,
             boolean hadCleanShutdown,
+            boolean offsetGaps,
             OpenFiles openFiles)
             throws IOException {
-        return load(dir, config, recoveryPoint, hadCleanShutdown, 0, 0, openFiles);
+        return load(dir, config, recoveryPoint, hadCleanShutdown, offsetGaps, 0, 0, openFiles);
     }
 
     /**
@@ -49,6 +53,9 @@ final class LogLoader {
      * relies on replicas), later segments are kept: the hot log then has an offset gap, which reads
      * skip as they skip offsets a log cleaner removed.
      *
+     * @param offsetGaps whether the log may hold cleaned segments (its topic is compacted now, or
+     *     the cleaner has cleaned it): recovery then accepts offset gaps between batches instead of
+     *     truncating at the first one (see {@link LogSegment#open})
      * @param floor offsets below it must never be assigned again (the cold high watermark)
      * @param knownEnd the log end offset last checkpointed (0 if unknown)
      */
@@ -57,6 +64,7 @@ final class LogLoader {
             LogConfig config,
             long recoveryPoint,
             boolean hadCleanShutdown,
+            boolean offsetGaps,
             long floor,
             long knownEnd,
             OpenFiles openFiles)
@@ -140,10 +148,10 @@ final class LogLoader {
                 boolean recover = base >= firstToRecover;
                 LogSegment s;
                 try {
-                    s = LogSegment.open(dir, base, config, active, recover, openFiles);
+                    s = LogSegment.open(dir, base, config, active, recover, offsetGaps, openFiles);
                 } catch (CorruptIndexException e) {
                     LOG.warn("Rebuilding indexes of {}: {}", dir, e.getMessage());
-                    s = LogSegment.open(dir, base, config, active, true, openFiles);
+                    s = LogSegment.open(dir, base, config, active, true, offsetGaps, openFiles);
                 }
                 if (!segments.isEmpty()
                         && s.baseOffset != segments.get(segments.size() - 1).nextOffset()) {

@@ -270,6 +270,9 @@ public final class LogManager implements Closeable {
             LOG.warn("Ignoring unreadable log-end checkpoint of {}", logDir, e);
             ends = new HashMap<>();
         }
+        // a partition the cleaner has cleaned may have offset gaps whatever its policy is now
+        java.util.function.Predicate<TopicPartition> cleaned =
+                LogCleaner.namedInCheckpoints(logDir);
         List<Path> dirs = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(logDir, Files::isDirectory)) {
             for (Path d : ds) {
@@ -311,7 +314,8 @@ public final class LogManager implements Closeable {
                                 clean,
                                 floorOf(offsetFloor, tp),
                                 ends.getOrDefault(tp, 0L),
-                                files));
+                                files,
+                                cleaned.test(tp)));
             }
         } catch (IOException | RuntimeException e) {
             for (PartitionLog l : opened.values()) {
@@ -420,7 +424,8 @@ public final class LogManager implements Closeable {
                             true,
                             floorOf(offsetFloor, tp),
                             0,
-                            files);
+                            files,
+                            false); // nothing cleaned yet: the cleaner marks it before it swaps
             logs.put(tp, log);
             return log;
         }

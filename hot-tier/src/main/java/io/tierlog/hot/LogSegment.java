@@ -64,6 +64,9 @@ final class LogSegment {
     /** What the last {@link #recover()} found invalid, or null when every byte was valid. */
     SegmentCorruption corruption;
 
+    /** Set by {@link #open} before recovery, which reads it: see there. */
+    private boolean offsetGaps;
+
     private LogSegment(Path dir, long baseOffset, LogConfig config, SegmentFile file) {
         this.dir = dir;
         this.baseOffset = baseOffset;
@@ -117,6 +120,10 @@ final class LogSegment {
      * truncated after the last valid one and both indexes are rebuilt. Without it, the indexes are
      * loaded and checked.
      *
+     * @param offsetGaps whether recovery accepts offset gaps between batches (the segment may have
+     *     been cleaned): then a batch must only start above the previous one's last offset;
+     *     otherwise exactly at the next offset, which also catches a damaged base offset (a field
+     *     outside the CRC)
      * @throws CorruptIndexException (only without recover) when an index is missing or insane
      */
     static LogSegment open(
@@ -125,10 +132,12 @@ final class LogSegment {
             LogConfig config,
             boolean active,
             boolean recover,
+            boolean offsetGaps,
             OpenFiles files)
             throws IOException {
         Path log = dir.resolve(fileName(baseOffset) + LOG_SUFFIX);
         LogSegment s = new LogSegment(dir, baseOffset, config, SegmentFile.lazy(files, log));
+        s.offsetGaps = offsetGaps;
         // pinned while loading; afterwards the bound may close the channel until the next use
         s.file.acquire();
         boolean ok = false;
@@ -239,9 +248,10 @@ final class LogSegment {
         bytesSinceLastIndexEntry = 0;
         FileChannel channel = file.pinnedChannel();
         long fileSize = channel.size();
-        // A cleaned segment of a compacted topic has offset gaps between its batches (and before
-        // its first one), so only ascending offsets are required there.
-        LogScanner sc = new LogScanner(channel, 0, fileSize, baseOffset, true, !config.compact());
+        // A cleaned segment has offset gaps between its batches (and before its first one), so
+        // only ascending offsets are required there; the topic's policy now is not enough to know
+        // (compact may have been switched back to delete after a cleaning).
+        LogScanner sc = new LogScanner(channel, 0, fileSize, baseOffset, true, !offsetGaps);
         long next = baseOffset;
         while (sc.next()) {
             if (sc.maxTimestamp > maxTs) {

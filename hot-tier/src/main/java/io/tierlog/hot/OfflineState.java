@@ -123,12 +123,14 @@ final class OfflineState {
     static Reloaded reload(
             Path dir,
             LogConfig config,
+            boolean offsetGaps,
             long recoveryPoint,
             long acknowledged,
             ProducerStateManager producers,
             OpenFiles files)
             throws IOException {
-        List<LogSegment> loaded = LogLoader.load(dir, config, recoveryPoint, false, files);
+        List<LogSegment> loaded =
+                LogLoader.load(dir, config, recoveryPoint, false, offsetGaps, files);
         long dropped = 0;
         try {
             while (loaded.size() > 1 && loaded.get(loaded.size() - 1).baseOffset >= acknowledged) {

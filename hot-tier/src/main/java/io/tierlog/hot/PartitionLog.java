@@ -51,6 +51,13 @@ public final class PartitionLog implements Closeable {
     /** Replaced whole by {@link #reconfigure}; each operation reads it once where it matters. */
     private volatile LogConfig config;
 
+    /**
+     * The log may hold cleaned segments (offset gaps): set when opened from a log dir whose cleaner
+     * checkpoints name it, and before the cleaner's first swap. Never cleared, whatever {@link
+     * #reconfigure} does to {@code cleanup.policy}, so that recovery keeps accepting the gaps.
+     */
+    private volatile boolean cleaned;
+
     private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final ProducerStateManager producers = new ProducerStateManager();
@@ -186,17 +193,56 @@ public final class PartitionLog implements Closeable {
             OpenFiles files)
             throws IOException {
         TopicPartition tp = TopicNames.parseDirName(dir.getFileName().toString());
+        Path logDir = dir.toAbsolutePath().getParent();
+        boolean cleaned = logDir != null && LogCleaner.namedInCheckpoints(logDir).test(tp);
+        return open(
+                dir,
+                config,
+                time,
+                scheduler,
+                recoveryPoint,
+                hadCleanShutdown,
+                offsetFloor,
+                knownLogEnd,
+                files,
+                cleaned);
+    }
+
+    /**
+     * As {@link #open(Path, LogConfig, Time, ScheduledExecutorService, long, boolean, long, long,
+     * OpenFiles)}, told (rather than reading the log dir's cleaner checkpoints) whether the log may
+     * hold cleaned segments.
+     *
+     * @param cleaned the log dir's cleaner checkpoints name this partition: recovery accepts offset
+     *     gaps between batches even if the topic is not compacted now (see {@link
+     *     #mayHaveOffsetGaps()})
+     */
+    public static PartitionLog open(
+            Path dir,
+            LogConfig config,
+            Time time,
+            ScheduledExecutorService scheduler,
+            long recoveryPoint,
+            boolean hadCleanShutdown,
+            long offsetFloor,
+            long knownLogEnd,
+            OpenFiles files,
+            boolean cleaned)
+            throws IOException {
+        TopicPartition tp = TopicNames.parseDirName(dir.getFileName().toString());
         List<LogSegment> loaded =
                 LogLoader.load(
                         dir,
                         config,
                         recoveryPoint,
                         hadCleanShutdown,
+                        cleaned || config.compact(),
                         offsetFloor,
                         knownLogEnd,
                         files);
         try {
             PartitionLog log = new PartitionLog(dir, tp, config, time, scheduler, loaded, files);
+            log.cleaned = cleaned;
             LogLoader.rebuildProducerState(dir, loaded, log.producers);
             return log;
         } catch (IOException | RuntimeException e) {
@@ -225,6 +271,25 @@ public final class PartitionLog implements Closeable {
      */
     public void reconfigure(LogConfig newConfig) {
         this.config = newConfig;
+    }
+
+    /**
+     * Whether the log may hold segments with offset gaps between batches (its topic is compacted
+     * now, or the cleaner has cleaned it since its cleaner checkpoint entry was made, whatever its
+     * policy is now): recovery then requires only ascending offsets. A log that was never cleaned
+     * is recovered with contiguous offsets, which also catches a damaged base offset (a field
+     * outside the CRC).
+     */
+    public boolean mayHaveOffsetGaps() {
+        return cleaned || config.compact();
+    }
+
+    /**
+     * Records that the log is about to get cleaned segments; the caller has made that durable first
+     * (the log dir's cleaner checkpoint names the partition).
+     */
+    void markCleaned() {
+        cleaned = true;
     }
 
     /**
@@ -990,6 +1055,7 @@ public final class PartitionLog implements Closeable {
      */
     boolean replaceSegments(LogSegment[] group) throws IOException {
         long base = group[0].baseOffset;
+        cleaned = true; // a reload from disk must accept the gaps from the commit point on
         lock.lock();
         try {
             if (closed || offlineState.isOffline()) {
@@ -1026,7 +1092,7 @@ public final class PartitionLog implements Closeable {
                 CleanedSegment.rename(dir, base, CleanedSegment.SWAP_SUFFIX, "");
                 fsyncDir();
                 steps.reached("final");
-                fresh = LogSegment.open(dir, base, config, false, false, files);
+                fresh = LogSegment.open(dir, base, config, false, false, true, files);
             } catch (IOException | RuntimeException | Error e) {
                 throw offline("swap of the cleaned segment " + base, e);
             }
@@ -1099,7 +1165,13 @@ public final class PartitionLog implements Closeable {
             try {
                 r =
                         OfflineState.reload(
-                                dir, config, recoveryPoint, highWatermark, producers, files);
+                                dir,
+                                config,
+                                mayHaveOffsetGaps(),
+                                recoveryPoint,
+                                highWatermark,
+                                producers,
+                                files);
             } catch (IOException | RuntimeException | Error e) {
                 offlineState.attemptFailed(e);
                 return false;

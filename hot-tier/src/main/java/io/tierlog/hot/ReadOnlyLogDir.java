@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -42,6 +43,11 @@ public final class ReadOnlyLogDir implements Closeable {
     private final Map<Path, CachedInfo> infos = new ConcurrentHashMap<>();
 
     private record CachedInfo(long fileSize, long modified, SegmentInfo info) {}
+
+    /** The cleaner files' state when {@code cleaned} was read from them. */
+    private record CleanedPartitions(String stamp, Predicate<TopicPartition> cleaned) {}
+
+    private volatile CleanedPartitions cleanedPartitions;
 
     private ReadOnlyLogDir(Path logDir, OpenFiles openFiles) {
         this.logDir = logDir;
@@ -166,17 +172,20 @@ public final class ReadOnlyLogDir implements Closeable {
     }
 
     /**
-     * Checks every batch of segment {@code s} (lengths, magic, CRC-32C, contiguous offsets) up to
-     * the end of its file and reports the first invalid one, with what lies after it; empty when
-     * the whole file is valid. For an active segment being written, a torn last batch is normal.
-     * Reads only.
+     * Checks every batch of segment {@code s} (lengths, magic, CRC-32C, offsets) up to the end of
+     * its file and reports the first invalid one, with what lies after it; empty when the whole
+     * file is valid. Offsets must be contiguous, except in a partition the log dir's cleaner files
+     * ({@code cleaner-offset-checkpoint}, Kafka's and ours) name: a cleaned segment has offset
+     * gaps, so there they must only ascend. For an active segment being written, a torn last batch
+     * is normal. Reads only.
      */
     public Optional<SegmentCorruption> findCorruption(SegmentInfo s) throws IOException {
+        boolean gaps = cleanedPartitions().test(s.tp());
         SegmentFile file = file(s.logFile());
         FileChannel ch = file.acquire();
         try {
             long size = ch.size();
-            LogScanner sc = new LogScanner(ch, 0, size, s.baseOffset(), true, true);
+            LogScanner sc = new LogScanner(ch, 0, size, s.baseOffset(), true, !gaps);
             while (sc.next()) {
                 // every batch is read and its CRC checked
             }
@@ -192,6 +201,28 @@ public final class ReadOnlyLogDir implements Closeable {
         } finally {
             file.release();
         }
+    }
+
+    /** The partitions the cleaner files name, read again whenever one of them changed. */
+    private Predicate<TopicPartition> cleanedPartitions() throws IOException {
+        StringBuilder stamp = new StringBuilder();
+        for (String name : List.of(LogCleaner.CHECKPOINT_FILE, LogCleaner.LAST_CLEANING_FILE)) {
+            Path f = logDir.resolve(name);
+            try {
+                stamp.append(Files.getLastModifiedTime(f).toMillis())
+                        .append('/')
+                        .append(Files.size(f));
+            } catch (NoSuchFileException e) {
+                // absent (or being replaced by its writer's rename): none named by it
+            }
+            stamp.append(';');
+        }
+        CleanedPartitions c = cleanedPartitions;
+        if (c == null || !c.stamp().equals(stamp.toString())) {
+            c = new CleanedPartitions(stamp.toString(), LogCleaner.namedInCheckpoints(logDir));
+            cleanedPartitions = c;
+        }
+        return c.cleaned();
     }
 
     /**

@@ -68,7 +68,8 @@ class SliceBoundaryPropertiesTest {
                     continue;
                 }
                 LogSegment seg =
-                        LogSegment.open(dir, base, config, false, false, OpenFiles.bounded(0));
+                        LogSegment.open(
+                                dir, base, config, false, false, false, OpenFiles.bounded(0));
                 try {
                     long segEnd = inSegment.get(inSegment.size() - 1).last() + 1;
                     int bytes = inSegment.stream().mapToInt(Batch::size).sum();
