@@ -97,7 +97,8 @@ class CompactionDifferentialIT {
                             }
 
                             public boolean cleaned(long offset, long sinceMs) throws Exception {
-                                return CleanerCheckpoint.cleanedTo(kafka.logDir(), TOPIC, 0, offset);
+                                return CleanerCheckpoint.cleanedTo(
+                                        kafka.logDir(), TOPIC, 0, offset);
                             }
                         };
                 createTopic(k.bootstrap(), Map.of());
