@@ -35,7 +35,7 @@ public final class KafkaTopicConfigs {
     public enum Effect {
         /** Takes effect (or will, with the append-path work, for the ones marked so in docs). */
         ACTS,
-        /** Validated, stored and described, with no effect on a single node without compaction. */
+        /** Validated, stored and described, with no effect on a single node. */
         INERT
     }
 
@@ -293,8 +293,10 @@ public final class KafkaTopicConfigs {
                 Type.LONG,
                 "86400000",
                 Range.atLeast(0),
-                i,
-                "Tombstone retention of compacted topics (no compaction yet).",
+                a,
+                "How long a compacted topic keeps a tombstone (and a transaction marker) after"
+                        + " the cleaner reached it; consumers that read from the start within"
+                        + " this time see every delete.",
                 "log.cleaner.delete.retention.ms");
         def(
                 m,
@@ -302,8 +304,8 @@ public final class KafkaTopicConfigs {
                 Type.LONG,
                 "0",
                 Range.atLeast(0),
-                i,
-                "Compaction setting (no compaction yet).",
+                a,
+                "A record stays uncompacted at least this long after it was appended.",
                 "log.cleaner.min.compaction.lag.ms");
         def(
                 m,
@@ -311,8 +313,10 @@ public final class KafkaTopicConfigs {
                 Type.LONG,
                 Long.toString(max),
                 Range.atLeast(1),
-                i,
-                "Compaction setting (no compaction yet).",
+                a,
+                "A record is eligible for compaction at most this long after it was appended,"
+                        + " whatever the dirty ratio (it also caps segment.ms of compacted"
+                        + " topics).",
                 "log.cleaner.max.compaction.lag.ms");
         def(
                 m,
@@ -329,8 +333,9 @@ public final class KafkaTopicConfigs {
                 Type.DOUBLE,
                 "0.5",
                 Range.between(0, 1),
-                i,
-                "Compaction setting (no compaction yet).",
+                a,
+                "The cleaner compacts a partition once the uncleaned share of its log (dirty"
+                        + " bytes over cleaned plus dirty bytes) reaches this ratio.",
                 "log.cleaner.min.cleanable.ratio");
         def(
                 m,
@@ -339,7 +344,9 @@ public final class KafkaTopicConfigs {
                 CLEANUP_DELETE,
                 ValidList.in(CLEANUP_COMPACT, CLEANUP_DELETE),
                 a,
-                "delete only: compacted topics are refused until compaction exists.",
+                "delete: drop old segments by retention.ms/retention.bytes; compact: keep the"
+                        + " latest record per key, in both tiers; compact,delete: both. An empty"
+                        + " policy (no cleanup) is refused.",
                 "log.cleanup.policy");
         def(
                 m,
@@ -553,11 +560,11 @@ public final class KafkaTopicConfigs {
     }
 
     /**
-     * Whether {@code policy} (a {@code cleanup.policy} value) is one tierlog cannot honour yet:
-     * compaction, or Kafka's empty list (no cleanup at all).
+     * Whether {@code policy} (a {@code cleanup.policy} value) is one tierlog cannot honour: Kafka's
+     * empty list (no cleanup at all). {@code delete}, {@code compact} and both are honoured.
      */
     public static boolean isUnsupportedPolicy(String policy) {
-        return isCompacted(policy) || policy.trim().isEmpty();
+        return policy.trim().isEmpty();
     }
 
     /** Whether {@code policy} (a {@code cleanup.policy} value) asks for compaction. */

@@ -142,6 +142,7 @@ final class TopicConfigs {
     private static void check(Config c) {
         LogConfig.from(c);
         c.validate(EngineOptions.ALL);
+        TopicConfigChecks.checkValues(c);
     }
 
     void put(String topic, Map<String, String> topicOverrides) {

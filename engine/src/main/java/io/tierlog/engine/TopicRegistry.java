@@ -545,7 +545,7 @@ public final class TopicRegistry {
     /**
      * Checks topic overrides: every key a Kafka topic config ({@link KafkaTopicConfigs}, validated
      * as Kafka validates it) or one of {@link #tierlogTopicOptions}, then a valid effective config.
-     * {@code cleanup.policy} with {@code compact} is refused until compaction exists.
+     * An empty {@code cleanup.policy} (no cleanup) is refused.
      *
      * @throws InvalidConfigurationException naming the first problem
      */

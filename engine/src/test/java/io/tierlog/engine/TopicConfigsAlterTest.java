@@ -15,8 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Topic configs with Kafka's names through the engine's registry (real SQLite, hot tier only):
- * Kafka's validation at create and alter, compaction refused, the old topic key renamed on load,
- * and dynamic broker configs that act on topics without an override and survive a restart.
+ * Kafka's validation at create and alter, compaction accepted (an empty policy refused), the old
+ * topic key renamed on load, and dynamic broker configs that act on topics without an override and
+ * survive a restart.
  */
 class TopicConfigsAlterTest {
     @TempDir Path dir;
@@ -41,7 +42,7 @@ class TopicConfigsAlterTest {
     }
 
     @Test
-    void kafkaTopicConfigsAreAcceptedAndCompactionIsRefusedClearly() throws Exception {
+    void kafkaTopicConfigsAreAcceptedWithKafkasValidationAndCompactionToo() throws Exception {
         try (TieredLog log = open()) {
             TopicRegistry r = log.topicRegistry();
             r.create(
@@ -58,20 +59,43 @@ class TopicConfigsAlterTest {
                     .extracting(p -> p.config().messageMaxBytes())
                     .as("max.message.bytes reaches the partition's LogConfig")
                     .isEqualTo(2000);
-            assertThatThrownBy(() -> r.create("c", 1, Map.of("cleanup.policy", "compact"), false))
-                    .isInstanceOf(InvalidConfigurationException.class)
-                    .hasMessageContaining("Compacted topics are not supported yet");
+            r.create("k", 1, Map.of("cleanup.policy", "compact"), false);
+            r.create(
+                    "kd",
+                    1,
+                    Map.of(
+                            "cleanup.policy", "compact,delete",
+                            "delete.retention.ms", "1000",
+                            "min.cleanable.dirty.ratio", "0.01",
+                            "min.compaction.lag.ms", "5",
+                            "max.compaction.lag.ms", "60000"),
+                    false);
+            assertThat(r.topic("kd").orElseThrow().configs())
+                    .containsEntry("cleanup.policy", "compact,delete")
+                    .containsEntry("min.cleanable.dirty.ratio", "0.01");
+            r.alterConfigs("t", Map.of("cleanup.policy", "compact"));
+            assertThat(described(r.describeConfigs("t").orElseThrow(), "cleanup.policy").value())
+                    .isEqualTo("compact");
             assertThatThrownBy(
                             () ->
                                     r.create(
                                             "c",
                                             1,
-                                            Map.of("cleanup.policy", "compact,delete"),
+                                            Map.of(
+                                                    "min.compaction.lag.ms", "10",
+                                                    "max.compaction.lag.ms", "9"),
                                             false))
+                    .as("Kafka's LogConfig.validateValues")
                     .isInstanceOf(InvalidConfigurationException.class)
-                    .hasMessageContaining("not supported");
-            assertThatThrownBy(() -> r.alterConfigs("t", Map.of("cleanup.policy", "compact")))
-                    .isInstanceOf(InvalidConfigurationException.class);
+                    .hasMessage(
+                            "conflict topic config setting min.compaction.lag.ms (10) >"
+                                    + " max.compaction.lag.ms (9)");
+            assertThatThrownBy(() -> r.alterConfigs("k", Map.of("max.compaction.lag.ms", "0")))
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("max.compaction.lag.ms");
+            assertThatThrownBy(() -> r.create("c", 1, Map.of("delete.retention.ms", "-1"), false))
+                    .isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("delete.retention.ms");
             assertThatThrownBy(() -> r.create("c", 1, Map.of("message.max.bytes", "10"), false))
                     .as("message.max.bytes is Kafka's broker name, unknown at topic level")
                     .isInstanceOf(InvalidConfigurationException.class)

@@ -143,8 +143,13 @@ class TopicConfigToolsIT {
 
         Tool compact =
                 topics("--create", "--topic", "cfg-compact", "--config", "cleanup.policy=compact");
-        assertThat(compact.exit()).as(compact.out()).isNotZero();
-        assertThat(compact.out()).contains("Compacted topics are not supported yet");
+        assertThat(compact.exit()).as(compact.out()).isZero();
+        Tool describedCompact = topics("--describe", "--topic", "cfg-compact");
+        assertThat(describedCompact.out()).contains("cleanup.policy=compact");
+        Tool noCleanup = topics("--create", "--topic", "cfg-none", "--config", "cleanup.policy=");
+        assertThat(noCleanup.exit()).as(noCleanup.out()).isNotZero();
+        assertThat(noCleanup.out())
+                .contains("An empty cleanup.policy (no cleanup) is not supported");
 
         Tool unknown = topics("--create", "--topic", "cfg-unknown", "--config", "no.such.key=1");
         assertThat(unknown.exit()).as(unknown.out()).isNotZero();
@@ -161,7 +166,9 @@ class TopicConfigToolsIT {
         assertThat(range.out()).contains("min.cleanable.dirty.ratio");
 
         Tool list = topics("--list");
-        assertThat(list.out()).contains(TOPIC).doesNotContain("cfg-compact", "cfg-unknown");
+        assertThat(list.out())
+                .contains(TOPIC, "cfg-compact")
+                .doesNotContain("cfg-none", "cfg-unknown");
     }
 
     @Test
@@ -200,9 +207,8 @@ class TopicConfigToolsIT {
                         "--entity-name",
                         TOPIC,
                         "--add-config",
-                        "cleanup.policy=compact");
-        assertThat(compact.exit()).as(compact.out()).isNotZero();
-        assertThat(compact.out()).contains("Compacted topics are not supported yet");
+                        "cleanup.policy=[compact,delete],min.cleanable.dirty.ratio=0.2");
+        assertThat(compact.exit()).as(compact.out()).isZero();
 
         Tool all =
                 configs("--describe", "--all", "--entity-type", "topics", "--entity-name", TOPIC);
@@ -213,7 +219,9 @@ class TopicConfigToolsIT {
                 .contains(
                         "segment.ms=604800000 sensitive=false synonyms={DEFAULT_CONFIG:log.roll.ms=604800000}")
                 .contains("max.message.bytes=1048588")
-                .contains("cleanup.policy=delete")
+                .contains(
+                        "cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete")
+                .contains("min.cleanable.dirty.ratio=0.2")
                 .contains("unclean.leader.election.enable=false");
 
         Tool node =

@@ -72,6 +72,32 @@ class AlterConfigsHandlerTest extends HandlerTestBase {
     }
 
     @Test
+    void compactionIsSetAndAppendedAsKafkaListOperationsDo() {
+        kit.createTopic("t", 1, Map.of("cleanup.policy", "delete"));
+        AlterConfigsResourceResponse r =
+                incremental(
+                        TOPIC,
+                        "t",
+                        false,
+                        op("cleanup.policy", APPEND, "compact"),
+                        op("min.cleanable.dirty.ratio", SET, "0.1"),
+                        op("delete.retention.ms", SET, "1000"));
+        assertThat(r.errorCode()).as(r.errorMessage()).isEqualTo(Errors.NONE.code());
+        assertThat(kit.topics().topic("t").orElseThrow().configs())
+                .containsEntry("cleanup.policy", "delete,compact")
+                .containsEntry("min.cleanable.dirty.ratio", "0.1")
+                .containsEntry("delete.retention.ms", "1000");
+        r = incremental(TOPIC, "t", false, op("cleanup.policy", SUBTRACT, "delete"));
+        assertThat(r.errorCode()).as(r.errorMessage()).isEqualTo(Errors.NONE.code());
+        assertThat(kit.topics().topic("t").orElseThrow().configs())
+                .containsEntry("cleanup.policy", "compact");
+        r = incremental(BROKER, "", false, op("log.cleanup.policy", SET, "compact"));
+        assertThat(r.errorCode())
+                .as("the cluster-wide broker default takes compact too: " + r.errorMessage())
+                .isEqualTo(Errors.NONE.code());
+    }
+
+    @Test
     void badOperationsAreKafkasErrorsAndChangeNothing() {
         kit.createTopic("t", 1, Map.of("retention.ms", "1000"));
         assertThat(incremental(TOPIC, "t", false, op("retention.ms", APPEND, "1")).errorCode())
@@ -87,10 +113,18 @@ class AlterConfigsHandlerTest extends HandlerTestBase {
                                 .errorCode())
                 .as("one key twice")
                 .isEqualTo(Errors.INVALID_REQUEST.code());
-        assertThat(
-                        incremental(TOPIC, "t", false, op("cleanup.policy", SET, "compact"))
-                                .errorMessage())
-                .contains("Compacted topics are not supported yet");
+        assertThat(incremental(TOPIC, "t", false, op("cleanup.policy", SET, "")).errorMessage())
+                .as("Kafka's empty policy (no cleanup) is refused")
+                .contains("An empty cleanup.policy (no cleanup) is not supported");
+        AlterConfigsResourceResponse lags =
+                incremental(
+                        TOPIC,
+                        "t",
+                        false,
+                        op("min.compaction.lag.ms", SET, "100"),
+                        op("max.compaction.lag.ms", SET, "10"));
+        assertThat(lags.errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+        assertThat(lags.errorMessage()).contains("conflict topic config setting");
         assertThat(incremental(TOPIC, "nope", false, op("retention.ms", SET, "1")).errorCode())
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         assertThat(incremental(TOPIC, "t", true, op("retention.ms", SET, "7")).errorCode())
