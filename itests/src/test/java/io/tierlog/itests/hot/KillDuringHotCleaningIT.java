@@ -242,10 +242,6 @@ class KillDuringHotCleaningIT {
 
     private Process start(int port, Path data, int n) throws IOException {
         return ServeProcess.start(
-                dir.resolve("serve-" + n + ".log"),
-                port,
-                data,
-                "tiered.enabled=false",
-                "log.cleaner.backoff.ms=50");
+                dir.resolve("serve-" + n + ".log"), port, data, "offload.interval.ms=200");
     }
 }
