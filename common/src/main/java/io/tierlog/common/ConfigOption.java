@@ -57,6 +57,10 @@ public final class ConfigOption<T> {
         return new Builder<>(key, "long", ConfigParsers::parseLong, String::valueOf);
     }
 
+    public static Builder<Double> doubleOption(String key) {
+        return new Builder<>(key, "double", s -> Double.parseDouble(s.trim()), String::valueOf);
+    }
+
     public static Builder<Boolean> booleanOption(String key) {
         return new Builder<>(key, "boolean", ConfigParsers::parseBoolean, String::valueOf);
     }

@@ -118,9 +118,10 @@ final class BatchValidator {
         }
         long[] minMax;
         if ((attributes & COMPRESSION_MASK) == 0) {
-            minMax = walkUncompressed(buf, p, size, count, baseTimestamp, scratch);
+            minMax =
+                    walkUncompressed(buf, p, size, count, baseTimestamp, scratch, config.compact());
         } else {
-            minMax = walkCompressed(buf, p, size, count);
+            minMax = walkCompressed(buf, p, size, count, config.compact());
         }
         if (minMax[1] != maxTimestamp) {
             throw new InvalidBatchException(
@@ -167,7 +168,8 @@ final class BatchValidator {
             int size,
             int count,
             long baseTimestamp,
-            ValidatedBatches scratch) {
+            ValidatedBatches scratch,
+            boolean compacted) {
         int end = p + size;
         int[] pos = scratch.cursor;
         pos[0] = p + RECORDS_OFFSET;
@@ -187,7 +189,9 @@ final class BatchValidator {
                 if (offsetDelta != i) {
                     throw invalid("Record " + i + " has offset delta " + offsetDelta);
                 }
-                skipBytes(buf, pos, recordEnd); // key
+                if (skipBytes(buf, pos, recordEnd) < 0 && compacted) { // key
+                    throw keyless();
+                }
                 skipBytes(buf, pos, recordEnd); // value
                 int headers = Varints.readVarint(buf, pos, recordEnd);
                 if (headers < 0) {
@@ -219,7 +223,8 @@ final class BatchValidator {
         return minMax;
     }
 
-    private static void skipBytes(ByteBuffer buf, int[] pos, int limit) {
+    /** Skips a length-prefixed field; returns its length (-1: null). */
+    private static int skipBytes(ByteBuffer buf, int[] pos, int limit) {
         int len = Varints.readVarint(buf, pos, limit);
         if (len < -1) {
             throw invalid("Negative length " + len);
@@ -227,6 +232,16 @@ final class BatchValidator {
         if (len > 0) {
             advance(pos, len, limit);
         }
+        return len;
+    }
+
+    /**
+     * Kafka's {@code LogValidator.validateKey}: the cleaner keeps the latest record per key, so a
+     * compacted topic refuses a record without one (INVALID_RECORD, Kafka's message).
+     */
+    private static InvalidBatchException keyless() {
+        return new InvalidBatchException(
+                Kind.INVALID_RECORD, "Compacted topic cannot accept message without key");
     }
 
     private static void advance(int[] pos, int n, int limit) {
@@ -236,7 +251,8 @@ final class BatchValidator {
         pos[0] += n;
     }
 
-    private static long[] walkCompressed(ByteBuffer buf, int p, int size, int count) {
+    private static long[] walkCompressed(
+            ByteBuffer buf, int p, int size, int count, boolean compacted) {
         ByteBuffer slice = buf.duplicate();
         slice.limit(p + size).position(p);
         slice = slice.slice();
@@ -251,6 +267,9 @@ final class BatchValidator {
                 Record r = records.next();
                 if (r.offset() - base != n) {
                     throw invalid("Record " + n + " has offset delta " + (r.offset() - base));
+                }
+                if (compacted && !r.hasKey()) {
+                    throw keyless();
                 }
                 min = Math.min(min, r.timestamp());
                 max = Math.max(max, r.timestamp());

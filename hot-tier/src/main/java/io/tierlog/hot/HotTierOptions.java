@@ -194,6 +194,90 @@ public final class HotTierOptions {
                                     + " this (its retries are then no longer deduplicated).")
                     .build();
 
+    /** Kafka's {@code cleanup.policy} values. */
+    public static final List<String> CLEANUP_POLICIES = List.of("delete", "compact");
+
+    public static final ConfigOption<String> CLEANUP_POLICY =
+            ConfigOption.stringOption("cleanup.policy")
+                    .defaultValue("delete")
+                    .validator(HotTierOptions::cleanupPolicy)
+                    .doc(
+                            "delete, compact or compact,delete: compact keeps the latest record"
+                                    + " of each key (the log cleaner); hot segments leave only by"
+                                    + " local retention after offload either way.")
+                    .build();
+
+    public static final ConfigOption<Double> MIN_CLEANABLE_DIRTY_RATIO =
+            ConfigOption.doubleOption("min.cleanable.dirty.ratio")
+                    .defaultValue(0.5)
+                    .validator(v -> v >= 0 && v <= 1 ? null : "must be between 0 and 1")
+                    .doc(
+                            "Clean a compacted partition once its dirty bytes are more than this"
+                                    + " share of its closed bytes.")
+                    .build();
+
+    public static final ConfigOption<Duration> MIN_COMPACTION_LAG_MS =
+            ConfigOption.durationOption("min.compaction.lag.ms")
+                    .defaultValue(Duration.ZERO)
+                    .validator(ConfigValidators.nonNegative())
+                    .doc("A record stays uncompacted at least this long after it was written.")
+                    .build();
+
+    public static final ConfigOption<Duration> MAX_COMPACTION_LAG_MS =
+            ConfigOption.durationOption("max.compaction.lag.ms")
+                    .defaultValue(Duration.ofMillis(Long.MAX_VALUE))
+                    .validator(v -> v.toMillis() >= 1 ? null : "must be at least 1 ms")
+                    .doc(
+                            "A record is compacted at most this long after it was written"
+                                    + " (forces cleaning below the dirty ratio, and rolls).")
+                    .build();
+
+    public static final ConfigOption<Duration> DELETE_RETENTION_MS =
+            ConfigOption.durationOption("delete.retention.ms")
+                    .defaultValue(Duration.ofDays(1))
+                    .validator(ConfigValidators.nonNegative())
+                    .doc(
+                            "Tombstones of a compacted topic are kept this long after their first"
+                                    + " cleaning (the KIP-534 delete horizon).")
+                    .build();
+
+    public static final ConfigOption<Boolean> LOG_CLEANER_ENABLE =
+            ConfigOption.booleanOption("log.cleaner.enable")
+                    .defaultValue(true)
+                    .doc("Run the log cleaner, which compacts topics with cleanup.policy=compact.")
+                    .build();
+
+    public static final ConfigOption<Integer> LOG_CLEANER_THREADS =
+            ConfigOption.intOption("log.cleaner.threads")
+                    .defaultValue(1)
+                    .validator(ConfigValidators.atLeast(0))
+                    .doc("Threads of the log cleaner (never the append path).")
+                    .build();
+
+    public static final ConfigOption<Double> LOG_CLEANER_IO_MAX_BYTES_PER_SECOND =
+            ConfigOption.doubleOption("log.cleaner.io.max.bytes.per.second")
+                    .defaultValue(Double.MAX_VALUE)
+                    .validator(v -> v > 0 ? null : "must be positive")
+                    .doc("Bytes the log cleaner threads together read and write per second.")
+                    .build();
+
+    public static final ConfigOption<ByteSize> LOG_CLEANER_DEDUPE_BUFFER_SIZE =
+            ConfigOption.bytesOption("log.cleaner.dedupe.buffer.size")
+                    .defaultValue(ByteSize.ofMiB(128))
+                    .validator(v -> between(v.bytes(), 1024, Long.MAX_VALUE))
+                    .doc(
+                            "Memory of the cleaners' offset maps (key hash to latest offset),"
+                                    + " shared by the threads; bounds the dirty section of one"
+                                    + " cleaning.")
+                    .build();
+
+    public static final ConfigOption<Duration> LOG_CLEANER_BACKOFF_MS =
+            ConfigOption.durationOption("log.cleaner.backoff.ms")
+                    .defaultValue(Duration.ofSeconds(15))
+                    .validator(ConfigValidators.nonNegative())
+                    .doc("How long a cleaner thread sleeps when no partition needs cleaning.")
+                    .build();
+
     /** Server-wide (one value per log dir, not a topic config): the bound of {@link OpenFiles}. */
     public static final ConfigOption<Integer> LOG_OPEN_FILES_MAX =
             ConfigOption.intOption("log.open.files.max")
@@ -212,7 +296,13 @@ public final class HotTierOptions {
 
     /** Options of the log dir as a whole (server-wide, never per topic), in documentation order. */
     public static List<ConfigOption<?>> logDirOptions() {
-        return List.of(LOG_OPEN_FILES_MAX);
+        return List.of(
+                LOG_OPEN_FILES_MAX,
+                LOG_CLEANER_ENABLE,
+                LOG_CLEANER_THREADS,
+                LOG_CLEANER_IO_MAX_BYTES_PER_SECOND,
+                LOG_CLEANER_DEDUPE_BUFFER_SIZE,
+                LOG_CLEANER_BACKOFF_MS);
     }
 
     /** Every topic-level option of the hot tier, in documentation order. */
@@ -237,7 +327,12 @@ public final class HotTierOptions {
                 FLUSH_MS,
                 LOG_DURABILITY,
                 FILE_DELETE_DELAY_MS,
-                PRODUCER_ID_EXPIRATION_MS);
+                PRODUCER_ID_EXPIRATION_MS,
+                CLEANUP_POLICY,
+                MIN_CLEANABLE_DIRTY_RATIO,
+                MIN_COMPACTION_LAG_MS,
+                MAX_COMPACTION_LAG_MS,
+                DELETE_RETENTION_MS);
     }
 
     static boolean isLogAppendTime(String timestampType) {
@@ -275,6 +370,30 @@ public final class HotTierOptions {
                                 + (dflt < min ? "; " + dflt + ": the codec's own default" : "")
                                 + ").")
                 .build();
+    }
+
+    /** The policies of a {@code cleanup.policy} value (comma separated, Kafka's list form). */
+    static List<String> cleanupPolicies(String value) {
+        String v = value.trim();
+        if (v.startsWith("[") && v.endsWith("]")) {
+            v = v.substring(1, v.length() - 1);
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (String p : v.split(",")) {
+            if (!p.isBlank()) {
+                out.add(p.trim().toLowerCase(Locale.ROOT));
+            }
+        }
+        return out;
+    }
+
+    private static String cleanupPolicy(String value) {
+        for (String p : cleanupPolicies(value)) {
+            if (!CLEANUP_POLICIES.contains(p)) {
+                return "expected a list of " + CLEANUP_POLICIES + ", not " + p;
+            }
+        }
+        return null;
     }
 
     private static String between(long v, long min, long max) {

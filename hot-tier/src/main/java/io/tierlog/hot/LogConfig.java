@@ -31,6 +31,12 @@ public final class LogConfig {
     private final Durability durability;
     private final Duration fileDeleteDelay;
     private final Duration producerIdExpiration;
+    private final boolean compact;
+    private final boolean delete;
+    private final double minCleanableDirtyRatio;
+    private final long minCompactionLagMs;
+    private final long maxCompactionLagMs;
+    private final long deleteRetentionMs;
 
     private LogConfig(Config c) {
         segmentBytes = c.get(HotTierOptions.SEGMENT_BYTES).toIntExact();
@@ -63,6 +69,14 @@ public final class LogConfig {
         durability = c.get(HotTierOptions.LOG_DURABILITY);
         fileDeleteDelay = c.get(HotTierOptions.FILE_DELETE_DELAY_MS);
         producerIdExpiration = c.get(HotTierOptions.PRODUCER_ID_EXPIRATION_MS);
+        java.util.List<String> policies =
+                HotTierOptions.cleanupPolicies(c.get(HotTierOptions.CLEANUP_POLICY));
+        compact = policies.contains("compact");
+        delete = policies.contains("delete");
+        minCleanableDirtyRatio = c.get(HotTierOptions.MIN_CLEANABLE_DIRTY_RATIO);
+        minCompactionLagMs = c.get(HotTierOptions.MIN_COMPACTION_LAG_MS).toMillis();
+        maxCompactionLagMs = c.get(HotTierOptions.MAX_COMPACTION_LAG_MS).toMillis();
+        deleteRetentionMs = c.get(HotTierOptions.DELETE_RETENTION_MS).toMillis();
     }
 
     /** The codec {@code compression.type} names with its level, or null for {@code producer}. */
@@ -183,6 +197,43 @@ public final class LogConfig {
         return producerIdExpiration;
     }
 
+    /** {@code cleanup.policy} holds {@code compact}: the log cleaner keeps the latest per key. */
+    public boolean compact() {
+        return compact;
+    }
+
+    /** {@code cleanup.policy} holds {@code delete} (retention by time and size). */
+    public boolean delete() {
+        return delete;
+    }
+
+    public double minCleanableDirtyRatio() {
+        return minCleanableDirtyRatio;
+    }
+
+    public long minCompactionLagMs() {
+        return minCompactionLagMs;
+    }
+
+    /** {@code max.compaction.lag.ms}; {@code Long.MAX_VALUE} for none. */
+    public long maxCompactionLagMs() {
+        return maxCompactionLagMs;
+    }
+
+    public long deleteRetentionMs() {
+        return deleteRetentionMs;
+    }
+
+    /**
+     * The age at which a segment rolls, as Kafka's {@code LogConfig.maxSegmentMs}: {@code
+     * segment.ms}, or {@code max.compaction.lag.ms} when smaller on a compacted topic, so that a
+     * record never waits in the active segment (which is never cleaned) past its lag.
+     */
+    public long maxSegmentMs() {
+        long ms = segmentMs.toMillis();
+        return compact && maxCompactionLagMs > 0 ? Math.min(ms, maxCompactionLagMs) : ms;
+    }
+
     @Override
     public String toString() {
         return "LogConfig{segmentBytes="
@@ -199,6 +250,7 @@ public final class LogConfig {
                 + messageTimestampType
                 + ", durability="
                 + durability
+                + (compact ? ", compact" : "")
                 + "}";
     }
 }

@@ -64,11 +64,20 @@ final class LogLoader {
         Files.createDirectories(dir);
         List<Long> bases = new ArrayList<>();
         List<Path> orphans = new ArrayList<>();
+        List<Long> swaps = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 String name = f.getFileName().toString();
-                if (name.endsWith(LogSegment.DELETED_SUFFIX)) {
+                if (name.endsWith(LogSegment.DELETED_SUFFIX)
+                        || name.endsWith(CleanedSegment.CLEANED_SUFFIX)) {
+                    // a .cleaned file is an unfinished cleaning: the old segments are intact
                     Files.deleteIfExists(f);
+                } else if (name.endsWith(LogSegment.LOG_SUFFIX + CleanedSegment.SWAP_SUFFIX)) {
+                    Long base =
+                            baseOffsetOf(name, LogSegment.LOG_SUFFIX + CleanedSegment.SWAP_SUFFIX);
+                    if (base != null) {
+                        swaps.add(base);
+                    }
                 } else if (name.endsWith(LogSegment.LOG_SUFFIX)) {
                     Long base = baseOffsetOf(name, LogSegment.LOG_SUFFIX);
                     if (base != null) {
@@ -79,6 +88,9 @@ final class LogLoader {
                     orphans.add(f);
                 }
             }
+        }
+        for (long swap : swaps) {
+            completeSwap(dir, swap, bases, orphans);
         }
         bases.sort(null);
         for (Path f : orphans) {
@@ -263,6 +275,61 @@ final class LogLoader {
             throw e;
         }
         return segments;
+    }
+
+    /**
+     * Completes a cleaning's swap that a crash interrupted, as Kafka's loader does: a {@code
+     * <base>.log.swap} file is a finished, fsynced cleaned segment (the rename to {@code .swap}
+     * was the commit point), so the old segments it replaces, those whose base offset lies in
+     * {@code [base, its next offset)} (a cleaned segment ends where its group ended), are deleted
+     * and the swap files take their final names. Index files are rebuilt if a swap index is
+     * missing.
+     */
+    private static void completeSwap(Path dir, long base, List<Long> bases, List<Path> orphans)
+            throws IOException {
+        Path swapLog = CleanedSegment.file(dir, base, LogSegment.LOG_SUFFIX, CleanedSegment.SWAP_SUFFIX);
+        long next;
+        try (java.nio.channels.FileChannel ch =
+                java.nio.channels.FileChannel.open(swapLog, java.nio.file.StandardOpenOption.READ)) {
+            LogScanner sc = new LogScanner(ch, 0, ch.size(), -1, true, false);
+            next = base;
+            while (sc.next()) {
+                next = sc.lastOffset + 1;
+            }
+        }
+        List<Long> replaced = new ArrayList<>();
+        for (long b : bases) {
+            if (b >= base && b < Math.max(next, base + 1)) {
+                replaced.add(b);
+            }
+        }
+        LOG.info(
+                "{}: completing the interrupted swap of cleaned segment {} (offsets up to {}),"
+                        + " replacing segments {}",
+                dir,
+                base,
+                next - 1,
+                replaced);
+        for (long b : replaced) {
+            deleteSegmentFiles(dir, b);
+            bases.remove(b);
+        }
+        boolean indexes = true;
+        for (String suffix : CleanedSegment.FILE_SUFFIXES) {
+            indexes &=
+                    Files.exists(
+                            CleanedSegment.file(dir, base, suffix, CleanedSegment.SWAP_SUFFIX));
+        }
+        CleanedSegment.rename(dir, base, CleanedSegment.SWAP_SUFFIX, "");
+        if (!indexes) {
+            String name = LogSegment.fileName(base);
+            Files.deleteIfExists(dir.resolve(name + LogSegment.INDEX_SUFFIX));
+            Files.deleteIfExists(dir.resolve(name + LogSegment.TIME_INDEX_SUFFIX));
+        }
+        orphans.removeIf(
+                f -> f.getFileName().toString().startsWith(LogSegment.fileName(base) + "."));
+        bases.add(base);
+        RecoveryPointCheckpoint.fsyncDir(dir);
     }
 
     /**

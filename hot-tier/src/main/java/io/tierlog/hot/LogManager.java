@@ -70,6 +70,7 @@ public final class LogManager implements Closeable {
     private final DirLock lock;
     private final OpenFiles files;
     private volatile boolean closed;
+    private volatile LogCleaner cleaner;
 
     private LogManager(
             Path logDir,
@@ -433,10 +434,34 @@ public final class LogManager implements Closeable {
         return List.copyOf(logs.values());
     }
 
+    /**
+     * Starts this log dir's log cleaner ({@code log.cleaner.enable}: with it off the cleaner only
+     * reports dirtiness); stopped by {@link #close()} before any log closes. At most one per
+     * manager: a second call returns the first.
+     *
+     * @param gate whether a partition's tombstones may be removed ({@link TombstoneGate#ALWAYS}
+     *     without a cold tier)
+     */
+    public synchronized LogCleaner startCleaner(CleanerConfig config, TombstoneGate gate)
+            throws IOException {
+        ensureOpen();
+        if (cleaner == null) {
+            cleaner = new LogCleaner(logDir, this::partitions, config, gate, time);
+            cleaner.start();
+        }
+        return cleaner;
+    }
+
+    /** The cleaner {@link #startCleaner} started, if any. */
+    public Optional<LogCleaner> cleaner() {
+        return Optional.ofNullable(cleaner);
+    }
+
     /** Closes the log and removes its folder (renamed to {@code *-delete} first). */
     public synchronized void delete(TopicPartition tp) throws IOException {
         PartitionLog log = logs.remove(tp);
         Path dir = logDir.resolve(TopicNames.dirName(tp));
+        PartitionLog.Exclusion x = null;
         if (log != null) {
             try {
                 log.close();
@@ -444,6 +469,16 @@ public final class LogManager implements Closeable {
                 // Its files are being deleted anyway; an offline log must not block that.
                 LOG.warn("Deleting {}, which is offline: {}", tp, e.getMessage());
             }
+            // a cleaning of the closed log aborts at its next chunk; its files must be gone
+            // before the folder is
+            x = log.exclusive(java.time.Duration.ofSeconds(30));
+        }
+        LogCleaner c = cleaner;
+        if (c != null) {
+            c.forget(tp);
+        }
+        if (x != null) {
+            x.close();
         }
         if (Files.exists(dir)) {
             Path tomb = logDir.resolve(TopicNames.deleteDirName(tp, UUID.randomUUID()));
@@ -539,6 +574,9 @@ public final class LogManager implements Closeable {
         closed = true;
         if (housekeeping != null) {
             housekeeping.cancel(false);
+        }
+        if (cleaner != null) {
+            cleaner.close(); // before the logs close: a cleaning in progress aborts
         }
         boolean allClosed = true;
         for (PartitionLog log : logs.values()) {

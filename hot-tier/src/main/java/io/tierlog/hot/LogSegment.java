@@ -55,6 +55,9 @@ final class LogSegment {
 
     private volatile boolean closed;
 
+    /** Set once the files were renamed to {@code .deleted}: only those may be deleted then. */
+    private volatile boolean renamedToDeleted;
+
     /** Bytes cut off by the last {@link #recover()}, or -1 when not recovered. */
     long truncatedByRecovery = -1;
 
@@ -236,7 +239,10 @@ final class LogSegment {
         bytesSinceLastIndexEntry = 0;
         FileChannel channel = file.pinnedChannel();
         long fileSize = channel.size();
-        LogScanner sc = new LogScanner(channel, 0, fileSize, baseOffset, true, true);
+        // A cleaned segment of a compacted topic has offset gaps between its batches (and before
+        // its first one), so only ascending offsets are required there.
+        LogScanner sc =
+                new LogScanner(channel, 0, fileSize, baseOffset, true, !config.compact());
         long next = baseOffset;
         while (sc.next()) {
             if (sc.maxTimestamp > maxTs) {
@@ -335,7 +341,7 @@ final class LogSegment {
 
     /** Age of the first batch at which this segment rolls: segment.ms less its jitter. */
     long rollAfterMs() {
-        return config.segmentMs().toMillis() - rollJitterMs;
+        return config.maxSegmentMs() - rollJitterMs;
     }
 
     /**
@@ -665,6 +671,7 @@ final class LogSegment {
         }
         logFile = dir.resolve(name + LOG_SUFFIX + DELETED_SUFFIX);
         file.renamedTo(logFile);
+        renamedToDeleted = true;
     }
 
     /** Closes the channel and deletes the (renamed) files. */
@@ -673,7 +680,10 @@ final class LogSegment {
         String name = fileName(baseOffset);
         for (String suffix : new String[] {LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX}) {
             Files.deleteIfExists(dir.resolve(name + suffix + DELETED_SUFFIX));
-            Files.deleteIfExists(dir.resolve(name + suffix));
+            if (!renamedToDeleted) {
+                // a cleaned segment of the same base offset may have taken the name since
+                Files.deleteIfExists(dir.resolve(name + suffix));
+            }
         }
     }
 
@@ -706,6 +716,16 @@ final class LogSegment {
 
     int size() {
         return size;
+    }
+
+    /** Max timestamp of the first batch (Kafka's first batch timestamp), or -1 when empty. */
+    long firstBatchTimestampMs() throws IOException {
+        file.acquire();
+        try {
+            return firstBatchTimestamp();
+        } finally {
+            file.release();
+        }
     }
 
     int readableSize() {

@@ -80,6 +80,12 @@ public final class PartitionLog implements Closeable {
 
     private final OfflineState offlineState;
 
+    /**
+     * The exclusion between the log cleaner and the offload of this partition: whoever holds it
+     * may replace (cleaner) or read by path (offloader) the closed segments.
+     */
+    private final java.util.concurrent.Semaphore exclusive = new java.util.concurrent.Semaphore(1);
+
     private PartitionLog(
             Path dir,
             TopicPartition tp,
@@ -866,6 +872,177 @@ public final class PartitionLog implements Closeable {
     /** Number of fsyncs done by FSYNC-mode flushers so far (group commit observability). */
     public long groupCommitFsyncs() {
         return groupCommit.fsyncs();
+    }
+
+    /**
+     * The exclusion between the log cleaner and a reader of this partition's closed segment files
+     * (the offloader): while held, the cleaner replaces no segment of this partition, so the files
+     * {@link #segments()} names keep their content. Blocks while a cleaning of this partition runs
+     * (one group at most is being swapped, but a whole cleaning may take a while). Release with
+     * {@link Exclusion#close()}, from any thread.
+     */
+    public Exclusion exclusive() throws InterruptedException {
+        exclusive.acquire();
+        return new Exclusion(exclusive);
+    }
+
+    /** As {@link #exclusive()}, waiting at most {@code wait}; null when it did not come. */
+    Exclusion exclusive(java.time.Duration wait) {
+        try {
+            return exclusive.tryAcquire(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    ? new Exclusion(exclusive)
+                    : null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** As {@link #exclusive()} if free now, else null (the cleaner skips a busy partition). */
+    public Exclusion tryExclusive() {
+        return exclusive.tryAcquire() ? new Exclusion(exclusive) : null;
+    }
+
+    /** A held {@link #exclusive()}; closing it twice releases it once. */
+    public static final class Exclusion implements AutoCloseable {
+        private final java.util.concurrent.Semaphore semaphore;
+        private final java.util.concurrent.atomic.AtomicBoolean held =
+                new java.util.concurrent.atomic.AtomicBoolean(true);
+
+        private Exclusion(java.util.concurrent.Semaphore semaphore) {
+            this.semaphore = semaphore;
+        }
+
+        @Override
+        public void close() {
+            if (held.compareAndSet(true, false)) {
+                semaphore.release();
+            }
+        }
+    }
+
+    /** Fault injection at the steps of {@link #replaceSegments} (crash-point tests). */
+    @FunctionalInterface
+    interface SwapSteps {
+        SwapSteps NONE = step -> {};
+
+        /** Called at each named step; a throwable there is a crash at that point. */
+        void reached(String step) throws IOException;
+    }
+
+    private volatile SwapSteps swapSteps = SwapSteps.NONE;
+
+    void swapSteps(SwapSteps steps) {
+        this.swapSteps = steps;
+    }
+
+    /** The segment array as readers see it now (oldest first, last active). */
+    LogSegment[] segmentArray() {
+        return segments;
+    }
+
+    /** The time source of this log. */
+    Time time() {
+        return time;
+    }
+
+    /** The open-files bound the segments of this log count against. */
+    OpenFiles openFiles() {
+        return files;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * The last offset of each remembered idempotent producer's last batch: the batches the cleaner
+     * keeps (possibly emptied), so that a reopened log rebuilds every producer's sequence.
+     */
+    java.util.Map<Long, Long> lastOffsetsOfProducers() {
+        lock.lock();
+        try {
+            java.util.Map<Long, Long> out = new java.util.HashMap<>();
+            for (ProducerEntry e : producers.entries()) {
+                if (e.lastOffset() >= 0) {
+                    out.put(e.producerId(), e.lastOffset());
+                }
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Replaces {@code group} (consecutive closed segments of this log) by the finished cleaned
+     * segment of base offset {@code group[0].baseOffset}: the only step of a cleaning under the
+     * append lock. In this order, as Kafka's {@code replaceSegments}: the {@code .cleaned} files
+     * become {@code .swap} (the commit point: recovery completes the swap from here) and the folder
+     * is fsynced; the old segments' files are renamed to {@code .deleted} (their channels stay open
+     * for in-flight reads, and {@code file.delete.delay.ms} later they go); the {@code .swap} files
+     * take their final names, the folder is fsynced; the new segment is opened and published in
+     * the segment array. A storage fault during these steps takes the log offline (its reload
+     * completes or discards the swap as recovery does).
+     *
+     * @return false, changing nothing, when the group is no longer part of the log (retention,
+     *     DeleteRecords or a reload removed one of them) or the log is closed or offline
+     */
+    boolean replaceSegments(LogSegment[] group) throws IOException {
+        long base = group[0].baseOffset;
+        lock.lock();
+        try {
+            if (closed || offlineState.isOffline()) {
+                return false;
+            }
+            LogSegment[] segs = segments;
+            int at = -1;
+            for (int i = 0; i < segs.length; i++) {
+                if (segs[i] == group[0]) {
+                    at = i;
+                    break;
+                }
+            }
+            if (at < 0 || at + group.length >= segs.length) {
+                return false; // gone, or it would reach the active segment
+            }
+            for (int k = 0; k < group.length; k++) {
+                if (segs[at + k] != group[k]) {
+                    return false;
+                }
+            }
+            LogSegment fresh;
+            SwapSteps steps = swapSteps;
+            try {
+                steps.reached("cleaned");
+                CleanedSegment.rename(
+                        dir, base, CleanedSegment.CLEANED_SUFFIX, CleanedSegment.SWAP_SUFFIX);
+                fsyncDir();
+                steps.reached("swap");
+                for (int k = 0; k < group.length; k++) {
+                    group[k].renameToDeleted();
+                    steps.reached("deleted-" + k);
+                }
+                CleanedSegment.rename(dir, base, CleanedSegment.SWAP_SUFFIX, "");
+                fsyncDir();
+                steps.reached("final");
+                fresh = LogSegment.open(dir, base, config, false, false, files);
+            } catch (IOException | RuntimeException | Error e) {
+                throw offline("swap of the cleaned segment " + base, e);
+            }
+            LogSegment[] next = new LogSegment[segs.length - group.length + 1];
+            System.arraycopy(segs, 0, next, 0, at);
+            next[at] = fresh;
+            System.arraycopy(
+                    segs, at + group.length, next, at + 1, segs.length - at - group.length);
+            segments = next;
+            for (LogSegment old : group) {
+                deleter.schedule(old);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private LogSegment activeSegment() {
