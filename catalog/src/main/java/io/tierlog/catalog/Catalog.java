@@ -156,7 +156,7 @@ public interface Catalog extends AutoCloseable {
      * Appends {@code obj} if its first offset equals the partition's cold high watermark (or, while
      * the partition has no object yet, at any first offset), advancing the watermark to {@code
      * obj.lastOffset() + 1}, in one transaction. Committing the same object (same key and range)
-     * again is a no-op success.
+     * again is a no-op success, also once a {@link #replaceObjects} has retired it.
      *
      * @return {@link CommitResult#COMMITTED} or {@link CommitResult#ALREADY_COMMITTED}
      * @throws CommitConflictException gap or overlap, or another writer committed first: nothing
@@ -219,7 +219,8 @@ public interface Catalog extends AutoCloseable {
      *     passes the current value for all but its last)
      * @param atMs epoch millis: the retirement time of the replaced objects and the cleaning time
      * @return {@link CommitResult#COMMITTED}, or {@link CommitResult#ALREADY_COMMITTED} when {@code
-     *     replacement} already stands in place of the run (a retry after an unknown outcome)
+     *     replacement} already stands in place of the run, or was itself replaced since (a retry
+     *     after an unknown outcome); nothing is written then
      * @throws CommitConflictException the run is not committed as given (another compaction,
      *     retention or DeleteRecords changed it first), or the range does not match: nothing was
      *     written

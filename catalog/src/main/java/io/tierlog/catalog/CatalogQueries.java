@@ -34,7 +34,8 @@ final class CatalogQueries {
             throws SQLException {
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT p.cold_hw, p.cold_log_start, p.log_start,"
+                        "SELECT p.cold_hw, p.cold_log_start, p.log_start, p.cold_cleaned,"
+                                + " p.last_cold_cleaning,"
                                 + " (SELECT COUNT(*) FROM cold_objects o WHERE o.topic_id ="
                                 + " p.topic_id AND o.partition_id = p.partition_id),"
                                 + " (SELECT COALESCE(SUM(o.size_bytes), 0) FROM cold_objects o"
@@ -53,8 +54,13 @@ final class CatalogQueries {
                 long start = rs.getLong(2);
                 boolean noStart = rs.wasNull();
                 long logStart = Math.max(0, rs.getLong(3)); // NULL reads as 0
-                long count = rs.getLong(4);
-                long bytes = rs.getLong(5);
+                long cleaned = Math.max(0, rs.getLong(4)); // NULL reads as 0
+                long lastCleaning = rs.getLong(5);
+                if (rs.wasNull()) {
+                    lastCleaning = -1;
+                }
+                long count = rs.getLong(6);
+                long bytes = rs.getLong(7);
                 if (never) {
                     hw = 0;
                 }
@@ -62,7 +68,16 @@ final class CatalogQueries {
                     start = hw;
                 }
                 return Optional.of(
-                        new PartitionState(topic, partition, hw, start, count, bytes, logStart));
+                        new PartitionState(
+                                topic,
+                                partition,
+                                hw,
+                                start,
+                                count,
+                                bytes,
+                                logStart,
+                                cleaned,
+                                lastCleaning));
             }
         }
     }

@@ -15,92 +15,31 @@ import java.util.Optional;
  * watermark; advance the watermark with a compare-and-set {@code UPDATE ... WHERE cold_hw = ?} (so
  * even without the row lock, two racing writers cannot both succeed); insert the object row (its
  * primary key {@code (topic, partition, first_offset)} is a last guard against overlap); commit.
- *
- * <p>Failure classification: anything before the database's COMMIT is a {@link
- * CommitFailedException} or {@link CommitConflictException} (the transaction is rolled back or dies
- * with its connection, so nothing was written); a failure of COMMIT itself is a {@link
- * CommitStateUnknownException}.
+ * Failures are classified as {@link CatalogCommit} says.
  *
  * <p>Single use; not thread-safe (runs under {@link JdbcCatalog}'s lock).
  */
-final class CommitTransaction {
-    private final JdbcCatalog catalog;
+final class CommitTransaction extends CatalogCommit {
     private final ColdObject obj;
 
     CommitTransaction(JdbcCatalog catalog, ColdObject obj) {
-        this.catalog = catalog;
+        super(catalog, obj.topic(), obj.partition());
         this.obj = obj;
     }
 
-    CommitResult run() {
-        try {
-            return catalog.call(this::attempt);
-        } catch (CommitFailedException | CommitStateUnknownException e) {
-            throw e;
-        } catch (CatalogException e) {
-            // SQL failure before the commit point (including failing to connect): nothing written.
-            throw new CommitFailedException(
-                    "commit of " + obj.key() + " failed: " + e.getMessage(), e);
-        }
+    @Override
+    String subject() {
+        return "commit of " + obj.key();
     }
 
-    private CommitResult attempt(Connection c) throws SQLException {
-        Dialect dialect = catalog.dialect();
-        dialect.begin(c);
-        boolean finished = false;
-        try {
-            CommitResult result = prepare(c);
-            if (result == CommitResult.ALREADY_COMMITTED) {
-                dialect.rollback(c);
-                finished = true;
-                return result;
-            }
-            try {
-                dialect.commit(c);
-            } catch (SQLException e) {
-                finished = true; // the outcome is unknown: do not pretend to roll back
-                catalog.dropConnection();
-                throw new CommitStateUnknownException(
-                        "commit of "
-                                + obj.key()
-                                + " ("
-                                + obj.describeRange()
-                                + ") has an unknown outcome: "
-                                + e.getMessage(),
-                        e);
-            }
-            finished = true;
-            return CommitResult.COMMITTED;
-        } catch (CasLost e) {
-            catalog.rollbackQuietly(c);
-            finished = true;
-            throw conflict(c, "the cold high watermark moved during the commit");
-        } catch (SQLException e) {
-            if (dialect.isUniqueViolation(e)) {
-                catalog.rollbackQuietly(c);
-                finished = true;
-                throw conflict(c, "another writer committed the range first");
-            }
-            throw e;
-        } finally {
-            if (!finished) {
-                catalog.rollbackQuietly(c);
-            }
-        }
+    @Override
+    String range() {
+        return obj.describeRange();
     }
 
-    /** Everything up to the commit point; returns ALREADY_COMMITTED or COMMITTED (pending). */
-    private CommitResult prepare(Connection c) throws SQLException {
-        String topicId =
-                topicId(c, obj.topic())
-                        .orElseThrow(
-                                () ->
-                                        new CommitFailedException(
-                                                "commit of "
-                                                        + obj.key()
-                                                        + ": unknown topic '"
-                                                        + obj.topic()
-                                                        + "'"));
+    @Override
+    CommitResult prepare(Connection c) throws SQLException {
+        String topicId = requireTopicId(c);
         Long hw;
         try (PreparedStatement ps =
                 c.prepareStatement(
@@ -110,13 +49,7 @@ final class CommitTransaction {
             ps.setInt(2, obj.partition());
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    throw new CommitFailedException(
-                            "commit of "
-                                    + obj.key()
-                                    + ": unknown partition "
-                                    + obj.topic()
-                                    + "-"
-                                    + obj.partition());
+                    throw unknownPartition();
                 }
                 long v = rs.getLong(1);
                 hw = rs.wasNull() ? null : v;
@@ -128,10 +61,13 @@ final class CommitTransaction {
                 return CommitResult.ALREADY_COMMITTED;
             }
             throw new CommitFailedException(
-                    "commit of "
-                            + obj.key()
+                    subject()
                             + ": that key is already committed for "
                             + sameKey.get().describeRange());
+        }
+        if (RetiredObjects.isRetired(c, obj.key())) {
+            // A replace-commit took it out after it was committed: this is a late retry.
+            return CommitResult.ALREADY_COMMITTED;
         }
         if (hw != null && obj.firstOffset() != hw) {
             throw conflict(
@@ -158,90 +94,14 @@ final class CommitTransaction {
         }
         if (updated != 1) {
             // Cannot happen while the row lock holds; the watermark is re-read after the rollback.
-            throw new CasLost();
+            throw new CasLost("the cold high watermark moved during the commit");
         }
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "INSERT INTO cold_objects (topic_id, partition_id, "
-                                + CatalogQueries.OBJECT_COLUMNS
-                                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            ps.setString(1, topicId);
-            ps.setInt(2, obj.partition());
-            ps.setLong(3, obj.firstOffset());
-            ps.setLong(4, obj.lastOffset());
-            ps.setLong(5, obj.minTimestamp());
-            ps.setLong(6, obj.maxTimestamp());
-            ps.setLong(7, obj.recordCount());
-            ps.setLong(8, obj.sizeInBytes());
-            ps.setString(9, obj.key());
-            ps.setLong(10, obj.createdAt().toEpochMilli());
-            ps.executeUpdate();
-        }
+        insertObject(c, topicId, obj);
         return CommitResult.COMMITTED;
     }
 
-    /**
-     * A conflict carrying the watermark as re-read with {@code c} after the transaction ended (-1
-     * if it cannot be read).
-     */
-    private CommitConflictException conflict(Connection c, String why) {
-        Optional<PartitionState> state;
-        try {
-            state = CatalogQueries.readPartitionState(c, obj.topic(), obj.partition());
-        } catch (SQLException | RuntimeException e) {
-            state = Optional.empty();
-        }
-        long hw = state.map(PartitionState::coldHighWatermark).orElse(-1L);
-        boolean empty = state.map(PartitionState::empty).orElse(false);
-        return conflict(hw, empty, why);
-    }
-
-    private CommitConflictException conflict(long hw, boolean empty, String why) {
-        return new CommitConflictException(
-                "commit of "
-                        + obj.key()
-                        + " ("
-                        + obj.describeRange()
-                        + ") refused, "
-                        + why
-                        + "; cold high watermark is "
-                        + (empty ? "unset (no object yet)" : Long.toString(hw)),
-                hw,
-                empty);
-    }
-
+    /** The topic's id, if the topic exists. */
     static Optional<String> topicId(Connection c, String topic) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM topics WHERE name = ?")) {
-            ps.setString(1, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
-            }
-        }
-    }
-
-    private static Optional<ColdObject> objectByKey(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "SELECT "
-                                + CatalogQueries.objectColumns("o")
-                                + ", t.name, o.partition_id FROM cold_objects o JOIN topics t ON"
-                                + " t.id = o.topic_id WHERE o.object_key = ?")) {
-            ps.setString(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(CatalogQueries.readObject(rs, rs.getString(9), rs.getInt(10)));
-            }
-        }
-    }
-
-    /** The compare-and-set update matched no row. */
-    private static final class CasLost extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        CasLost() {
-            super(null, null, false, false);
-        }
+        return CatalogCommit.topicId(c, topic);
     }
 }

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * {@link Catalog} over one JDBC connection (SQLite or PostgreSQL, see {@link Dialect}). Calls are
  * serialised on a lock: catalog operations are a few small statements each, and SQLite allows only
  * one writer anyway. A connection found broken is replaced on the next call. Commits are in {@link
- * CommitTransaction}. Thread-safe.
+ * CommitTransaction} and {@link ReplaceTransaction}, retention's removals in {@link
+ * RetentionTransactions}, retired objects in {@link RetiredObjects}. Thread-safe.
  */
 final class JdbcCatalog implements Catalog {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcCatalog.class);
@@ -384,9 +385,10 @@ final class JdbcCatalog implements Catalog {
         insertTopicRow(c, id, old.name(), partitions, old.createdAt());
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "INSERT INTO partitions (topic_id, partition_id, cold_hw, cold_log_start)"
-                                + " SELECT ?, partition_id, cold_hw, cold_log_start FROM partitions"
-                                + " WHERE topic_id = ?")) {
+                        "INSERT INTO partitions (topic_id, partition_id, cold_hw, cold_log_start,"
+                                + " cold_cleaned, last_cold_cleaning) SELECT ?, partition_id,"
+                                + " cold_hw, cold_log_start, cold_cleaned, last_cold_cleaning FROM"
+                                + " partitions WHERE topic_id = ?")) {
             ps.setString(1, to);
             ps.setString(2, from);
             ps.executeUpdate();
@@ -549,39 +551,7 @@ final class JdbcCatalog implements Catalog {
     @Override
     public List<ColdObject> removeObjectsBelow(String topic, int partition, long offset) {
         return inTransaction(
-                c -> {
-                    List<ColdObject> removed =
-                            CatalogQueries.queryObjects(
-                                    c,
-                                    topic,
-                                    partition,
-                                    " AND o.last_offset < ? ORDER BY o.first_offset",
-                                    offset);
-                    if (removed.isEmpty()) {
-                        return removed;
-                    }
-                    String topicId = CommitTransaction.topicId(c, topic).orElseThrow();
-                    long newStart = removed.get(removed.size() - 1).nextOffset();
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "DELETE FROM cold_objects WHERE topic_id = ? AND"
-                                            + " partition_id = ? AND last_offset < ?")) {
-                        ps.setString(1, topicId);
-                        ps.setInt(2, partition);
-                        ps.setLong(3, offset);
-                        ps.executeUpdate();
-                    }
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "UPDATE partitions SET cold_log_start = ? WHERE topic_id = ?"
-                                            + " AND partition_id = ?")) {
-                        ps.setLong(1, newStart);
-                        ps.setString(2, topicId);
-                        ps.setInt(3, partition);
-                        ps.executeUpdate();
-                    }
-                    return removed;
-                });
+                c -> RetentionTransactions.removeBelow(c, dialect, topic, partition, offset));
     }
 
     @Override
@@ -592,79 +562,9 @@ final class JdbcCatalog implements Catalog {
                     "cold floor " + coldFloor + " above the log start " + offset);
         }
         return inTransaction(
-                c -> {
-                    String topicId =
-                            CommitTransaction.topicId(c, topic)
-                                    .orElseThrow(
-                                            () ->
-                                                    new CatalogException(
-                                                            "unknown topic '" + topic + "'"));
-                    Long hw;
-                    long current;
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "SELECT cold_hw, log_start FROM partitions WHERE topic_id = ?"
-                                            + " AND partition_id = ?"
-                                            + dialect().forUpdate())) {
-                        ps.setString(1, topicId);
-                        ps.setInt(2, partition);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            if (!rs.next()) {
-                                throw new CatalogException(
-                                        "unknown partition " + topic + "-" + partition);
-                            }
-                            long v = rs.getLong(1);
-                            hw = rs.wasNull() ? null : v;
-                            current = Math.max(0, rs.getLong(2));
-                        }
-                    }
-                    long start = Math.max(current, offset);
-                    List<ColdObject> removed =
-                            CatalogQueries.queryObjects(
-                                    c,
-                                    topic,
-                                    partition,
-                                    " AND o.last_offset < ? ORDER BY o.first_offset",
-                                    start);
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "DELETE FROM cold_objects WHERE topic_id = ? AND"
-                                            + " partition_id = ? AND last_offset < ?")) {
-                        ps.setString(1, topicId);
-                        ps.setInt(2, partition);
-                        ps.setLong(3, start);
-                        ps.executeUpdate();
-                    }
-                    // Also when nothing was ever committed: an upload of offsets below the
-                    // floor, under way now, must then conflict rather than commit a range the
-                    // hot tier is deleting (the next object could not follow it without a gap).
-                    Long newHw = hw == null || hw < coldFloor ? Long.valueOf(coldFloor) : hw;
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "UPDATE partitions SET log_start = ?, cold_hw = ?,"
-                                            + " cold_log_start = COALESCE((SELECT"
-                                            + " MIN(o.first_offset) FROM cold_objects o WHERE"
-                                            + " o.topic_id = ? AND o.partition_id = ?), ?)"
-                                            + " WHERE topic_id = ? AND partition_id = ?")) {
-                        ps.setLong(1, start);
-                        if (newHw == null) {
-                            ps.setNull(2, java.sql.Types.BIGINT);
-                        } else {
-                            ps.setLong(2, newHw);
-                        }
-                        ps.setString(3, topicId);
-                        ps.setInt(4, partition);
-                        if (newHw == null) {
-                            ps.setNull(5, java.sql.Types.BIGINT);
-                        } else {
-                            ps.setLong(5, newHw);
-                        }
-                        ps.setString(6, topicId);
-                        ps.setInt(7, partition);
-                        ps.executeUpdate();
-                    }
-                    return new LogStartUpdate(start, removed);
-                });
+                c ->
+                        RetentionTransactions.advanceLogStart(
+                                c, dialect, topic, partition, offset, coldFloor));
     }
 
     @Override
@@ -675,17 +575,23 @@ final class JdbcCatalog implements Catalog {
             ColdObject replacement,
             long cleanedOffset,
             long atMs) {
-        throw new UnsupportedOperationException("replaceObjects is not implemented yet");
+        return new ReplaceTransaction(
+                        this, topic, partition, replacedKeys, replacement, cleanedOffset, atMs)
+                .run();
     }
 
     @Override
     public List<RetiredObject> retiredObjects(long retiredAtOrBeforeMs) {
-        throw new UnsupportedOperationException("retiredObjects is not implemented yet");
+        return call(c -> RetiredObjects.retiredAtOrBefore(c, retiredAtOrBeforeMs));
     }
 
     @Override
     public void forgetRetired(String key) {
-        throw new UnsupportedOperationException("forgetRetired is not implemented yet");
+        call(
+                c -> {
+                    RetiredObjects.forget(c, key);
+                    return null;
+                });
     }
 
     @Override

@@ -26,9 +26,16 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code partitions(topic_id, partition_id, cold_hw, cold_log_start, log_start)}: {@code
  *       cold_hw} is the next offset not in cold, NULL until the first commit; {@code
  *       cold_log_start} (since v2) the first offset still in cold; {@code log_start} (since v5) the
- *       partition's log start offset as moved by DeleteRecords, NULL until then.
+ *       partition's log start offset as moved by DeleteRecords, NULL until then; {@code
+ *       cold_cleaned} and {@code last_cold_cleaning} (since v6) the offset below which the cold
+ *       tier is compacted and when it last was (epoch millis), NULL until the first {@link
+ *       Catalog#replaceObjects}.
  *   <li>{@code cold_objects(topic_id, partition_id, first_offset, last_offset, min_ts, max_ts,
  *       record_count, size_bytes, object_key, created_at)}: key unique; timestamps epoch millis.
+ *   <li>{@code retired_objects(object_key, topic_name, partition_id, retired_at)} (since v6):
+ *       objects a replace-commit took out of a partition, until the sweeper deleted them; keyed by
+ *       the topic's name, not its id, so that they outlive a deleted topic until their grace period
+ *       ends. A key is never both here and in {@code cold_objects}.
  *   <li>{@code catalog_meta(id, created_at)} (since v4): one row, the catalog's identity (a UUID
  *       string), inserted when the catalog is first opened read-write at v4 (see {@link
  *       JdbcCatalog}); a data dir records it in {@code catalog.id} (see {@link CatalogBinding}).
@@ -103,7 +110,20 @@ final class SchemaMigrations {
                     new Migration(
                             5,
                             "log start offset",
-                            List.of("ALTER TABLE partitions ADD COLUMN log_start BIGINT")));
+                            List.of("ALTER TABLE partitions ADD COLUMN log_start BIGINT")),
+                    new Migration(
+                            6,
+                            "compaction of the cold tier: retired objects, cold cleaned offset",
+                            List.of(
+                                    "ALTER TABLE partitions ADD COLUMN cold_cleaned BIGINT",
+                                    "ALTER TABLE partitions ADD COLUMN last_cold_cleaning BIGINT",
+                                    "CREATE TABLE retired_objects ("
+                                            + " object_key VARCHAR(1024) PRIMARY KEY,"
+                                            + " topic_name VARCHAR(255) NOT NULL,"
+                                            + " partition_id INTEGER NOT NULL,"
+                                            + " retired_at BIGINT NOT NULL)",
+                                    "CREATE INDEX retired_objects_at ON retired_objects"
+                                            + " (retired_at)")));
 
     private SchemaMigrations() {}
 

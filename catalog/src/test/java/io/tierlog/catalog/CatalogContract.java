@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * The behaviour every {@link Catalog} backend must have. Subclasses supply a database: {@link
  * SqliteCatalogTest} always, {@link PostgresCatalogIT} when a PostgreSQL server is reachable.
  */
-abstract class CatalogContract {
+abstract class CatalogContract implements ReplaceCommitContract {
     static final String T = "orders";
 
     Catalog catalog;
@@ -32,13 +32,20 @@ abstract class CatalogContract {
     /** The JDBC URL of the database under test. */
     abstract String url();
 
+    @Override
+    public Catalog catalog() {
+        return catalog;
+    }
+
     /** A new catalog on the same database each call (so reopening and racing can be tested). */
-    Catalog openCatalog() {
+    @Override
+    public Catalog openCatalog() {
         return Catalog.open(url());
     }
 
     /** A plain JDBC connection to the same database, for fault injection. */
-    Connection rawConnection() throws SQLException {
+    @Override
+    public Connection rawConnection() throws SQLException {
         return DriverManager.getConnection(url());
     }
 
@@ -47,7 +54,8 @@ abstract class CatalogContract {
      * #commitTrapTrigger}) inserts into {@code trap} a row whose deferred foreign key is checked
      * only at COMMIT, where it fails.
      */
-    final List<String> commitTrapStatements() {
+    @Override
+    public final List<String> commitTrapStatements() {
         List<String> statements =
                 new java.util.ArrayList<>(
                         List.of(

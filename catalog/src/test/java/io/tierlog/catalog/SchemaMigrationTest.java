@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,6 +91,51 @@ class SchemaMigrationTest {
                 rs.next();
                 assertThat(rs.getInt(1)).isEqualTo(SchemaMigrations.latestVersion());
             }
+        }
+    }
+
+    @Test
+    void aVersionFiveCatalogGainsRetiredObjectsAndTheColdCleanedOffsetKeepingItsData()
+            throws Exception {
+        try (Connection c = DriverManager.getConnection(url())) {
+            SchemaMigrations.migrate(c, Dialect.SQLITE, 5);
+            assertThat(SchemaMigrations.currentVersion(c)).isEqualTo(5);
+        }
+        try (Catalog v5 = JdbcCatalog.open(url(), Map.of(), Catalog.OpenMode.READ_ONLY)) {
+            assertThat(v5.topics()).isEmpty(); // opened without migrating
+        }
+        try (Connection c = DriverManager.getConnection(url());
+                Statement s = c.createStatement()) {
+            assertThat(SchemaMigrations.currentVersion(c)).isEqualTo(5);
+            String id = "2b1f5e3c-1f1e-4d5a-9a77-0d3c0b6a8a05";
+            s.execute("INSERT INTO topics VALUES ('" + id + "', 'old', 1, 1000)");
+            s.execute(
+                    "INSERT INTO partitions (topic_id, partition_id, cold_hw, cold_log_start,"
+                            + " log_start) VALUES ('"
+                            + id
+                            + "', 0, 300, 100, 150)");
+            s.execute(
+                    "INSERT INTO cold_objects VALUES ('"
+                            + id
+                            + "', 0, 100, 199, 1, 2, 100, 4096, 'old/0/a', 5)");
+            s.execute(
+                    "INSERT INTO cold_objects VALUES ('"
+                            + id
+                            + "', 0, 200, 299, 3, 4, 100, 4096, 'old/0/b', 6)");
+        }
+        try (Catalog catalog = Catalog.open(url())) {
+            PartitionState s = catalog.partitionState("old", 0);
+            assertThat(s.coldHighWatermark()).isEqualTo(300);
+            assertThat(s.logStartOffset()).isEqualTo(150);
+            assertThat(s.coldCleanedOffset()).isZero();
+            assertThat(s.lastColdCleaningMs()).isEqualTo(-1);
+            assertThat(catalog.retiredObjects(Long.MAX_VALUE)).isEmpty();
+            ColdObject c = CatalogContract.obj("old", 0, 100, 299, "old/0/c");
+            assertThat(catalog.replaceObjects("old", 0, List.of("old/0/a", "old/0/b"), c, 300, 9))
+                    .isEqualTo(CommitResult.COMMITTED);
+            assertThat(catalog.objects("old", 0)).containsExactly(c);
+            assertThat(catalog.partitionState("old", 0).coldCleanedOffset()).isEqualTo(300);
+            assertThat(catalog.retiredObjects(9)).hasSize(2);
         }
     }
 

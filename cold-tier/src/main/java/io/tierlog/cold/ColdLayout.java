@@ -67,7 +67,7 @@ import org.apache.parquet.schema.Types;
  *
  * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
  * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
- * source batches.
+ * source batches; in a compacted object also {@link #META_COMPACTED_REPLACES}.
  *
  * <p>Stateless; constants only.
  */
@@ -86,6 +86,14 @@ final class ColdLayout {
     static final String META_RECORD_COUNT = "tierlog.record.count";
     static final String META_BATCH_COUNT = "tierlog.batch.count";
     static final String META_SOURCE_BYTES = "tierlog.source.bytes";
+
+    /**
+     * Present only in an object the cold compactor wrote to replace a run of objects: {@code
+     * <first>-<last>}, the replaced run's offsets (decimal, inclusive), which are also the object's
+     * own first and last offset. Lets a catalog rebuilt from the bucket tell a compacted object
+     * from the originals it replaced.
+     */
+    static final String META_COMPACTED_REPLACES = "tierlog.compacted.replaces";
 
     static final String OFFSET = "offset";
     static final String TIMESTAMP = "timestamp";

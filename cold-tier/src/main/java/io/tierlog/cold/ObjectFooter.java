@@ -18,6 +18,8 @@ import org.apache.parquet.hadoop.ParquetFileReader;
  * @param lastOffset inclusive
  * @param minTimestamp epoch millis
  * @param maxTimestamp epoch millis
+ * @param compacted whether the cold compactor wrote it to replace a run of objects of its range
+ *     (metadata {@code tierlog.compacted.replaces}); its offsets may then be sparse
  */
 public record ObjectFooter(
         String key,
@@ -29,7 +31,34 @@ public record ObjectFooter(
         long minTimestamp,
         long maxTimestamp,
         long recordCount,
-        int formatVersion) {
+        int formatVersion,
+        boolean compacted) {
+
+    /** The footer of an object as offloaded (not compacted). */
+    public ObjectFooter(
+            String key,
+            long sizeInBytes,
+            String topic,
+            int partition,
+            long firstOffset,
+            long lastOffset,
+            long minTimestamp,
+            long maxTimestamp,
+            long recordCount,
+            int formatVersion) {
+        this(
+                key,
+                sizeInBytes,
+                topic,
+                partition,
+                firstOffset,
+                lastOffset,
+                minTimestamp,
+                maxTimestamp,
+                recordCount,
+                formatVersion,
+                false);
+    }
 
     /**
      * Reads the footer of object {@code key} of {@code size} bytes.
@@ -66,10 +95,24 @@ public record ObjectFooter(
                             Long.parseLong(required(kv, ColdLayout.META_MIN_TIMESTAMP)),
                             Long.parseLong(required(kv, ColdLayout.META_MAX_TIMESTAMP)),
                             Long.parseLong(required(kv, ColdLayout.META_RECORD_COUNT)),
-                            version);
+                            version,
+                            kv.containsKey(ColdLayout.META_COMPACTED_REPLACES));
             if (f.firstOffset() < 0 || f.lastOffset() < f.firstOffset()) {
                 throw new ObjectStoreException(
                         key, "bad offset range " + f.firstOffset() + ".." + f.lastOffset());
+            }
+            String replaces = kv.get(ColdLayout.META_COMPACTED_REPLACES);
+            if (replaces != null
+                    && !replaces.trim().equals(f.firstOffset() + "-" + f.lastOffset())) {
+                throw new ObjectStoreException(
+                        key,
+                        ColdLayout.META_COMPACTED_REPLACES
+                                + " is '"
+                                + replaces
+                                + "', not the object's range "
+                                + f.firstOffset()
+                                + "-"
+                                + f.lastOffset());
             }
             return f;
         } catch (NumberFormatException | NullPointerException e) {

@@ -62,6 +62,8 @@ public final class ParquetLogWriter implements Closeable {
     private long recordCount;
     private long batchCount;
     private long sourceBytes;
+    private long replacesFirst = -1; // >= 0: a compacted object replacing that range
+    private long replacesLast = -1;
     private boolean finished;
     private boolean failed;
     private boolean closed;
@@ -236,6 +238,23 @@ public final class ParquetLogWriter implements Closeable {
         return (DefaultRecordBatch) MemoryRecords.readableRecords(buf).firstBatch();
     }
 
+    /**
+     * Makes this a compacted object replacing the run of objects holding offsets {@code
+     * firstOffset..lastOffset}: that becomes the object's range (its batches must lie within it;
+     * the compaction may have removed records at either end) and the footer says so ({@code
+     * tierlog.compacted.replaces}), so that a catalog rebuilt from the bucket prefers it to the
+     * originals. Call before {@link #finish()}.
+     */
+    public void markCompacted(long firstOffset, long lastOffset) {
+        ensureOpen();
+        if (firstOffset < 0 || lastOffset < firstOffset) {
+            throw new IllegalArgumentException(
+                    "invalid replaced range " + firstOffset + ".." + lastOffset);
+        }
+        replacesFirst = firstOffset;
+        replacesLast = lastOffset;
+    }
+
     /** Number of rows written so far. */
     public long recordCount() {
         return recordCount;
@@ -267,6 +286,23 @@ public final class ParquetLogWriter implements Closeable {
         if (batchCount == 0) {
             throw new IllegalStateException("no batch appended to " + file);
         }
+        if (replacesFirst >= 0) {
+            if (firstOffset < replacesFirst || lastOffset > replacesLast) {
+                throw new IllegalStateException(
+                        "batches "
+                                + firstOffset
+                                + ".."
+                                + lastOffset
+                                + " of "
+                                + file
+                                + " lie outside the replaced range "
+                                + replacesFirst
+                                + ".."
+                                + replacesLast);
+            }
+            firstOffset = replacesFirst;
+            lastOffset = replacesLast;
+        }
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put(ColdLayout.META_FORMAT_VERSION, Integer.toString(ColdLayout.FORMAT_VERSION));
         meta.put(ColdLayout.META_TOPIC, topic);
@@ -280,6 +316,9 @@ public final class ParquetLogWriter implements Closeable {
         meta.put(ColdLayout.META_RECORD_COUNT, Long.toString(recordCount));
         meta.put(ColdLayout.META_BATCH_COUNT, Long.toString(batchCount));
         meta.put(ColdLayout.META_SOURCE_BYTES, Long.toString(sourceBytes));
+        if (replacesFirst >= 0) {
+            meta.put(ColdLayout.META_COMPACTED_REPLACES, replacesFirst + "-" + replacesLast);
+        }
         writeSupport.finalMetadata(meta);
         finished = true;
         closed = true;

@@ -42,6 +42,45 @@ class ParquetLogWriterTest {
     }
 
     @Test
+    void aCompactedObjectTakesTheReplacedRangeAndItsFooterSaysSo() throws Exception {
+        io.tierlog.cold.testing.LocalDirObjectStore store =
+                new io.tierlog.cold.testing.LocalDirObjectStore(dir.resolve("store"));
+        Path plain = dir.resolve("plain.parquet");
+        Path compacted = dir.resolve("compacted.parquet");
+        TestBatches.writeObject(plain, "t", 0, ColdTierOptions.defaults(), batches());
+        WrittenObject w;
+        try (ParquetLogWriter writer =
+                ParquetLogWriter.open(compacted, "t", 0, ColdTierOptions.defaults())) {
+            writer.markCompacted(90, 139); // the records at both ends were compacted away
+            for (MemoryRecords b : batches()) {
+                writer.append(b.firstBatch());
+            }
+            w = writer.finish();
+        }
+        assertThat(w.firstOffset()).isEqualTo(90);
+        assertThat(w.lastOffset()).isEqualTo(139);
+        store.put("plain", plain);
+        store.put("compacted", compacted);
+        ObjectFooter p = ObjectFooter.read(store, "plain", Files.size(plain));
+        ObjectFooter c = ObjectFooter.read(store, "compacted", Files.size(compacted));
+        assertThat(p.compacted()).isFalse();
+        assertThat(c.compacted()).isTrue();
+        assertThat(c.firstOffset()).isEqualTo(90);
+        assertThat(c.lastOffset()).isEqualTo(139);
+        try (ParquetLogWriter writer =
+                ParquetLogWriter.open(
+                        dir.resolve("narrow.parquet"), "t", 0, ColdTierOptions.defaults())) {
+            writer.markCompacted(100, 119);
+            for (MemoryRecords b : batches()) {
+                writer.append(b.firstBatch());
+            }
+            assertThatThrownBy(writer::finish)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("outside the replaced range");
+        }
+    }
+
+    @Test
     void outOfOrderBatchIsRejected() throws Exception {
         List<MemoryRecords> b = batches();
         try (ParquetLogWriter writer =

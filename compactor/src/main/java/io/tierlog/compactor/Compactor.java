@@ -397,7 +397,7 @@ public final class Compactor implements Closeable {
         try {
             OrphanSweeper.SweepResult r = sweepOrphans();
             failures.succeeded();
-            if (r.deleted() > 0) {
+            if (r.deleted() > 0 || r.retiredDeleted() > 0) {
                 LOG.info("orphan sweep: {}", r);
             } else {
                 LOG.debug("orphan sweep: {}", r);

@@ -1,37 +1,60 @@
 package io.tierlog.compactor;
 
 import io.tierlog.catalog.Catalog;
+import io.tierlog.catalog.RetiredObject;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectKeys;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.common.Time;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes orphans: objects under the cold tier's prefix that follow the {@link ObjectKeys} layout,
- * that the catalog does not reference, and that are older than the grace period. They are left by
- * uploads whose commit failed with an unknown outcome, by processes killed between upload and
- * commit, and by deleted topics.
+ * Deletes orphans and retired objects. Orphans: objects under the cold tier's prefix that follow
+ * the {@link ObjectKeys} layout, that the catalog neither references nor lists as retired, and that
+ * are older than the grace period. They are left by uploads whose commit failed with an unknown
+ * outcome, by processes killed between upload and commit, and by deleted topics. Retired objects
+ * ({@link Catalog#retiredObjects}): objects a compaction replaced; each is deleted once the grace
+ * period has passed since it was retired (not since it was written: a replaced object was uploaded
+ * long before, and a reader that resolved it just before the replace may still be reading it), and
+ * then forgotten by the catalog. A retired object is never an orphan before that.
  *
  * <p>Order matters: the store is listed before the catalog is read, so an object committed in
- * between is seen as referenced. An object younger than the grace period is never deleted, and the
- * compactor never commits an upload older than half of it, so an in-flight upload is safe. Keys
- * under another prefix (another cluster sharing the bucket) are never touched.
+ * between is seen as referenced; the committed keys are read before the retired ones, so an object
+ * a compaction retires in between is seen as one or the other. An object younger than the grace
+ * period is never deleted, and the compactor never commits an upload older than half of it, so an
+ * in-flight upload is safe. Keys under another prefix (another cluster sharing the bucket) are
+ * never touched, retired or not. A retired key that is also referenced (a catalog edited by hand)
+ * is kept and logged.
  *
  * <p>Thread-safe (stateless between calls).
  */
 public final class OrphanSweeper {
     private static final Logger LOG = LoggerFactory.getLogger(OrphanSweeper.class);
 
-    /** What one sweep found and did. */
-    public record SweepResult(int examined, int orphans, int deleted, long bytesDeleted) {}
+    /**
+     * What one sweep found and did.
+     *
+     * @param examined keys listed
+     * @param orphans orphans found (deleted or not)
+     * @param deleted orphans deleted
+     * @param bytesDeleted bytes of the orphans and retired objects deleted
+     * @param retiredDeleted retired objects deleted (and forgotten by the catalog)
+     */
+    public record SweepResult(
+            int examined, int orphans, int deleted, long bytesDeleted, int retiredDeleted) {
+        public SweepResult(int examined, int orphans, int deleted, long bytesDeleted) {
+            this(examined, orphans, deleted, bytesDeleted, 0);
+        }
+    }
 
     private final Catalog catalog;
     private final ObjectStore store;
@@ -68,16 +91,49 @@ public final class OrphanSweeper {
     public SweepResult sweep() throws IOException {
         List<ObjectInfo> listed = store.list(prefix);
         Set<String> referenced = new HashSet<>(catalog.allObjectKeys());
+        List<RetiredObject> retiredList = catalog.retiredObjects(Long.MAX_VALUE);
+        Set<String> retired = new HashSet<>();
+        retiredList.forEach(r -> retired.add(r.key()));
         String ownPrefix = prefix.isEmpty() ? "" : prefix.substring(0, prefix.length() - 1);
         long now = time.milliseconds();
+        Map<String, Long> sizes = new HashMap<>();
+        listed.forEach(i -> sizes.put(i.key(), i.size()));
+        int retiredDeleted = 0;
+        long bytes = 0;
+        for (RetiredObject r : retiredList) {
+            if (now - r.retiredAtMs() < grace.toMillis()) {
+                break; // oldest first: the rest are younger still
+            }
+            if (!ours(r.key(), ownPrefix)) {
+                continue;
+            }
+            if (referenced.contains(r.key())) {
+                LOG.warn(
+                        "retired object {} of {}-{} is also a committed object: kept",
+                        r.key(),
+                        r.topic(),
+                        r.partition());
+                continue;
+            }
+            store.delete(r.key());
+            catalog.forgetRetired(r.key());
+            retiredDeleted++;
+            bytes += sizes.getOrDefault(r.key(), 0L);
+            LOG.info(
+                    "deleted retired object {} of {}-{} (replaced by a compaction {} ms ago)",
+                    r.key(),
+                    r.topic(),
+                    r.partition(),
+                    now - r.retiredAtMs());
+        }
         int orphans = 0;
         int deleted = 0;
-        long bytes = 0;
         for (ObjectInfo info : listed) {
             Optional<ObjectKeys.ParsedKey> parsed = ObjectKeys.parse(info.key());
             if (parsed.isEmpty()
                     || !parsed.get().prefix().equals(ownPrefix)
-                    || referenced.contains(info.key())) {
+                    || referenced.contains(info.key())
+                    || retired.contains(info.key())) {
                 continue;
             }
             orphans++;
@@ -101,7 +157,12 @@ public final class OrphanSweeper {
             bytes += info.size();
             LOG.info("deleted orphaned object {} ({} bytes)", info.key(), info.size());
         }
-        return new SweepResult(listed.size(), orphans, deleted, bytes);
+        return new SweepResult(listed.size(), orphans, deleted, bytes, retiredDeleted);
+    }
+
+    private static boolean ours(String key, String ownPrefix) {
+        Optional<ObjectKeys.ParsedKey> parsed = ObjectKeys.parse(key);
+        return parsed.isPresent() && parsed.get().prefix().equals(ownPrefix);
     }
 
     /**

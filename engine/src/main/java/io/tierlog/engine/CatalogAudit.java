@@ -4,6 +4,7 @@ import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.CatalogUnavailableException;
 import io.tierlog.catalog.PartitionState;
+import io.tierlog.catalog.RetiredObject;
 import io.tierlog.cold.ObjectFooter;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.hot.ReadOnlyLogDir;
@@ -33,7 +34,9 @@ import org.apache.kafka.common.TopicPartition;
  *       violation if it holds offsets neither the catalog nor the hot tier holds (data only in the
  *       bucket); a note if the hot tier still holds them (uploaded, not yet committed), if it
  *       duplicates committed offsets (an orphan of a retried upload, swept after the grace period)
- *       or lies below the cold log start (a retention leftover), or if it cannot be read.
+ *       or lies below the cold log start (a retention leftover), or if it cannot be read; an object
+ *       a compaction retired is expected there until the sweeper deletes it (a note, whatever its
+ *       offsets).
  * </ul>
  *
  * Order of reads: the bucket is listed before the hot tier is read, and the hot tier before the
@@ -87,8 +90,11 @@ final class CatalogAudit {
                     tp, segs.isEmpty() ? Optional.empty() : Optional.of(segs.get(0).baseOffset()));
         }
         Set<String> referenced;
+        Map<String, RetiredObject> retired = new HashMap<>();
         try {
             referenced = new HashSet<>(catalog.allObjectKeys());
+            // after the committed keys: an object retired in between is seen as one or the other
+            catalog.retiredObjects(Long.MAX_VALUE).forEach(r -> retired.put(r.key(), r));
         } catch (CatalogException e) {
             violations.add(
                     new Violation(
@@ -107,9 +113,26 @@ final class CatalogAudit {
             Optional<PartitionState> state = state(tp);
             Optional<Long> hotStart = hotStarts.getOrDefault(tp, Optional.empty());
             for (BucketSurvey.Found f : e.getValue()) {
-                if (!referenced.contains(f.key())) {
-                    classify(tp, f, state, hotStart, violations, notes);
+                RetiredObject r = retired.get(f.key());
+                if (referenced.contains(f.key())) {
+                    continue;
                 }
+                if (r != null) {
+                    boolean due = nowMs - r.retiredAtMs() >= grace.toMillis();
+                    notes.add(
+                            tp
+                                    + ": object "
+                                    + f.key()
+                                    + " was replaced by a compaction at "
+                                    + java.time.Instant.ofEpochMilli(r.retiredAtMs())
+                                    + (due
+                                            ? " (retired past the grace period: the sweeper"
+                                                    + " deletes it)"
+                                            : " (retired, kept for readers until the grace period"
+                                                    + " ends)"));
+                    continue;
+                }
+                classify(tp, f, state, hotStart, violations, notes);
             }
         }
     }

@@ -3,6 +3,7 @@ package io.tierlog.engine;
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.CatalogBinding;
 import io.tierlog.catalog.ColdObject;
+import io.tierlog.catalog.RetiredObjects;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.ObjectFooter;
 import io.tierlog.cold.ObjectStore;
@@ -33,9 +34,11 @@ import org.apache.kafka.common.TopicPartition;
  * {@code tierlog catalog rebuild}: writes a fresh catalog from the objects in the bucket, for a
  * catalog that was lost (deleted, replaced by an empty one) or rolled back (restored from an old
  * backup). Every object's footer names its topic, partition and offset range ({@link
- * BucketSurvey}); per partition the objects are chained by offset: exact duplicates of one range
- * (orphans of a retried upload) keep the one with the lowest key and report the others, while a gap
- * or a partial overlap refuses the whole rebuild (nothing is written), since the catalog holds only
+ * BucketSurvey}); per partition the objects are chained by offset as {@link ObjectCover} chooses:
+ * of exact duplicates of one range (orphans of a retried upload) the one with the lowest key, of a
+ * compacted object and the originals it replaced the compacted one (the originals are recorded as
+ * retired, so the sweeper deletes them a grace period after the rebuild); a gap, or an overlap no
+ * chain avoids, refuses the whole rebuild (nothing is written), since the catalog holds only
  * contiguous chains. Topics come from the objects, the hot log dir's partition folders (partition
  * count = highest index seen + 1) and the data dir's {@link TopicHints} (Kafka topic id, partition
  * count and configs, so clients that cached a topic id see the same one): {@code
@@ -62,11 +65,16 @@ public final class CatalogRebuild {
         }
     }
 
-    /** One partition's chain of objects. */
+    /**
+     * One partition's chain of objects ({@link ObjectCover}), the objects compacted ones in it
+     * replaced, what else was left out (one note each) and the cold cleaned offset to record.
+     */
     record PartitionPlan(
             TopicPartition tp,
             List<BucketSurvey.Found> chain,
-            List<String> duplicates,
+            List<BucketSurvey.Found> retired,
+            List<String> leftOut,
+            long cleanedOffset,
             Optional<Long> hotStart) {
         Optional<Long> coldHighWatermark() {
             return chain.isEmpty()
@@ -132,10 +140,18 @@ public final class CatalogRebuild {
             for (int p = 0; p < t.getValue(); p++) {
                 TopicPartition tp = new TopicPartition(t.getKey(), p);
                 List<BucketSurvey.Found> found = survey.byPartition().getOrDefault(tp, List.of());
+                ObjectCover.Result cover = ObjectCover.of(tp, found);
+                problems.addAll(cover.problems());
                 PartitionPlan pp =
-                        chain(tp, found, hotStarts.getOrDefault(tp, Optional.empty()), problems);
+                        new PartitionPlan(
+                                tp,
+                                cover.chain(),
+                                cover.retired(),
+                                cover.notes(),
+                                cover.cleanedOffset(),
+                                hotStarts.getOrDefault(tp, Optional.empty()));
                 parts.add(pp);
-                notes.addAll(pp.duplicates());
+                notes.addAll(pp.leftOut());
                 Optional<Long> hw = pp.coldHighWatermark();
                 long coldTop = hw.orElse(0L);
                 if (pp.hotStart().isPresent() && pp.hotStart().get() > coldTop) {
@@ -155,63 +171,6 @@ public final class CatalogRebuild {
             }
         }
         return new Plan(partitions, configs, ids, parts, problems, notes);
-    }
-
-    private static PartitionPlan chain(
-            TopicPartition tp,
-            List<BucketSurvey.Found> found,
-            Optional<Long> hotStart,
-            List<String> problems) {
-        List<BucketSurvey.Found> chain = new ArrayList<>();
-        List<String> duplicates = new ArrayList<>();
-        for (BucketSurvey.Found f : found) { // ordered by range, then key
-            if (chain.isEmpty()) {
-                chain.add(f);
-                continue;
-            }
-            ObjectFooter prev = chain.get(chain.size() - 1).footer();
-            ObjectFooter cur = f.footer();
-            if (cur.firstOffset() == prev.firstOffset() && cur.lastOffset() == prev.lastOffset()) {
-                duplicates.add(
-                        "duplicate "
-                                + cur.key()
-                                + " holds the same offsets as "
-                                + prev.key()
-                                + " (kept); not in the catalog, an orphan for the sweeper");
-            } else if (cur.firstOffset() == prev.lastOffset() + 1) {
-                chain.add(f);
-            } else if (cur.firstOffset() > prev.lastOffset() + 1) {
-                problems.add(
-                        tp
-                                + ": gap: offsets ["
-                                + (prev.lastOffset() + 1)
-                                + ", "
-                                + cur.firstOffset()
-                                + ") are in no object (between "
-                                + prev.key()
-                                + " and "
-                                + cur.key()
-                                + ")");
-                chain.add(f); // go on, to report every problem at once
-            } else {
-                problems.add(
-                        tp
-                                + ": partial overlap: "
-                                + cur.key()
-                                + " (offsets "
-                                + cur.firstOffset()
-                                + ".."
-                                + cur.lastOffset()
-                                + ") overlaps "
-                                + prev.key()
-                                + " (offsets "
-                                + prev.firstOffset()
-                                + ".."
-                                + prev.lastOffset()
-                                + ")");
-            }
-        }
-        return new PartitionPlan(tp, chain, duplicates, hotStart);
     }
 
     /**
@@ -338,6 +297,12 @@ public final class CatalogRebuild {
                     .append(pp.coldHighWatermark().get())
                     .append(")");
         }
+        if (!pp.retired().isEmpty()) {
+            sb.append("; ")
+                    .append(pp.retired().size())
+                    .append(
+                            " replaced by compacted objects, retired (deleted after the grace period)");
+        }
         sb.append(pp.hotStart().map(h -> "; hot log starts at " + h).orElse("; no hot segments"));
         return sb.toString();
     }
@@ -434,6 +399,7 @@ public final class CatalogRebuild {
                 c.createTopic(t.getKey(), t.getValue(), configs);
             }
         }
+        long now = System.currentTimeMillis();
         for (PartitionPlan pp : plan.parts()) {
             for (BucketSurvey.Found f : pp.chain()) {
                 ObjectFooter o = f.footer();
@@ -449,6 +415,15 @@ public final class CatalogRebuild {
                                 o.sizeInBytes(),
                                 o.key(),
                                 f.lastModified()));
+            }
+            if (!pp.retired().isEmpty() || pp.cleanedOffset() > 0) {
+                RetiredObjects.restore(
+                        c,
+                        pp.tp().topic(),
+                        pp.tp().partition(),
+                        pp.retired().stream().map(BucketSurvey.Found::key).toList(),
+                        pp.cleanedOffset(),
+                        now);
             }
         }
     }

@@ -5,6 +5,7 @@ import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.ColdObject;
 import io.tierlog.catalog.PartitionState;
 import io.tierlog.catalog.TopicRecord;
+import io.tierlog.cold.ObjectFooter;
 import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectKeys;
 import io.tierlog.cold.ObjectNotFoundException;
@@ -17,10 +18,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -36,9 +39,14 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       partition's cold log start and high watermark, and each key names its offsets;
  *   <li>no offset between the cold high watermark and the hot log start is missing from both;
  *   <li>every catalogued object exists in the store with the catalogued size, its Parquet footer
- *       names the catalogued offsets, and its first batch (deep: every batch) reads back;
+ *       names the catalogued offsets, and its first batch (deep: every batch, records ascending
+ *       within the object's range) reads back; a compacted object (its footer says so) may end
+ *       before its last offset, since compaction removed records there;
+ *   <li>no object a compaction retired is still committed (retired objects themselves are expected
+ *       in the bucket until the sweeper deletes them: see {@link CatalogAudit});
  *   <li>where both tiers hold offsets, they hold the same records (first batch; deep: all), field
- *       by field: offsets, timestamps, key, value, headers, producer fields, batch boundaries;
+ *       by field: offsets, timestamps, key, value, headers, producer fields, batch boundaries; not
+ *       for a topic with {@code cleanup.policy} compact, whose tiers are cleaned apart;
  *   <li>deep: every hot batch passes its checks (length, magic, CRC-32C, contiguous offsets); a
  *       corrupt one is named by segment file, byte position and offset.
  * </ul>
@@ -70,15 +78,28 @@ final class Verifier {
 
     List<Violation> verify(boolean deep) {
         List<Violation> out = new ArrayList<>();
+        Set<String> retired = new HashSet<>();
+        try {
+            catalog.retiredObjects(Long.MAX_VALUE).forEach(r -> retired.add(r.key()));
+        } catch (CatalogException e) {
+            out.add(v(null, Violation.Kind.COLD_NOT_CONTIGUOUS, "catalog unreadable: " + e));
+        }
         for (TopicRecord t : catalog.topics()) {
+            boolean compact =
+                    t.configs().getOrDefault("cleanup.policy", "delete").contains("compact");
             for (int p = 0; p < t.partitions(); p++) {
-                verifyPartition(new TopicPartition(t.name(), p), deep, out);
+                verifyPartition(new TopicPartition(t.name(), p), deep, compact, retired, out);
             }
         }
         return out;
     }
 
-    private void verifyPartition(TopicPartition tp, boolean deep, List<Violation> out) {
+    private void verifyPartition(
+            TopicPartition tp,
+            boolean deep,
+            boolean compactTopic,
+            Set<String> retired,
+            List<Violation> out) {
         // Hot first: local retention only deletes below the cold high watermark read afterwards.
         List<SegmentInfo> segs = hot.segments(tp);
         List<ColdObject> objects;
@@ -95,6 +116,17 @@ final class Verifier {
             checkHotBatches(tp, segs, state, out);
         }
         for (ColdObject o : objects) {
+            if (retired.contains(o.key())) {
+                out.add(
+                        v(
+                                tp,
+                                Violation.Kind.RETIRED_STILL_REFERENCED,
+                                o.key()
+                                        + " ("
+                                        + o.describeRange()
+                                        + ") is committed but also retired by a compaction: the"
+                                        + " sweeper will delete it"));
+            }
             checkObject(tp, o, deep, out);
         }
         if (!segs.isEmpty() && !objects.isEmpty()) {
@@ -108,7 +140,9 @@ final class Verifier {
                                 Violation.Kind.GAP_BETWEEN_TIERS,
                                 "offsets [" + held + ", " + hotStart + ") are in neither tier"));
             }
-            compareOverlap(tp, segs, objects, deep, out);
+            if (!compactTopic) {
+                compareOverlap(tp, segs, objects, deep, out);
+            }
         }
     }
 
@@ -219,6 +253,8 @@ final class Verifier {
                                         + "]"));
                 return;
             }
+            boolean compacted =
+                    deep && ObjectFooter.read(store, o.key(), o.sizeInBytes()).compacted();
             long offset = o.firstOffset();
             long prevLast = o.firstOffset() - 1;
             do {
@@ -234,10 +270,27 @@ final class Verifier {
                                         o.key() + ": batches overlap at " + b.baseOffset()));
                         return;
                     }
+                    if (deep) {
+                        Optional<String> bad = outOfOrder(b, o, prevLast);
+                        if (bad.isPresent()) {
+                            out.add(
+                                    v(
+                                            tp,
+                                            Violation.Kind.OBJECT_UNREADABLE,
+                                            o.key()
+                                                    + (compacted ? " (compacted)" : "")
+                                                    + ": "
+                                                    + bad.get()));
+                            return;
+                        }
+                    }
                     prevLast = b.lastOffset();
                     offset = b.lastOffset() + 1;
                 }
                 if (offset == before) {
+                    if (compacted && offset > o.firstOffset()) {
+                        break; // compaction removed the records at the end of its range
+                    }
                     out.add(
                             v(
                                     tp,
@@ -246,7 +299,7 @@ final class Verifier {
                     return;
                 }
             } while (deep && offset <= o.lastOffset());
-            if (deep && prevLast != o.lastOffset()) {
+            if (deep && prevLast != o.lastOffset() && !(compacted && prevLast < o.lastOffset())) {
                 out.add(
                         v(
                                 tp,
@@ -260,6 +313,41 @@ final class Verifier {
         } catch (IOException | RuntimeException e) {
             out.add(v(tp, Violation.Kind.OBJECT_UNREADABLE, o.key() + ": " + e));
         }
+    }
+
+    /**
+     * Why {@code b} breaks the order of object {@code o} (records ascending within the batch's and
+     * the object's range, after {@code prevLast}), if it does.
+     */
+    private static Optional<String> outOfOrder(RecordBatch b, ColdObject o, long prevLast) {
+        if (b.baseOffset() < o.firstOffset() || b.lastOffset() > o.lastOffset()) {
+            return Optional.of(
+                    "batch "
+                            + b.baseOffset()
+                            + ".."
+                            + b.lastOffset()
+                            + " lies outside the object's range "
+                            + o.firstOffset()
+                            + ".."
+                            + o.lastOffset());
+        }
+        long prev = Math.max(prevLast, b.baseOffset() - 1);
+        for (Record rec : b) {
+            if (rec.offset() <= prev || rec.offset() > b.lastOffset()) {
+                return Optional.of(
+                        "record at offset "
+                                + rec.offset()
+                                + " is not ascending within its batch "
+                                + b.baseOffset()
+                                + ".."
+                                + b.lastOffset()
+                                + " (previous "
+                                + prev
+                                + ")");
+            }
+            prev = rec.offset();
+        }
+        return Optional.empty();
     }
 
     private void compareOverlap(

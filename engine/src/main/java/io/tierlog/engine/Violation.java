@@ -31,7 +31,12 @@ public record Violation(TopicPartition tp, Kind kind, String message) {
          */
         OBJECTS_NOT_IN_CATALOG,
         /** The catalog is not the one the data dir's {@code catalog.id} names. */
-        CATALOG_NOT_OWN
+        CATALOG_NOT_OWN,
+        /**
+         * An object a compaction replaced (retired, waiting for the sweeper) is also a committed
+         * object of a partition: the sweeper would delete data the catalog serves.
+         */
+        RETIRED_STILL_REFERENCED
     }
 
     @Override

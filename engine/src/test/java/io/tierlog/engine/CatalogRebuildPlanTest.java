@@ -23,6 +23,15 @@ class CatalogRebuildPlanTest {
                 Instant.EPOCH);
     }
 
+    private static BucketSurvey.Found compacted(String key, long first, long last) {
+        return new BucketSurvey.Found(
+                new ObjectFooter(key, 50, "t", 0, first, last, 1, 2, 1, 1, true), Instant.EPOCH);
+    }
+
+    private static List<String> keys(List<BucketSurvey.Found> l) {
+        return l.stream().map(BucketSurvey.Found::key).toList();
+    }
+
     private static BucketSurvey survey(BucketSurvey.Found... found) {
         List<BucketSurvey.Found> l = new ArrayList<>(List.of(found));
         l.sort(BucketSurvey.BY_RANGE_THEN_KEY);
@@ -57,6 +66,75 @@ class CatalogRebuildPlanTest {
                 .extracting(BucketSurvey.Found::key)
                 .containsExactly("a", "b");
         assertThat(p.notes()).anyMatch(n -> n.contains("duplicate z-dup") && n.contains("b"));
+    }
+
+    @Test
+    void aCompactedObjectIsChosenOverTheOriginalsItReplacedWhichBecomeRetired() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(
+                                obj("a", 0, 99),
+                                obj("b", 100, 199),
+                                compacted("c", 0, 199),
+                                obj("d", 200, 249)),
+                        Map.of(),
+                        Map.of());
+        assertThat(p.problems()).isEmpty();
+        CatalogRebuild.PartitionPlan pp = p.parts().get(0);
+        assertThat(keys(pp.chain())).containsExactly("c", "d");
+        assertThat(keys(pp.retired())).containsExactlyInAnyOrder("a", "b");
+        assertThat(pp.cleanedOffset()).isEqualTo(200);
+        assertThat(pp.coldHighWatermark()).hasValue(250L);
+        assertThat(pp.leftOut()).isEmpty();
+    }
+
+    @Test
+    void compactionsOfCompactedObjectsAndOriginalsTheSweeperThinnedOutStillGiveOneChain() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(
+                                // a (0..9) already deleted by the sweeper
+                                obj("b", 10, 19),
+                                compacted("c1", 0, 19),
+                                obj("e", 20, 29),
+                                compacted("c2", 0, 29),
+                                obj("f", 30, 39),
+                                obj("g", 40, 49),
+                                compacted("g-compacted", 40, 49)),
+                        Map.of(),
+                        Map.of());
+        assertThat(p.problems()).isEmpty();
+        CatalogRebuild.PartitionPlan pp = p.parts().get(0);
+        assertThat(keys(pp.chain())).containsExactly("c2", "f", "g-compacted");
+        assertThat(keys(pp.retired()))
+                .as("a one-object run compacted has the original's range: retired, no duplicate")
+                .containsExactlyInAnyOrder("b", "c1", "e", "g");
+        assertThat(pp.cleanedOffset()).isEqualTo(50);
+    }
+
+    @Test
+    void aCompactedObjectThatNoChainCanUseIsAnOrphanNotAReasonToRefuse() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99), obj("b", 100, 199), compacted("c", 0, 149)),
+                        Map.of(),
+                        Map.of());
+        assertThat(p.problems()).isEmpty();
+        assertThat(keys(p.parts().get(0).chain())).containsExactly("a", "b");
+        assertThat(p.parts().get(0).retired()).isEmpty();
+        assertThat(p.notes()).anyMatch(n -> n.contains("object c") && n.contains("orphan"));
+    }
+
+    @Test
+    void aPartialOverlapAndAGapInOnePartitionAreBothReported() {
+        CatalogRebuild.Plan p =
+                CatalogRebuild.plan(
+                        survey(obj("a", 0, 99), obj("b", 50, 149), obj("d", 200, 299)),
+                        Map.of(),
+                        Map.of());
+        assertThat(p.problems()).hasSize(2);
+        assertThat(p.problems()).anyMatch(m -> m.contains("partial overlap") && m.contains("b"));
+        assertThat(p.problems()).anyMatch(m -> m.contains("gap") && m.contains("[150, 200)"));
     }
 
     @Test
