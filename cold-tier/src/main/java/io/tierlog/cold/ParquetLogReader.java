@@ -56,7 +56,8 @@ public final class ParquetLogReader {
             long firstOffset,
             long lastOffset,
             long recordCount,
-            long sourceBytes) {}
+            long sourceBytes,
+            List<String> compactedReplaces) {}
 
     /**
      * A reader of object {@code key} of {@code objectSize} bytes (as committed in the catalog). No
@@ -109,7 +110,12 @@ public final class ParquetLogReader {
                                 Long.parseLong(kv.get(ColdLayout.META_FIRST_OFFSET)),
                                 Long.parseLong(kv.get(ColdLayout.META_LAST_OFFSET)),
                                 Long.parseLong(kv.get(ColdLayout.META_RECORD_COUNT)),
-                                Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)));
+                                Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)),
+                                kv.containsKey(ColdLayout.META_COMPACTED_REPLACES)
+                                        ? List.of(
+                                                kv.get(ColdLayout.META_COMPACTED_REPLACES)
+                                                        .split(","))
+                                        : List.of());
             } catch (NumberFormatException | NullPointerException e) {
                 throw new ObjectCorruptException(key, "missing or bad tierlog metadata: " + e, e);
             }
@@ -125,6 +131,14 @@ public final class ParquetLogReader {
     /** First offset held by the object (from its metadata). */
     public long firstOffset() throws IOException {
         return footer().firstOffset();
+    }
+
+    /**
+     * The keys of the objects this one replaced if it is a compacted object (its metadata's {@link
+     * ParquetLogWriter#COMPACTED_REPLACES_KEY}), else empty.
+     */
+    public List<String> compactedReplaces() throws IOException {
+        return footer().compactedReplaces();
     }
 
     /** Last offset held by the object, inclusive (from its metadata). */

@@ -49,6 +49,12 @@ public final class ParquetLogWriter implements Closeable {
     private final int partition;
     private static final int MIN_PAGE_ROWS = 100;
 
+    /**
+     * The file metadata key that marks a compacted object: the keys of the objects it replaced,
+     * comma-separated (see {@link #markCompacted}).
+     */
+    public static final String COMPACTED_REPLACES_KEY = ColdLayout.META_COMPACTED_REPLACES;
+
     private final ColdRowWriteSupport writeSupport;
     private final ColdTierOptions options;
     private ParquetWriter<ColdRow> writer;
@@ -67,6 +73,12 @@ public final class ParquetLogWriter implements Closeable {
     private boolean finished;
     private boolean failed;
     private boolean closed;
+
+    /** The offset range the object stands for when set (a compacted object), else -1. */
+    private long coveredFirst = -1;
+
+    private long coveredLast = -1;
+    private String replaces;
 
     private ParquetLogWriter(
             Path file,
@@ -102,10 +114,39 @@ public final class ParquetLogWriter implements Closeable {
         return open(localFile, topic, partition, ColdTierOptions.from(config));
     }
 
+    /**
+     * Makes the object stand for offsets {@code first..last} (inclusive) whatever its batches hold,
+     * and marks it as the compacted copy of {@code replacedKeys}: a compacted object keeps the
+     * range of the run it replaces, its records sparse (offsets removed by compaction leave gaps,
+     * at its start and end too), so that the partition's ranges stay contiguous. The metadata gets
+     * {@link ColdLayout#META_COMPACTED_REPLACES} (the replaced range {@code first-last}), which a
+     * catalog rebuild reads to tell a compacted object from the ones it replaced. Call before
+     * {@link #finish()}; every appended batch must lie inside the range.
+     */
+    public void markCompacted(long first, long last, java.util.List<String> replacedKeys) {
+        ensureOpen();
+        if (first < 0 || last < first || replacedKeys.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "invalid compacted range " + first + ".." + last + " of " + replacedKeys);
+        }
+        for (String k : replacedKeys) {
+            if (k.indexOf(',') >= 0) {
+                throw new IllegalArgumentException("object key with a comma: " + k);
+            }
+        }
+        coveredFirst = first;
+        coveredLast = last;
+        // the footer carries the replaced range, the form ObjectFooter and catalog rebuild read
+        replaces = first + "-" + last;
+    }
+
     /** Opens the Parquet writer with pages of about half the page size of {@code first}'s rows. */
     private void openWriter(RecordBatch first) throws IOException {
-        int records = Math.max(1, first.countOrNull() == null ? 1 : first.countOrNull());
-        long recordBytes = Math.max(1, first.sizeInBytes() / records);
+        int records =
+                first == null
+                        ? 1
+                        : Math.max(1, first.countOrNull() == null ? 1 : first.countOrNull());
+        long recordBytes = first == null ? 1024 : Math.max(1, first.sizeInBytes() / records);
         long rows = options.pageBytes() / 2 / recordBytes;
         int pageRows = (int) Math.max(MIN_PAGE_ROWS, Math.min(options.pageRowLimit(), rows));
         writer =
@@ -182,7 +223,8 @@ public final class ParquetLogWriter implements Closeable {
                             + " at offset "
                             + batch.baseOffset());
         }
-        if (batch.baseOffset() <= lastOffset) {
+        if (batch.baseOffset() <= lastOffset
+                || (coveredFirst >= 0 && batch.baseOffset() < coveredFirst)) {
             throw new IllegalArgumentException(
                     "batch at offset "
                             + batch.baseOffset()
@@ -283,7 +325,25 @@ public final class ParquetLogWriter implements Closeable {
         if (failed) {
             throw new IllegalStateException("an earlier append to " + file + " failed");
         }
-        if (batchCount == 0) {
+        if (coveredFirst >= 0) {
+            if (batchCount > 0 && (firstOffset < coveredFirst || lastOffset > coveredLast)) {
+                throw new IllegalStateException(
+                        "batches "
+                                + firstOffset
+                                + ".."
+                                + lastOffset
+                                + " lie outside the compacted range "
+                                + coveredFirst
+                                + ".."
+                                + coveredLast);
+            }
+            // a compaction that removed every record still leaves an object for the range
+            firstOffset = coveredFirst;
+            lastOffset = coveredLast;
+            if (writer == null) {
+                openWriter(null);
+            }
+        } else if (batchCount == 0) {
             throw new IllegalStateException("no batch appended to " + file);
         }
         if (replacesFirst >= 0) {
@@ -307,6 +367,9 @@ public final class ParquetLogWriter implements Closeable {
         meta.put(ColdLayout.META_FORMAT_VERSION, Integer.toString(ColdLayout.FORMAT_VERSION));
         meta.put(ColdLayout.META_TOPIC, topic);
         meta.put(ColdLayout.META_PARTITION, Integer.toString(partition));
+        if (replaces != null) {
+            meta.put(ColdLayout.META_COMPACTED_REPLACES, replaces);
+        }
         meta.put(ColdLayout.META_FIRST_OFFSET, Long.toString(firstOffset));
         meta.put(ColdLayout.META_LAST_OFFSET, Long.toString(lastOffset));
         long minTs = recordCount == 0 ? -1 : minTimestamp;

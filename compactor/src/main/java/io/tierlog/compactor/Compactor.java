@@ -64,6 +64,10 @@ public final class Compactor implements Closeable {
     private final List<OffloadListener> listeners = new CopyOnWriteArrayList<>();
     private final Map<TopicPartition, PartitionLag> lag = new ConcurrentHashMap<>();
     private final Map<String, Integer> knownTopics = new ConcurrentHashMap<>();
+
+    /** When a tombstone kept by the last cold compaction of a partition may go. */
+    private final Map<TopicPartition, Long> tombstoneHorizons = new ConcurrentHashMap<>();
+
     private final Object passLock = new Object();
     private final java.util.regex.Pattern excluded;
     private volatile Thread loop;
@@ -231,10 +235,119 @@ public final class Compactor implements Closeable {
                 fail(tp, cause);
             }
         }
+        if (options.coldCleanerEnabled()) {
+            failed += compactCold().failedPartitions();
+        }
         PassResult result =
                 new PassResult(objects, records, sourceBytes, objectBytes, failed, backlogBytes());
         listeners.forEach(l -> l.onPassFinished(result));
         return result;
+    }
+
+    /** What one cold compaction round over every compacted topic did. */
+    public record ColdCompactionResult(
+            int partitionsCleaned,
+            int runsCommitted,
+            int objectsReplaced,
+            long tombstonesRemoved,
+            int failedPartitions) {}
+
+    /**
+     * Compacts the cold objects of every partition of every compacted topic that is due for it (see
+     * {@link ColdPartitionCleaner}), partitions in parallel on the offload threads. The offload
+     * loop runs it after each pass while {@code cold.cleaner.enable}; a partition that fails (or
+     * whose run changed under it) is re-planned on the next pass.
+     */
+    public ColdCompactionResult runColdCompactionOnce() throws InterruptedException {
+        synchronized (passLock) {
+            return compactCold();
+        }
+    }
+
+    private ColdCompactionResult compactCold() throws InterruptedException {
+        io.tierlog.catalog.CatalogGuard g = guard;
+        if (g != null && !g.allows("cold compaction")) {
+            return new ColdCompactionResult(0, 0, 0, 0, 1);
+        }
+        Map<TopicPartition, Future<ColdPartitionCleaner.Outcome>> futures = new LinkedHashMap<>();
+        int failed = 0;
+        List<TopicRecord> topics;
+        try {
+            topics = catalog.topics();
+        } catch (RuntimeException e) {
+            LOG.warn("cold compaction cannot list topics: {}", e.toString());
+            return new ColdCompactionResult(0, 0, 0, 0, 1);
+        }
+        for (TopicRecord t : topics) {
+            CompactionConfig cc = CompactionConfig.of(t, options.config());
+            if (!cc.compact() || excluded.matcher(t.name()).matches()) {
+                continue;
+            }
+            for (int p = 0; p < t.partitions(); p++) {
+                TopicPartition tp = new TopicPartition(t.name(), p);
+                try {
+                    ColdPartitionCleaner cleaner =
+                            new ColdPartitionCleaner(env, tp, cc, options.coldCleanerDedupeBytes());
+                    Optional<ColdPartitionCleaner.Plan> plan =
+                            cleaner.plan(tombstoneHorizon(tp, cc));
+                    if (plan.isPresent()) {
+                        futures.put(tp, workers.submit(() -> cleaner.clean(plan.get())));
+                    }
+                } catch (RuntimeException e) {
+                    failed++;
+                    LOG.warn("cold compaction of {} cannot plan: {}", tp, e.toString());
+                }
+            }
+        }
+        int cleaned = 0;
+        int runs = 0;
+        int replaced = 0;
+        long tombstones = 0;
+        for (Map.Entry<TopicPartition, Future<ColdPartitionCleaner.Outcome>> e :
+                futures.entrySet()) {
+            try {
+                ColdPartitionCleaner.Outcome o = e.getValue().get();
+                cleaned++;
+                runs += o.runsCommitted();
+                replaced += o.objectsReplaced();
+                tombstones += o.tombstonesRemoved();
+                tombstoneHorizons.put(e.getKey(), o.nextHorizonMs());
+            } catch (ExecutionException ex) {
+                failed++;
+                Throwable cause = ex.getCause();
+                if (cause instanceof ColdPartitionCleaner.ReplanException) {
+                    LOG.info(
+                            "cold compaction of {}: {}; re-planned next pass",
+                            e.getKey(),
+                            cause.getMessage());
+                } else {
+                    LOG.warn(
+                            "cold compaction of {} failed; retrying next pass: {}",
+                            e.getKey(),
+                            String.valueOf(cause));
+                    LOG.debug("cold compaction failure of {}", e.getKey(), cause);
+                }
+            }
+        }
+        return new ColdCompactionResult(cleaned, runs, replaced, tombstones, failed);
+    }
+
+    /**
+     * When a tombstone of {@code tp} kept by its last cold compaction may go: known from this
+     * process's last pass, else (after a restart) assumed one delete.retention.ms after the last
+     * cleaning the catalog recorded.
+     */
+    private long tombstoneHorizon(TopicPartition tp, CompactionConfig cc) {
+        Long known = tombstoneHorizons.get(tp);
+        if (known != null) {
+            return known;
+        }
+        long last = catalog.partitionState(tp.topic(), tp.partition()).lastColdCleaningMs();
+        if (last < 0) {
+            return Long.MAX_VALUE;
+        }
+        long due = last + cc.deleteRetentionMs();
+        return due < last ? Long.MAX_VALUE : due;
     }
 
     private void fail(TopicPartition tp, Exception e) {

@@ -137,6 +137,27 @@ public final class CompactorOptions {
                                     + " server's files <data.dir>/s3.")
                     .build();
 
+    public static final ConfigOption<Boolean> COLD_CLEANER_ENABLE =
+            ConfigOption.booleanOption("cold.cleaner.enable")
+                    .defaultValue(true)
+                    .doc(
+                            "Whether the compactor compacts the cold objects of compacted topics"
+                                    + " (cleanup.policy with compact): each pass of the offload"
+                                    + " loop rewrites, per partition due for it, the cold objects"
+                                    + " from the cold log start into compacted objects, committed"
+                                    + " one replace per run of objects.")
+                    .build();
+
+    public static final ConfigOption<ByteSize> COLD_CLEANER_DEDUPE_BUFFER_SIZE =
+            ConfigOption.bytesOption("cold.cleaner.dedupe.buffer.size")
+                    .defaultValue(ByteSize.ofMiB(32))
+                    .validator(v -> v.bytes() >= 24 * 1024 ? null : "must be at least 24KiB")
+                    .doc(
+                            "Memory of one cold compaction pass's key map (24 bytes per key, 3/4"
+                                    + " filled): the dirty cold objects mapped in one pass hold at"
+                                    + " most that many records; more wait for the next pass.")
+                    .build();
+
     /** Every option of this module, for validation and the generated reference table. */
     public static final List<ConfigOption<?>> ALL =
             List.of(
@@ -151,6 +172,8 @@ public final class CompactorOptions {
                     OFFLOAD_RETRY_BACKOFF_MAX_MS,
                     OFFLOAD_RETRY_TIMEOUT_MS,
                     OFFLOAD_TOPICS_EXCLUDE,
+                    COLD_CLEANER_ENABLE,
+                    COLD_CLEANER_DEDUPE_BUFFER_SIZE,
                     CATALOG_URL,
                     DATA_DIR);
 
@@ -221,6 +244,16 @@ public final class CompactorOptions {
 
     public Duration retryTimeout() {
         return config.get(OFFLOAD_RETRY_TIMEOUT_MS);
+    }
+
+    /** Whether cold objects of compacted topics are compacted. */
+    public boolean coldCleanerEnabled() {
+        return config.get(COLD_CLEANER_ENABLE);
+    }
+
+    /** Bytes of one cold compaction pass's key map. */
+    public long coldCleanerDedupeBytes() {
+        return config.get(COLD_CLEANER_DEDUPE_BUFFER_SIZE).bytes();
     }
 
     /** Topics never offloaded. */

@@ -243,6 +243,20 @@ final class ColdReader {
                                             logStart,
                                             located);
                                 });
+        f =
+                f.thenCompose(
+                        r ->
+                                r.isEmpty()
+                                                && r.nextOffset() > offset
+                                                && r.nextOffset() < stopBefore
+                                        ? read(
+                                                tp,
+                                                r.nextOffset(),
+                                                maxBytes,
+                                                stopBefore,
+                                                hw,
+                                                logStart)
+                                        : CompletableFuture.completedFuture(r));
         return withDeadline(tp, offset, f, located)
                 .exceptionallyCompose(
                         e ->
@@ -320,7 +334,8 @@ final class ColdReader {
             return null;
         }
         hits.increment();
-        return serve(tp, obj.get(), chunk, offset, maxBytes, stopBefore, hw, logStart);
+        TierRead.Cold r = serve(tp, obj.get(), chunk, offset, maxBytes, stopBefore, hw, logStart);
+        return r.isEmpty() && r.nextOffset() < stopBefore ? null : r;
     }
 
     /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
@@ -501,9 +516,16 @@ final class ColdReader {
                 pos += b.sizeInBytes();
             }
             if (first < 0) {
-                throw new ObjectCorruptException(
-                        obj.key(), "object holds no batch at offset " + offset, null);
+                if (offset < obj.firstOffset() || offset > obj.lastOffset()) {
+                    throw new ObjectCorruptException(
+                            obj.key(), "object holds no batch at offset " + offset, null);
+                }
+                // The object's tail past offset was compacted away: nothing until its end.
+                first = offset;
+                next = obj.nextOffset();
             }
+            // Offsets between offset and the first batch were compacted away: covered too.
+            first = Math.min(first, Math.max(offset, obj.firstOffset()));
             indexBase = java.util.Arrays.copyOf(indexBase, entries);
             indexPos = java.util.Arrays.copyOf(indexPos, entries);
             Chunk c = new Chunk(records, first, next, null, indexBase, indexPos);
@@ -558,9 +580,14 @@ final class ColdReader {
             next = b.lastOffset() + 1;
         }
         if (start < 0) {
-            // Cannot happen: the chunk covers offset. Fail loudly rather than loop.
-            throw new IllegalStateException(
-                    "chunk of " + obj.key() + " does not cover offset " + offset);
+            if (chunk.records().sizeInBytes() > 0 && chunk.nextOffset() <= offset) {
+                // Cannot happen: the chunk covers offset. Fail loudly rather than loop.
+                throw new IllegalStateException(
+                        "chunk of " + obj.key() + " does not cover offset " + offset);
+            }
+            // A compacted object's tail without batches: the reader continues after the object.
+            return new TierRead.Cold(
+                    MemoryRecords.EMPTY, obj.key(), chunk.nextOffset(), hw, logStart);
         }
         ByteBuffer slice = buf.duplicate();
         slice.position(buf.position() + start).limit(buf.position() + end);

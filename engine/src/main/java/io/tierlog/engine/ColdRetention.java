@@ -20,8 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Total retention ({@code retention.ms}, {@code retention.bytes}, per topic) applied to the cold
- * tier: the oldest cold objects whose newest record is older than {@code retention.ms}, or that the
+ * Total retention ({@code retention.ms}, {@code retention.bytes}, per topic, for topics whose
+ * {@code cleanup.policy} contains {@code delete}: see {@link #deletes}) applied to the cold tier:
+ * the oldest cold objects whose newest record is older than {@code retention.ms}, or that the
  * partition can lose while staying at or above {@code retention.bytes} (cold objects plus local
  * bytes not yet offloaded), are removed from the catalog first (one transaction, advancing the cold
  * log start) and then deleted from the store. An object whose deletion fails, or whose deletion a
@@ -67,6 +68,9 @@ final class ColdRetention {
         int n = 0;
         for (TopicRecord t : catalog.topics()) {
             Config c = topicConfigs.config(t.name());
+            if (!deletes(c)) {
+                continue; // compact only: the cold compactor keeps the latest value of every key
+            }
             Optional<Duration> ms = EngineOptions.retentionMs(c);
             Optional<Long> bytes = EngineOptions.retentionBytes(c);
             if (ms.isEmpty() && bytes.isEmpty()) {
@@ -81,6 +85,28 @@ final class ColdRetention {
             }
         }
         return n;
+    }
+
+    /**
+     * Whether retention applies to the topic: its {@code cleanup.policy} contains {@code delete}
+     * ({@code delete} or {@code compact,delete}); a compact-only topic loses cold objects only to
+     * compaction and DeleteRecords, never to {@code retention.ms}/{@code retention.bytes}, as in
+     * Kafka.
+     */
+    static boolean deletes(Config topicConfig) {
+        String policy = topicConfig.raw(KafkaTopicConfigs.CLEANUP_POLICY);
+        if (policy == null) {
+            policy = topicConfig.raw("log.cleanup.policy");
+        }
+        if (policy == null) {
+            return true;
+        }
+        for (String p : policy.split(",")) {
+            if (p.trim().equals("delete")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int apply(TopicPartition tp, Optional<Duration> ms, Optional<Long> bytes) {

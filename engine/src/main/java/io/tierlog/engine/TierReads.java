@@ -152,7 +152,14 @@ final class TierReads {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
         }
-        return track(cold.handle((r, e) -> coldResult(tp, log, r, e)));
+        return track(cold.handle((r, e) -> coldResult(tp, log, r, e)))
+                .thenCompose(
+                        t ->
+                                // the end of a compacted object held no batch: go on where the
+                                // cold read stopped (the hot tier's start), never answer empty
+                                t.isEmpty() && t.nextOffset() > offset
+                                        ? read(tp, t.nextOffset(), maxBytes)
+                                        : CompletableFuture.completedFuture(t));
     }
 
     /**

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A real catalog with fault knobs on {@link #commit}: the next N commits can fail before the commit
  * point (known failure), fail with an unknown outcome without committing, or commit and then report
- * an unknown outcome (the lost-acknowledgement case). Everything else is delegated. Thread-safe.
+ * an unknown outcome (the lost-acknowledgement case); the same two unknown outcomes and a hook run
+ * before each call for {@link #replaceObjects}. Everything else is delegated. Thread-safe.
  */
 public final class FaultyCatalog implements Catalog {
     private final Catalog delegate;
@@ -35,6 +36,17 @@ public final class FaultyCatalog implements Catalog {
     public final AtomicInteger refuse = new AtomicInteger();
 
     public final AtomicInteger commitCalls = new AtomicInteger();
+
+    /** Replace-commits that report an unknown outcome without committing. */
+    public final AtomicInteger replaceUnknownNotCommitted = new AtomicInteger();
+
+    /** Replace-commits that commit, then report an unknown outcome. */
+    public final AtomicInteger replaceUnknownButCommitted = new AtomicInteger();
+
+    /** Runs before every replace-commit (e.g. a concurrent retention pass, for a conflict). */
+    public volatile Runnable beforeReplace = () -> {};
+
+    public final AtomicInteger replaceCalls = new AtomicInteger();
 
     public FaultyCatalog(Catalog delegate) {
         this.delegate = delegate;
@@ -157,6 +169,20 @@ public final class FaultyCatalog implements Catalog {
             ColdObject replacement,
             long cleanedOffset,
             long atMs) {
+        replaceCalls.incrementAndGet();
+        beforeReplace.run();
+        if (take(replaceUnknownNotCommitted)) {
+            throw new CommitStateUnknownException(
+                    "injected unknown outcome of a replace (not committed)",
+                    new SQLException("injected"));
+        }
+        if (take(replaceUnknownButCommitted)) {
+            delegate.replaceObjects(
+                    topic, partition, replacedKeys, replacement, cleanedOffset, atMs);
+            throw new CommitStateUnknownException(
+                    "injected unknown outcome of a replace (committed)",
+                    new SQLException("injected"));
+        }
         return delegate.replaceObjects(
                 topic, partition, replacedKeys, replacement, cleanedOffset, atMs);
     }

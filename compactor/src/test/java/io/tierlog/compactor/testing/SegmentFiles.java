@@ -101,6 +101,27 @@ public final class SegmentFiles implements SegmentSource {
         }
     }
 
+    /**
+     * Appends one batch of {@code keyValues} (pairs: key, value; a null value is a tombstone) at
+     * the partition's next offset, uncompressed or {@code codec}, with increasing timestamps.
+     */
+    public synchronized void appendKeyed(
+            TopicPartition tp, CompressionType codec, String... keyValues) throws IOException {
+        long base = nextOffset.getOrDefault(tp, 0L);
+        SimpleRecord[] recs = new SimpleRecord[keyValues.length / 2];
+        for (int i = 0; i < recs.length; i++) {
+            String k = keyValues[2 * i];
+            String v = keyValues[2 * i + 1];
+            recs[i] =
+                    new SimpleRecord(
+                            timestamp++,
+                            k == null ? null : k.getBytes(StandardCharsets.UTF_8),
+                            v == null ? null : v.getBytes(StandardCharsets.UTF_8));
+        }
+        MemoryRecords mr = MemoryRecords.withRecords(base, Compression.of(codec).build(), recs);
+        write(tp, base, base + recs.length, mr.buffer(), timestamp - 1);
+    }
+
     private void write(TopicPartition tp, long base, long next, ByteBuffer bytes, long maxTs)
             throws IOException {
         List<SegmentInfo> list = segments.computeIfAbsent(tp, k -> new ArrayList<>());

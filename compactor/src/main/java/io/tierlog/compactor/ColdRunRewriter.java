@@ -1,0 +1,135 @@
+package io.tierlog.compactor;
+
+import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.ColdTierOptions;
+import io.tierlog.cold.ObjectStore;
+import io.tierlog.cold.ParquetLogReader;
+import io.tierlog.cold.ParquetLogWriter;
+import io.tierlog.cold.WrittenObject;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.LongConsumer;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
+
+/**
+ * Reads the batches of cold objects back (whole batches, in offset order, as {@link
+ * ParquetLogReader} rebuilds them) and either feeds their keys to a {@link ColdKeyMap} or writes
+ * the records a {@link ColdRecordFilter} keeps into one compacted Parquet file that stands for the
+ * run's exact offset range. Batch by batch, so memory stays at one read chunk.
+ *
+ * <p>Not thread-safe: one per pass.
+ */
+final class ColdRunRewriter {
+    /** Bytes decoded per read of an object. */
+    static final int READ_BYTES = 8 << 20;
+
+    private final ObjectStore store;
+    private final ColdTierOptions coldOptions;
+    private final LongConsumer throttle;
+    private final BufferSupplier buffers = BufferSupplier.create();
+
+    /**
+     * @param throttle called with the bytes of every object read and written (the compactor's I/O
+     *     rate limit); may block
+     */
+    ColdRunRewriter(ObjectStore store, ColdTierOptions coldOptions, LongConsumer throttle) {
+        this.store = store;
+        this.coldOptions = coldOptions;
+        this.throttle = throttle;
+    }
+
+    /** What one run's rewrite produced. */
+    record Rewritten(WrittenObject object, boolean changed, long tombstonesRemoved) {}
+
+    /** Puts every keyed record of {@code obj} into {@code map}, latest offset last. */
+    void map(ColdObject obj, ColdKeyMap map) throws IOException {
+        forEachBatch(
+                obj,
+                b -> {
+                    if (b.isControlBatch()) {
+                        return;
+                    }
+                    try (var it = b.streamingIterator(buffers)) {
+                        while (it.hasNext()) {
+                            Record r = it.next();
+                            if (r.hasKey()) {
+                                map.put(r.key(), r.offset());
+                            }
+                        }
+                    }
+                });
+    }
+
+    /**
+     * Writes the records of {@code run} that {@code filter} keeps into {@code file}, marked as the
+     * compacted copy of the run: its range is the run's, from the first object's first offset to
+     * the last one's last offset.
+     */
+    Rewritten rewrite(
+            List<ColdObject> run, ColdRecordFilter filter, Path file, String topic, int partition)
+            throws IOException {
+        long removedBefore = filter.tombstonesRemoved();
+        boolean[] changed = {run.size() > 1};
+        try (ParquetLogWriter writer = ParquetLogWriter.open(file, topic, partition, coldOptions)) {
+            writer.markCompacted(
+                    run.get(0).firstOffset(),
+                    run.get(run.size() - 1).lastOffset(),
+                    run.stream().map(ColdObject::key).toList());
+            ByteBuffer[] out = {ByteBuffer.allocate(64 * 1024)};
+            for (ColdObject obj : run) {
+                forEachBatch(
+                        obj,
+                        b -> {
+                            ByteBuffer one = ByteBuffer.allocate(b.sizeInBytes());
+                            b.writeTo(one);
+                            one.flip();
+                            if (out[0].capacity() < one.capacity() + 1024) {
+                                out[0] = ByteBuffer.allocate(one.capacity() * 2 + 1024);
+                            }
+                            out[0].clear();
+                            MemoryRecords.FilterResult r =
+                                    MemoryRecords.readableRecords(one.duplicate())
+                                            .filterTo(filter, out[0], buffers, Integer.MAX_VALUE);
+                            ByteBuffer kept = r.outputBuffer();
+                            out[0] = kept;
+                            kept.flip();
+                            if (!kept.equals(one)) {
+                                changed[0] = true;
+                            }
+                            for (MutableRecordBatch k :
+                                    MemoryRecords.readableRecords(kept.slice()).batches()) {
+                                writer.append(k);
+                            }
+                        });
+            }
+            WrittenObject w = writer.finish();
+            throttle.accept(w.sizeInBytes());
+            return new Rewritten(w, changed[0], filter.tombstonesRemoved() - removedBefore);
+        }
+    }
+
+    private interface BatchAction {
+        void accept(MutableRecordBatch batch) throws IOException;
+    }
+
+    private void forEachBatch(ColdObject obj, BatchAction action) throws IOException {
+        throttle.accept(obj.sizeInBytes());
+        ParquetLogReader reader = new ParquetLogReader(store, obj.key(), obj.sizeInBytes());
+        long next = obj.firstOffset();
+        while (next <= obj.lastOffset()) {
+            MemoryRecords chunk = reader.read(next, READ_BYTES);
+            if (chunk.sizeInBytes() == 0) {
+                return; // the object's tail holds no batch (compacted away)
+            }
+            for (MutableRecordBatch b : chunk.batches()) {
+                action.accept(b);
+                next = b.lastOffset() + 1;
+            }
+        }
+    }
+}
