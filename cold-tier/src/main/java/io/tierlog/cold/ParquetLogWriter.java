@@ -50,8 +50,8 @@ public final class ParquetLogWriter implements Closeable {
     private static final int MIN_PAGE_ROWS = 100;
 
     /**
-     * The file metadata key that marks a compacted object: the keys of the objects it replaced,
-     * comma-separated (see {@link #markCompacted}).
+     * The file metadata key that marks a compacted object: the range {@code first-last} of the run
+     * it replaced (see {@link #markCompacted}).
      */
     public static final String COMPACTED_REPLACES_KEY = ColdLayout.META_COMPACTED_REPLACES;
 
