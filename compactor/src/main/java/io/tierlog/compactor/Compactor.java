@@ -210,7 +210,15 @@ public final class Compactor implements Closeable {
             TopicPartition tp = e.getKey();
             futures.put(
                     tp,
-                    workers.submit(() -> new PartitionOffloader(env, tp).offload(e.getValue())));
+                    workers.submit(
+                            () -> {
+                                // planned again under the exclusion: a log cleaner may have
+                                // replaced the planned segments since
+                                try (SegmentSource.Exclusion x = source.exclusive(tp)) {
+                                    PartitionOffloader off = new PartitionOffloader(env, tp);
+                                    return off.offload(off.plan());
+                                }
+                            }));
         }
         long objects = 0;
         long records = 0;

@@ -9,16 +9,19 @@ import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Closed segments of tierlog's own {@link LogManager}. A closed segment is immutable, and the log
- * manager's retention never deletes one past the cold high watermark, so its {@code .log} file is
- * read directly (read-only channel). Segment rolls are observed through {@link LogListener}s, added
- * to each partition the first time it is seen.
+ * Closed segments of tierlog's own {@link LogManager}. A closed segment is immutable but for the
+ * log cleaner of a compacted topic, which replaces segments only while it holds the partition's
+ * exclusion ({@link #exclusive}, which the offloader takes), and the log manager's retention never
+ * deletes one past the cold high watermark, so its {@code .log} file is read directly (read-only
+ * channel). Segment rolls are observed through {@link LogListener}s, added to each partition the
+ * first time it is seen.
  *
  * <p>Thread-safe.
  */
@@ -63,6 +66,16 @@ public final class LogManagerSource implements SegmentSource {
         }
         FileChannel channel = FileChannel.open(segment.logFile(), StandardOpenOption.READ);
         return new BatchStream(channel, 0, segment.sizeInBytes(), channel);
+    }
+
+    @Override
+    public Exclusion exclusive(TopicPartition tp) throws InterruptedException {
+        Optional<PartitionLog> log = logManager.partition(tp);
+        if (log.isEmpty()) {
+            return () -> {};
+        }
+        PartitionLog.Exclusion x = log.get().exclusive();
+        return x::close;
     }
 
     @Override

@@ -40,6 +40,25 @@ public interface SegmentSource extends Closeable {
      */
     default void reportCorruption(TopicPartition tp, long from, long to, String reason) {}
 
+    /**
+     * Keeps the partition's closed segment files as {@link #segments} lists them until the returned
+     * handle is closed: a source whose segments a log cleaner may replace holds the cleaner off the
+     * partition (waiting for a cleaning in progress to finish). The offloader takes it around
+     * listing and reading a partition's segments, so it never ships a copy that a cleaning is
+     * replacing, and the cleaner never removes a tombstone while an offload of the partition runs.
+     * Read-only sources of immutable segments return a no-op handle.
+     */
+    default Exclusion exclusive(TopicPartition tp) throws IOException, InterruptedException {
+        return () -> {};
+    }
+
+    /** A held {@link #exclusive} of one partition; closing releases it. */
+    @FunctionalInterface
+    interface Exclusion extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /** A short description for logs ("log dir /var/kafka-logs"). */
     String describe();
 }

@@ -22,9 +22,13 @@ import io.tierlog.compactor.LogManagerSource;
 import io.tierlog.compactor.ObjectReport;
 import io.tierlog.compactor.OffloadListener;
 import io.tierlog.compactor.PartitionLag;
+import io.tierlog.hot.CleanerConfig;
+import io.tierlog.hot.CleaningStats;
+import io.tierlog.hot.LogCleaner;
 import io.tierlog.hot.LogConfig;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.TombstoneGate;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -268,6 +272,7 @@ final class EngineResources implements Closeable {
                 b.logs,
                 m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
         b.topics = TopicRegistry.open(b.catalog, b.logs, b.topicConfigs, b.coldIndex, b.dataDir);
+        startCleaner(b, config, tiered, background, time);
         for (PartitionLog l : b.logs.partitions()) {
             // the cold offsets that offset queries answer from memory
             b.coldIndex.refreshQuietly(l.topicPartition());
@@ -379,6 +384,79 @@ final class EngineResources implements Closeable {
                     CATALOG_CHECK_INTERVAL_MS,
                     "catalog health check");
         }
+    }
+
+    /**
+     * Starts the hot tier's log cleaner (its threads only with background work on) and registers
+     * its metrics. With a cold tier, tombstones may go only while the catalog holds no cold object
+     * of the partition (a consumer reading from offset 0 reads cold first): asked by the cleaner
+     * under the partition's exclusion, which the offload takes too; an untrusted catalog keeps
+     * them.
+     */
+    private static void startCleaner(
+            Builder b, Config config, boolean tiered, boolean background, Time time)
+            throws IOException {
+        CleanerConfig cc = CleanerConfig.from(config);
+        if (!background) {
+            cc =
+                    new CleanerConfig(
+                            false,
+                            cc.threads(),
+                            cc.maxIoBytesPerSecond(),
+                            cc.dedupeBufferBytes(),
+                            cc.backoff());
+        }
+        Catalog catalog = b.catalog;
+        CatalogGuard guard = b.guard;
+        TombstoneGate gate =
+                tiered
+                        ? tp ->
+                                guard.allows("tombstone removal in " + tp)
+                                        && catalog.partitionState(tp.topic(), tp.partition())
+                                                        .objectCount()
+                                                == 0
+                        : TombstoneGate.ALWAYS;
+        LogCleaner cleaner = b.logs.startCleaner(cc, gate);
+        MeterRegistry r = b.registry;
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        MetricNames.CLEANER_BYTES_READ, cleaner, c -> c.totals().bytesRead())
+                .baseUnit("bytes")
+                .register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        MetricNames.CLEANER_BYTES_WRITTEN, cleaner, c -> c.totals().bytesWritten())
+                .baseUnit("bytes")
+                .register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        MetricNames.CLEANER_PASSES, cleaner, c -> c.totals().passes())
+                .register(r);
+        r.gauge(
+                MetricNames.CLEANER_MAX_DIRTY_RATIO,
+                cleaner,
+                c -> c.stats().stream().mapToDouble(CleaningStats::dirtyRatio).max().orElse(0));
+        r.gauge(
+                MetricNames.CLEANER_CLEANABLE_BYTES,
+                cleaner,
+                c -> c.stats().stream().mapToLong(CleaningStats::cleanableBytes).sum());
+        r.gauge(
+                MetricNames.CLEANER_MAX_COMPACTION_DELAY_MS,
+                cleaner,
+                c ->
+                        c.stats().stream()
+                                .mapToLong(CleaningStats::maxCompactionDelayMs)
+                                .max()
+                                .orElse(0));
+        r.gauge(
+                MetricNames.CLEANER_TIME_SINCE_LAST_RUN_MS,
+                cleaner,
+                c ->
+                        c.stats().stream()
+                                .mapToLong(
+                                        s ->
+                                                s.lastCleaningMs() < 0
+                                                        ? -1
+                                                        : time.milliseconds() - s.lastCleaningMs())
+                                .max()
+                                .orElse(-1));
     }
 
     /**

@@ -26,6 +26,32 @@ public final class MetricNames {
      */
     public static final String COLD_READ_ERRORS = "tierlog.cold.read.errors";
 
+    /** Counter, segment bytes the hot tier's log cleaner read (offset maps and recopying). */
+    public static final String CLEANER_BYTES_READ = "tierlog.cleaner.bytes.read";
+
+    /** Counter, bytes of cleaned segments the log cleaner wrote. */
+    public static final String CLEANER_BYTES_WRITTEN = "tierlog.cleaner.bytes.written";
+
+    /** Counter, cleanings the log cleaner finished (one partition each). */
+    public static final String CLEANER_PASSES = "tierlog.cleaner.passes";
+
+    /** Gauge, the highest dirty ratio of a compacted partition (0..1). */
+    public static final String CLEANER_MAX_DIRTY_RATIO = "tierlog.cleaner.max.dirty.ratio";
+
+    /** Gauge, bytes the log cleaner may clean now, all compacted partitions. */
+    public static final String CLEANER_CLEANABLE_BYTES = "tierlog.cleaner.cleanable.bytes";
+
+    /**
+     * Gauge, ms the most overdue compacted partition is past its {@code max.compaction.lag.ms} (0
+     * when none is): Kafka's {@code max-compaction-delay-secs}.
+     */
+    public static final String CLEANER_MAX_COMPACTION_DELAY_MS =
+            "tierlog.cleaner.max.compaction.delay.ms";
+
+    /** Gauge, ms since the longest-uncleaned compacted partition was last cleaned (-1: none). */
+    public static final String CLEANER_TIME_SINCE_LAST_RUN_MS =
+            "tierlog.cleaner.time.since.last.run.ms";
+
     /** Gauge, closed-segment bytes not yet in the cold tier, all partitions. */
     public static final String OFFLOAD_LAG_BYTES = "tierlog.offload.lag.bytes";
 

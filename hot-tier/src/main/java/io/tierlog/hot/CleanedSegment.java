@@ -25,8 +25,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * <p>A cleaned segment always ends at the offset its group ended at: when the group's last batch
  * was removed, an empty batch (a header with no records, as Kafka keeps for a producer's last
  * batch) carries its offsets. So the offsets of the segments stay contiguous, and recovery knows
- * exactly which old segments a {@code .swap} file replaces: those whose base offset lies in
- * {@code [base, next offset of the swap)}.
+ * exactly which old segments a {@code .swap} file replaces: those whose base offset lies in {@code
+ * [base, next offset of the swap)}.
  *
  * <p>Not thread-safe: written by one cleaner thread.
  */
@@ -109,7 +109,9 @@ final class CleanedSegment implements AutoCloseable {
         }
     }
 
-    /** Appends whole batches ({@code buf} position to limit, ascending offsets) and indexes them. */
+    /**
+     * Appends whole batches ({@code buf} position to limit, ascending offsets) and indexes them.
+     */
     void append(ByteBuffer buf) throws IOException {
         int start = buf.position();
         ByteBuffer d = buf.duplicate();
@@ -119,7 +121,9 @@ final class CleanedSegment implements AutoCloseable {
         }
         for (int bp = start; bp < buf.limit(); ) {
             int bsize = buf.getInt(bp + LENGTH_OFFSET) + LOG_OVERHEAD;
-            long last = buf.getLong(bp + BASE_OFFSET_OFFSET) + buf.getInt(bp + LAST_OFFSET_DELTA_OFFSET);
+            long last =
+                    buf.getLong(bp + BASE_OFFSET_OFFSET)
+                            + buf.getInt(bp + LAST_OFFSET_DELTA_OFFSET);
             long ts = buf.getLong(bp + MAX_TIMESTAMP_OFFSET);
             if (ts > maxTimestamp) {
                 maxTimestamp = ts;

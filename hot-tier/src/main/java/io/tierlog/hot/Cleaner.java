@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  *       TombstoneGate} forbids removing tombstones of this partition now.
  * </ul>
  *
- * Records without a key are dropped (append refuses them on a compacted topic). Control batches
- * are kept as they are: there are no transactions yet, so no batch is aborted and no marker can
- * go (that is where transaction cleaning will decide). A producer's last batch is kept, emptied of
+ * Records without a key are dropped (append refuses them on a compacted topic). Control batches are
+ * kept as they are: there are no transactions yet, so no batch is aborted and no marker can go
+ * (that is where transaction cleaning will decide). A producer's last batch is kept, emptied of
  * removed records, so the producer's sequence survives a reopen. Batches keep their offsets,
  * timestamps, headers, attributes, producer id, epoch and sequence; a batch that lost records is
  * rebuilt in its own codec (Kafka's {@code MemoryRecords.filterTo}, whose record filter this class
@@ -202,8 +202,8 @@ final class Cleaner {
 
     /**
      * Kafka's {@code groupSegmentsBySize}: consecutive closed segments below {@code end} whose
-     * bytes together fit {@code segment.bytes}, whose index entries fit {@code
-     * segment.index.bytes} and whose offsets fit a 32-bit delta from the group's base.
+     * bytes together fit {@code segment.bytes}, whose index entries fit {@code segment.index.bytes}
+     * and whose offsets fit a 32-bit delta from the group's base.
      */
     static List<List<LogSegment>> groupSegmentsBySize(
             LogSegment[] segs, long end, LogConfig config) {
@@ -224,8 +224,7 @@ final class Cleaner {
                 if (bytes + s.size() > config.segmentBytes()
                         || (offsetEntries + s.offsetIndex().entries()) * 8
                                 > config.segmentIndexBytes()
-                        || (timeEntries + s.timeIndex().entries()) * 12
-                                > config.segmentIndexBytes()
+                        || (timeEntries + s.timeIndex().entries()) * 12 > config.segmentIndexBytes()
                         || groupEnd - first.baseOffset > Integer.MAX_VALUE) {
                     break;
                 }
@@ -258,8 +257,7 @@ final class Cleaner {
             return false;
         }
         long groupEnd = Math.max(group[group.length - 1].nextOffset(), after.baseOffset);
-        CleanedSegment cleaned =
-                CleanedSegment.create(log.dir(), base, config, log.openFiles());
+        CleanedSegment cleaned = CleanedSegment.create(log.dir(), base, config, log.openFiles());
         boolean swapped = false;
         try {
             long[] last = {-1, -1, -1}; // the group's last batch: base offset, last offset, max ts
@@ -350,7 +348,12 @@ final class Cleaner {
                     int need = readBuffer.getInt(LENGTH_OFFSET) + LOG_OVERHEAD;
                     if (need <= readBuffer.capacity() || need > end - pos) {
                         throw new IOException(
-                                "Invalid batch of " + need + " bytes in " + s.logFile() + " at " + pos);
+                                "Invalid batch of "
+                                        + need
+                                        + " bytes in "
+                                        + s.logFile()
+                                        + " at "
+                                        + pos);
                     }
                     readBuffer = ByteBuffer.allocate(need);
                     continue;

@@ -13,8 +13,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param firstUncleanableOffset the end of what the cleaner may clean now (active segment,
  *     min.compaction.lag.ms)
  * @param lastCleaningMs when a cleaning of the partition last finished, -1 for never
- * @param maxCompactionDelayMs how far the oldest dirty record is past max.compaction.lag.ms (0
- *     when not)
+ * @param maxCompactionDelayMs how far the oldest dirty record is past max.compaction.lag.ms (0 when
+ *     not)
  */
 public record CleaningStats(
         TopicPartition tp,

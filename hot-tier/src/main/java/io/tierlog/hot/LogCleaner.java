@@ -23,15 +23,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Kafka's log cleaner for one log dir: {@code log.cleaner.threads} threads of their own (never an
- * append or fetch thread) each pick the dirtiest cleanable compacted partition ({@link
- * LogToClean}: above {@code min.cleanable.dirty.ratio}, or past {@code max.compaction.lag.ms}),
- * clean it ({@link Cleaner}) and start again, sleeping {@code log.cleaner.backoff.ms} when none
- * needs cleaning. All threads together read and write at most {@code
- * log.cleaner.io.max.bytes.per.second}. Appends and fetches go on during a cleaning: the cleaner
- * only reads closed segments and takes the append lock for the swap alone.
+ * append or fetch thread) each pick the dirtiest cleanable compacted partition ({@link LogToClean}:
+ * above {@code min.cleanable.dirty.ratio}, or past {@code max.compaction.lag.ms}), clean it ({@link
+ * Cleaner}) and start again, sleeping {@code log.cleaner.backoff.ms} when none needs cleaning. All
+ * threads together read and write at most {@code log.cleaner.io.max.bytes.per.second}. Appends and
+ * fetches go on during a cleaning: the cleaner only reads closed segments and takes the append lock
+ * for the swap alone.
  *
- * <p>A partition is cleaned by one thread at a time, and only while the cleaner holds its
- * exclusion ({@link PartitionLog#tryExclusive()}, which the offload path takes too); the {@link
+ * <p>A partition is cleaned by one thread at a time, and only while the cleaner holds its exclusion
+ * ({@link PartitionLog#tryExclusive()}, which the offload path takes too); the {@link
  * TombstoneGate} is asked under it.
  *
  * <p>Files in the log dir, in Kafka's checkpoint format ({@link RecoveryPointCheckpoint}): {@code
@@ -104,7 +104,9 @@ public final class LogCleaner implements Closeable {
         }
         long mapBytes = config.mapBytesPerThread();
         for (int i = 0; i < config.threads(); i++) {
-            Thread t = new Thread(() -> run(mapBytes), "log-cleaner-" + i + "-" + logDir.getFileName());
+            Thread t =
+                    new Thread(
+                            () -> run(mapBytes), "log-cleaner-" + i + "-" + logDir.getFileName());
             t.setDaemon(true);
             threads.add(t);
             t.start();
@@ -226,7 +228,8 @@ public final class LogCleaner implements Closeable {
         }
         try (x) {
             // measured again under the exclusion: an offload or retention may have moved things
-            LogToClean now = LogToClean.of(log, checkpoints.getOrDefault(tp, -1L), time.milliseconds());
+            LogToClean now =
+                    LogToClean.of(log, checkpoints.getOrDefault(tp, -1L), time.milliseconds());
             boolean drop;
             try {
                 drop = gate.mayDropTombstones(tp);
@@ -319,7 +322,8 @@ public final class LogCleaner implements Closeable {
     private Optional<CleaningStats> stats(PartitionLog log) {
         TopicPartition tp = log.topicPartition();
         try {
-            LogToClean c = LogToClean.of(log, checkpoints.getOrDefault(tp, -1L), time.milliseconds());
+            LogToClean c =
+                    LogToClean.of(log, checkpoints.getOrDefault(tp, -1L), time.milliseconds());
             return Optional.of(
                     new CleaningStats(
                             tp,
@@ -348,6 +352,45 @@ public final class LogCleaner implements Closeable {
     /** The first dirty offset of {@code tp} as checkpointed, if any. */
     public Optional<Long> checkpoint(TopicPartition tp) {
         return Optional.ofNullable(checkpoints.get(tp));
+    }
+
+    /**
+     * The first dirty offset of each partition as {@code cleaner-offset-checkpoint} in {@code
+     * logDir} holds it (empty without the file): for read-only tools such as {@code tierlog
+     * inspect}, which must not open the log dir.
+     */
+    public static Map<TopicPartition, Long> readCheckpoint(Path logDir) throws IOException {
+        return new RecoveryPointCheckpoint(logDir, CHECKPOINT_FILE).read();
+    }
+
+    /** When each partition was last cleaned (ms since the epoch), as the cleaner last wrote it. */
+    public static Map<TopicPartition, Long> readLastCleanings(Path logDir) throws IOException {
+        return new RecoveryPointCheckpoint(logDir, LAST_CLEANING_FILE).read();
+    }
+
+    /**
+     * The dirty ratio of a partition from its segments (oldest first, the last active) and its
+     * first dirty offset (-1 or out of range: the log start), by whole closed segments as the
+     * cleaner counts them, without the {@code min.compaction.lag.ms} bound: for read-only tools.
+     */
+    public static double dirtyRatio(List<SegmentInfo> segments, long firstDirty) {
+        long clean = 0;
+        long dirty = 0;
+        if (segments.isEmpty()) {
+            return 0;
+        }
+        long start = segments.get(0).baseOffset();
+        long from = firstDirty < start ? start : firstDirty;
+        for (int i = 0; i < segments.size() - 1; i++) {
+            SegmentInfo s = segments.get(i);
+            long end = Math.max(s.nextOffset(), segments.get(i + 1).baseOffset());
+            if (end <= from) {
+                clean += s.sizeInBytes();
+            } else {
+                dirty += s.sizeInBytes();
+            }
+        }
+        return clean + dirty == 0 ? 0 : (double) dirty / (clean + dirty);
     }
 
     /** Wakes the sleeping threads (a topic became compacted, tests). */

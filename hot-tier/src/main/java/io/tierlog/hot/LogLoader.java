@@ -279,18 +279,19 @@ final class LogLoader {
 
     /**
      * Completes a cleaning's swap that a crash interrupted, as Kafka's loader does: a {@code
-     * <base>.log.swap} file is a finished, fsynced cleaned segment (the rename to {@code .swap}
-     * was the commit point), so the old segments it replaces, those whose base offset lies in
-     * {@code [base, its next offset)} (a cleaned segment ends where its group ended), are deleted
-     * and the swap files take their final names. Index files are rebuilt if a swap index is
-     * missing.
+     * <base>.log.swap} file is a finished, fsynced cleaned segment (the rename to {@code .swap} was
+     * the commit point), so the old segments it replaces, those whose base offset lies in {@code
+     * [base, its next offset)} (a cleaned segment ends where its group ended), are deleted and the
+     * swap files take their final names. Index files are rebuilt if a swap index is missing.
      */
     private static void completeSwap(Path dir, long base, List<Long> bases, List<Path> orphans)
             throws IOException {
-        Path swapLog = CleanedSegment.file(dir, base, LogSegment.LOG_SUFFIX, CleanedSegment.SWAP_SUFFIX);
+        Path swapLog =
+                CleanedSegment.file(dir, base, LogSegment.LOG_SUFFIX, CleanedSegment.SWAP_SUFFIX);
         long next;
         try (java.nio.channels.FileChannel ch =
-                java.nio.channels.FileChannel.open(swapLog, java.nio.file.StandardOpenOption.READ)) {
+                java.nio.channels.FileChannel.open(
+                        swapLog, java.nio.file.StandardOpenOption.READ)) {
             LogScanner sc = new LogScanner(ch, 0, ch.size(), -1, true, false);
             next = base;
             while (sc.next()) {

@@ -241,8 +241,7 @@ final class LogSegment {
         long fileSize = channel.size();
         // A cleaned segment of a compacted topic has offset gaps between its batches (and before
         // its first one), so only ascending offsets are required there.
-        LogScanner sc =
-                new LogScanner(channel, 0, fileSize, baseOffset, true, !config.compact());
+        LogScanner sc = new LogScanner(channel, 0, fileSize, baseOffset, true, !config.compact());
         long next = baseOffset;
         while (sc.next()) {
             if (sc.maxTimestamp > maxTs) {

@@ -88,11 +88,6 @@ record LogToClean(
             delay = now - maxLag - earliestDirty;
         }
         return new LogToClean(
-                log,
-                firstDirty,
-                Math.max(firstUncleanable, firstDirty),
-                clean,
-                cleanable,
-                delay);
+                log, firstDirty, Math.max(firstUncleanable, firstDirty), clean, cleanable, delay);
     }
 }

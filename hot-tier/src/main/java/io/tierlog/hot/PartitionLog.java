@@ -81,8 +81,8 @@ public final class PartitionLog implements Closeable {
     private final OfflineState offlineState;
 
     /**
-     * The exclusion between the log cleaner and the offload of this partition: whoever holds it
-     * may replace (cleaner) or read by path (offloader) the closed segments.
+     * The exclusion between the log cleaner and the offload of this partition: whoever holds it may
+     * replace (cleaner) or read by path (offloader) the closed segments.
      */
     private final java.util.concurrent.Semaphore exclusive = new java.util.concurrent.Semaphore(1);
 
@@ -981,9 +981,9 @@ public final class PartitionLog implements Closeable {
      * become {@code .swap} (the commit point: recovery completes the swap from here) and the folder
      * is fsynced; the old segments' files are renamed to {@code .deleted} (their channels stay open
      * for in-flight reads, and {@code file.delete.delay.ms} later they go); the {@code .swap} files
-     * take their final names, the folder is fsynced; the new segment is opened and published in
-     * the segment array. A storage fault during these steps takes the log offline (its reload
-     * completes or discards the swap as recovery does).
+     * take their final names, the folder is fsynced; the new segment is opened and published in the
+     * segment array. A storage fault during these steps takes the log offline (its reload completes
+     * or discards the swap as recovery does).
      *
      * @return false, changing nothing, when the group is no longer part of the log (retention,
      *     DeleteRecords or a reload removed one of them) or the log is closed or offline

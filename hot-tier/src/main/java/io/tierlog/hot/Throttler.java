@@ -3,9 +3,9 @@ package io.tierlog.hot;
 import io.tierlog.common.Time;
 
 /**
- * Keeps the bytes the cleaner threads read and write at or below a rate, as Kafka's cleaner
- * {@code Throttler}: each thread reports the bytes it moved and sleeps for as long as the total is
- * ahead of the rate since the throttler started. Appends and fetches never pass here.
+ * Keeps the bytes the cleaner threads read and write at or below a rate, as Kafka's cleaner {@code
+ * Throttler}: each thread reports the bytes it moved and sleeps for as long as the total is ahead
+ * of the rate since the throttler started. Appends and fetches never pass here.
  *
  * <p>Thread-safe.
  */

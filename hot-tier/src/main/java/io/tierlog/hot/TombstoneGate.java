@@ -9,10 +9,10 @@ import org.apache.kafka.common.TopicPartition;
  * dropped from the hot log could let an older value of its key, still in a cold object, come back.
  * The engine answers "the catalog holds no cold object of the partition".
  *
- * <p>Contract: called by a cleaner thread while it holds the partition's cleaning exclusion
- * ({@link PartitionLog#tryExclusive()}), so no offload of the partition runs between the answer
- * and the swap of the cleaned segments. May block (a catalog read). An exception counts as "no":
- * tombstones are kept. Implementations are thread-safe.
+ * <p>Contract: called by a cleaner thread while it holds the partition's cleaning exclusion ({@link
+ * PartitionLog#tryExclusive()}), so no offload of the partition runs between the answer and the
+ * swap of the cleaned segments. May block (a catalog read). An exception counts as "no": tombstones
+ * are kept. Implementations are thread-safe.
  */
 @FunctionalInterface
 public interface TombstoneGate {

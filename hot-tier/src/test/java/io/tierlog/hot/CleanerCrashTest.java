@@ -66,7 +66,11 @@ class CleanerCrashTest {
                 });
         LogCleaner cleaner =
                 new LogCleaner(
-                        tmp, () -> List.of(log), cleanerConfig(1 << 20), TombstoneGate.ALWAYS, time);
+                        tmp,
+                        () -> List.of(log),
+                        cleanerConfig(1 << 20),
+                        TombstoneGate.ALWAYS,
+                        time);
         cleaner.cleanAllOnce();
         assertThat(crashed[0]).as("step reached").isTrue();
 

@@ -71,7 +71,12 @@ class CleanerPropertiesTest {
                     for (Rec r : recs) {
                         appended.put(
                                 next,
-                                new Read(next, r.key(), r.value(), r.timestamp(), "hdr-" + r.value()));
+                                new Read(
+                                        next,
+                                        r.key(),
+                                        r.value(),
+                                        r.timestamp(),
+                                        "hdr-" + r.value()));
                         next++;
                     }
                 } else if (op < 9) {

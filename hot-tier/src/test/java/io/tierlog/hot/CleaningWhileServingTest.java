@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two cleaner threads clean while one thread appends and two read from the log start, holding
- * each slice a moment before reading its bytes (as a zero-copy fetch does): every append succeeds,
- * every slice read is whole valid batches in ascending offsets (an in-flight read of a replaced
- * segment keeps reading the old file), and once appends stop the cleaned log holds the latest
- * value of every key.
+ * Two cleaner threads clean while one thread appends and two read from the log start, holding each
+ * slice a moment before reading its bytes (as a zero-copy fetch does): every append succeeds, every
+ * slice read is whole valid batches in ascending offsets (an in-flight read of a replaced segment
+ * keeps reading the old file), and once appends stop the cleaned log holds the latest value of
+ * every key.
  */
 class CleaningWhileServingTest {
     @TempDir Path tmp;
@@ -66,7 +66,8 @@ class CleaningWhileServingTest {
                                                                 new Rec(
                                                                         key,
                                                                         "v" + i,
-                                                                        System.currentTimeMillis()))));
+                                                                        System
+                                                                                .currentTimeMillis()))));
                                         latest.put(key, "v" + i);
                                     }
                                     return null;

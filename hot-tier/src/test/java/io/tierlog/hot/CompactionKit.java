@@ -17,7 +17,9 @@ import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
-/** Keyed batches, compacted-topic configs and a consumer's view for the cleaner tests. Stateless. */
+/**
+ * Keyed batches, compacted-topic configs and a consumer's view for the cleaner tests. Stateless.
+ */
 final class CompactionKit {
     private CompactionKit() {}
 

@@ -79,7 +79,7 @@ class HotTierOptionsTest {
 
     @Test
     void everyOptionIsListedAndDocumented() {
-        assertThat(HotTierOptions.all()).hasSize(20);
+        assertThat(HotTierOptions.all()).hasSize(25);
         for (ConfigOption<?> o : HotTierOptions.all()) {
             assertThat(o.doc()).isNotBlank();
             assertThat(o.defaultValue()).isNotNull();

@@ -94,8 +94,7 @@ class LogCleanerTest {
 
     @Test
     void activeSegmentIsNeverCleaned() throws Exception {
-        PartitionLog log =
-                open(compactConfig(Map.of("segment.bytes", "1000000"))).getOrCreate(tp);
+        PartitionLog log = open(compactConfig(Map.of("segment.bytes", "1000000"))).getOrCreate(tp);
         appendUpdates(log, time, 100, 3);
         assertThat(cleaner(TombstoneGate.ALWAYS).cleanAllOnce()).isZero();
         assertThat(readAll(log)).hasSize(100);
@@ -189,7 +188,11 @@ class LogCleanerTest {
     void maxCompactionLagForcesCleaningBelowTheRatio() throws Exception {
         LogConfig c =
                 compactConfig(
-                        Map.of("min.cleanable.dirty.ratio", "0.99", "max.compaction.lag.ms", "5000"));
+                        Map.of(
+                                "min.cleanable.dirty.ratio",
+                                "0.99",
+                                "max.compaction.lag.ms",
+                                "5000"));
         PartitionLog log = open(c).getOrCreate(tp);
         appendUpdates(log, time, 200, 10);
         LogCleaner cleaner = cleaner(TombstoneGate.ALWAYS);
@@ -261,7 +264,8 @@ class LogCleanerTest {
         appendUpdates(log, time, 30, 4);
         cleaner.cleanAllOnce();
         assertThat(log.segments().size()).isLessThan(before);
-        assertThat(log.segments()).allSatisfy(s -> assertThat(s.sizeInBytes()).isLessThanOrEqualTo(2048));
+        assertThat(log.segments())
+                .allSatisfy(s -> assertThat(s.sizeInBytes()).isLessThanOrEqualTo(2048));
         // offsets of segments stay contiguous: each cleaned segment ends where its group ended
         List<SegmentInfo> segs = log.segments();
         for (int i = 1; i < segs.size(); i++) {
@@ -321,13 +325,17 @@ class LogCleanerTest {
                                 (short) 0,
                                 seq));
         assertThat(next.duplicate()).isFalse();
-        assertThat(new String(Files.readAllBytes(tmp.resolve("logs").resolve("cleaner-offset-checkpoint")), StandardCharsets.UTF_8)).startsWith("0\n1\n");
+        assertThat(
+                        new String(
+                                Files.readAllBytes(
+                                        tmp.resolve("logs").resolve("cleaner-offset-checkpoint")),
+                                StandardCharsets.UTF_8))
+                .startsWith("0\n1\n");
     }
 
     @Test
     void deletePolicyTopicsAreNotCleaned() throws Exception {
-        PartitionLog log =
-                open(compactConfig(Map.of("cleanup.policy", "delete"))).getOrCreate(tp);
+        PartitionLog log = open(compactConfig(Map.of("cleanup.policy", "delete"))).getOrCreate(tp);
         appendUpdates(log, time, 200, 10);
         assertThat(cleaner(TombstoneGate.ALWAYS).cleanAllOnce()).isZero();
         assertThat(readAll(log)).hasSize(200);
