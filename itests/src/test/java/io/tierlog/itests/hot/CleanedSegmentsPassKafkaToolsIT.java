@@ -50,13 +50,18 @@ class CleanedSegmentsPassKafkaToolsIT {
         try (LogManager manager = LogManager.open(logDir, t -> config, Time.SYSTEM, null)) {
             PartitionLog log = manager.getOrCreate(tp);
             List<Compression> codecs =
-                    List.of(Compression.NONE, Compression.lz4().build(), Compression.zstd().build());
+                    List.of(
+                            Compression.NONE,
+                            Compression.lz4().build(),
+                            Compression.zstd().build());
             for (int i = 0; i < 1500; i++) {
                 SimpleRecord[] recs = new SimpleRecord[1 + i % 3];
                 for (int r = 0; r < recs.length; r++) {
                     byte[] key = ("k" + ((i * 7 + r) % 50)).getBytes(StandardCharsets.UTF_8);
                     byte[] value =
-                            i % 13 == 0 ? null : ("v" + i + "-" + r).getBytes(StandardCharsets.UTF_8);
+                            i % 13 == 0
+                                    ? null
+                                    : ("v" + i + "-" + r).getBytes(StandardCharsets.UTF_8);
                     recs[r] = new SimpleRecord(System.currentTimeMillis(), key, value);
                 }
                 log.append(MemoryRecords.withRecords(codecs.get(i % 3), recs).buffer());

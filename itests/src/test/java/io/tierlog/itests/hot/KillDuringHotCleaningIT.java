@@ -69,6 +69,7 @@ class KillDuringHotCleaningIT {
         Map<String, Long> attempted = new ConcurrentHashMap<>();
         AtomicLong seq = new AtomicLong();
         int midClean = 0;
+        int served = 0;
         long restartNanos = 0;
         Process server = start(port, data, 0);
         try {
@@ -120,7 +121,7 @@ class KillDuringHotCleaningIT {
                 assertThat(verify.exit())
                         .as("tierlog verify after kill %d: %s", kill, verify.out() + verify.err())
                         .isZero();
-                checkLatest(bootstrap, ackedBefore, attempted, kill);
+                served = checkLatest(bootstrap, ackedBefore, attempted, kill);
             }
         } finally {
             server.destroyForcibly().waitFor();
@@ -129,6 +130,9 @@ class KillDuringHotCleaningIT {
                 "%d kills (%d with a clean in progress), %d keys, %d updates sent; restart %.2f s on average%n",
                 KILLS, midClean, keys, seq.get(), restartNanos / 1e9 / KILLS);
         assertThat(midClean).as("kills that hit a clean in progress").isPositive();
+        assertThat((long) served)
+                .as("records served at the end: the cleaner compacted the log")
+                .isLessThan(seq.get() / 2);
     }
 
     /**
@@ -147,10 +151,11 @@ class KillDuringHotCleaningIT {
      * Reads the partition from offset 0 to its end: offsets ascend, and each key's value is at
      * least its last acknowledged update and at most its last attempted one.
      */
-    private static void checkLatest(
+    private static int checkLatest(
             String bootstrap, Map<String, Long> acked, Map<String, Long> attempted, int kill) {
         Map<String, Long> latest = new HashMap<>();
         long[] last = {-1};
+        int[] read = {0};
         try (KafkaConsumer<String, String> c =
                 new KafkaConsumer<>(
                         Map.of("bootstrap.servers", bootstrap, "enable.auto.commit", false),
@@ -165,6 +170,7 @@ class KillDuringHotCleaningIT {
                         for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
                             assertThat(r.offset()).as("offsets ascend").isGreaterThan(last[0]);
                             last[0] = r.offset();
+                            read[0]++;
                             String[] kv = r.value().split(":");
                             assertThat(kv[0]).as("value of key %s", r.key()).isEqualTo(r.key());
                             latest.put(r.key(), Long.parseLong(kv[1]));
@@ -183,6 +189,7 @@ class KillDuringHotCleaningIT {
                             .isGreaterThanOrEqualTo(seq)
                             .isLessThanOrEqualTo(attempted.get(key));
                 });
+        return read[0];
     }
 
     /** Keyed updates, acks=all, until {@code stop} (or until the server is gone). */
