@@ -82,30 +82,6 @@ class CompactionDifferentialIT {
     @Test
     void latestValuePerKeyAndRemainingTombstonesAreKafka44sAcrossBothTiers() throws Exception {
         try (KafkaBroker kafka =
-                    KafkaBroker.start(
-                            dir.resolve("kafka"),
-                            Map.of("log.cleaner.backoff.ms", "200", "log.cleaner.threads", "1"))) {
-                Side k =
-                        new Side() {
-                            public String name() {
-                                return "kafka";
-                            }
-
-                            public String bootstrap() {
-                                return kafka.bootstrapServers();
-                            }
-
-                            public boolean cleaned(long offset, long sinceMs) throws Exception {
-                                return CleanerCheckpoint.cleanedTo(
-                                        kafka.logDir(), TOPIC, 0, offset);
-                            }
-                        };
-                createTopic(k.bootstrap(), Map.of());
-                Property.forAll(1, random -> compare(random, k, k, null));
-            }
-            return;
-        }
-        try (KafkaBroker kafka =
                         KafkaBroker.start(
                                 dir.resolve("kafka"),
                                 Map.of(
