@@ -9,6 +9,7 @@ import io.tierlog.common.testing.Property;
 import io.tierlog.engine.PartitionReport;
 import io.tierlog.itests.kafka.KafkaBroker;
 import io.tierlog.itests.testing.CleanerCheckpoint;
+import io.tierlog.itests.testing.InProcessCli;
 import io.tierlog.server.TierlogServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -192,6 +193,12 @@ class CompactionDifferentialIT {
             PartitionReport report = server.engine().inspect(Optional.of(TOPIC)).get(0);
             System.out.println("tierlog: " + report.format() + ", earliest local " + earliestLocal);
             assertThat(earliestLocal).as("ListOffsets earliest-local").isGreaterThan(0);
+            InProcessCli.Cli verify =
+                    InProcessCli.run(
+                            "verify", "--deep", "--set", "data.dir=" + dir.resolve("tierlog"));
+            assertThat(verify.exit())
+                    .as("tierlog verify --deep of both tiers: %s", verify.out() + verify.err())
+                    .isZero();
             assertThat(tierlogView.lowestLatestOffset())
                     .as("some latest values were read from the cold tier")
                     .isLessThan(earliestLocal);
