@@ -67,7 +67,9 @@ import org.apache.parquet.schema.Types;
  *
  * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
  * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
- * source batches; in a compacted object also {@link #META_COMPACTED_REPLACES}.
+ * source batches; in a compacted object also {@link #META_COMPACTED_REPLACES}. Batch columns keep
+ * the raw attributes and base timestamp, so a batch's KIP-534 delete horizon (attribute bit 6, the
+ * horizon in the base timestamp) survives the cold tier and compaction there.
  *
  * <p>Stateless; constants only.
  */

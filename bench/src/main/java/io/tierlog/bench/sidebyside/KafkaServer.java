@@ -18,6 +18,14 @@ final class KafkaServer {
     private KafkaServer() {}
 
     static ServerUnderTest start(Path dir) throws IOException {
+        return start(dir, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #start(Path)}, with {@code extra} broker settings appended; a {@code dir} formatted
+     * by an earlier start is started again on its data (the format step is skipped).
+     */
+    static ServerUnderTest start(Path dir, java.util.Map<String, String> extra) throws IOException {
         Files.createDirectories(dir);
         int port = Children.freePort();
         int controllerPort = Children.freePort();
@@ -46,22 +54,27 @@ final class KafkaServer {
                         "share.coordinator.state.topic.min.isr=1",
                         "group.initial.rebalance.delay.ms=0",
                         "");
+        StringBuilder more = new StringBuilder();
+        extra.forEach((k, v) -> more.append(k).append('=').append(v).append('\n'));
+        config += more;
         Path props = dir.resolve("server.properties");
         Files.writeString(props, config);
         Path out = dir.resolve("kafka.out");
         int rc =
-                Children.run(
-                        Children.java(
-                                List.of("-Xmx512m"),
-                                List.of(
-                                        "kafka.tools.StorageTool",
-                                        "format",
-                                        "--cluster-id",
-                                        Uuid.randomUuid().toString(),
-                                        "--config",
-                                        props.toString()),
-                                out),
-                        Duration.ofMinutes(2));
+                Files.exists(logDir.resolve("meta.properties"))
+                        ? 0
+                        : Children.run(
+                                Children.java(
+                                        List.of("-Xmx512m"),
+                                        List.of(
+                                                "kafka.tools.StorageTool",
+                                                "format",
+                                                "--cluster-id",
+                                                Uuid.randomUuid().toString(),
+                                                "--config",
+                                                props.toString()),
+                                        out),
+                                Duration.ofMinutes(2));
         if (rc != 0) {
             throw new IOException("StorageTool format failed:\n" + Children.tail(out));
         }

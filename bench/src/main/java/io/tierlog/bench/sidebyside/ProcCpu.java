@@ -37,10 +37,39 @@ final class ProcCpu {
         return ticks / TICKS_PER_SECOND;
     }
 
+    /**
+     * utime + stime, in seconds, of the threads of {@code pid} whose name ({@code
+     * /proc/<pid>/task/<tid>/comm}, at most 15 characters) starts with {@code namePrefix}: the CPU
+     * one kind of thread used (a log cleaner's, say), whatever else the process did meanwhile.
+     * Threads that already exited are not counted.
+     */
+    static double threadSeconds(long pid, String namePrefix) throws IOException {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        long ticks = 0;
+        try (java.util.stream.Stream<Path> tids = Files.list(tasks)) {
+            for (Path task : (Iterable<Path>) tids::iterator) {
+                String comm;
+                try {
+                    comm = Files.readString(task.resolve("comm")).strip();
+                } catch (NoSuchFileException e) {
+                    continue; // exited between listing and reading
+                }
+                if (comm.startsWith(namePrefix)) {
+                    ticks += ticks(task.resolve("stat"));
+                }
+            }
+        }
+        return ticks / TICKS_PER_SECOND;
+    }
+
     private static long ticks(long pid) throws IOException {
+        return ticks(Path.of("/proc", Long.toString(pid), "stat"));
+    }
+
+    private static long ticks(Path statFile) throws IOException {
         String stat;
         try {
-            stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            stat = Files.readString(statFile);
         } catch (NoSuchFileException e) {
             return 0; // exited between listing and reading
         }

@@ -4,6 +4,7 @@ import io.tierlog.common.testing.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,28 +17,45 @@ import java.util.List;
  * <p>Thread-safety: stateless.
  */
 public final class ServeProcess {
+    /**
+     * JVM flags that start {@code serve} in about half the time on a loaded machine (C1 only, the
+     * serial collector), for tests that restart it many times and measure correctness, not speed.
+     */
+    public static final List<String> QUICK_START =
+            List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
     private ServeProcess() {}
 
     /**
      * Starts {@code serve} on {@code 127.0.0.1:port} over {@code data}, its output in {@code log},
      * with {@code sets} as further {@code --set key=value} settings, and returns once it accepts
-     * connections (failing the test, naming the log, if it does not within 90 s).
+     * connections (failing the test, naming the log, if it does not within 90 s, and at once with
+     * the log's tail if the process exits).
      */
     public static Process start(Path log, int port, Path data, String... sets) throws IOException {
+        return start(log, port, data, List.of(), sets);
+    }
+
+    /**
+     * As {@link #start(Path, int, Path, String...)}, with further JVM flags such as {@link
+     * #QUICK_START}.
+     */
+    public static Process start(
+            Path log, int port, Path data, List<String> jvmFlags, String... sets)
+            throws IOException {
         String javaExe = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd =
-                new ArrayList<>(
-                        List.of(
-                                javaExe,
-                                "-Xmx512m",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                "io.tierlog.server.cli.TierlogCli",
-                                "serve",
-                                "--set",
-                                "listeners=PLAINTEXT://127.0.0.1:" + port,
-                                "--set",
-                                "data.dir=" + data));
+        List<String> cmd = new ArrayList<>(List.of(javaExe, "-Xmx512m"));
+        cmd.addAll(jvmFlags);
+        cmd.addAll(
+                List.of(
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "io.tierlog.server.cli.TierlogCli",
+                        "serve",
+                        "--set",
+                        "listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "--set",
+                        "data.dir=" + data));
         for (String set : sets) {
             cmd.add("--set");
             cmd.add(set);
@@ -47,8 +65,22 @@ public final class ServeProcess {
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();
-        Await.until("server listening; log: " + log, () -> accepts(port), Duration.ofSeconds(90));
+        Await.until(
+                "server listening; log: " + log,
+                () -> {
+                    if (!p.isAlive()) {
+                        throw new IOException(
+                                "serve exited with " + p.exitValue() + ":\n" + tail(log));
+                    }
+                    return accepts(port);
+                },
+                Duration.ofSeconds(90));
         return p;
+    }
+
+    private static String tail(Path log) throws IOException {
+        List<String> lines = Files.readAllLines(log);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
 
     /** Whether something accepts TCP connections on {@code 127.0.0.1:port}. */

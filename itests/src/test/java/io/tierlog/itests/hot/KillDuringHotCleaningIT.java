@@ -1,0 +1,277 @@
+package io.tierlog.itests.hot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierlog.common.testing.Await;
+import io.tierlog.common.testing.Property;
+import io.tierlog.itests.testing.InProcessCli;
+import io.tierlog.itests.testing.ServeProcess;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * kill -9 of a {@code tierlog serve} child while its hot-tier cleaner compacts a topic of tiny
+ * segments continuously and an acks=all producer writes keyed updates, many times over at seeded
+ * random moments, some of them while a {@code .cleaned} or {@code .swap} file of an unfinished
+ * clean is on disk. After every restart: {@code tierlog verify} finds no violation, the log opens
+ * and serves from offset 0 with ascending offsets, and every key's value is its last acknowledged
+ * update or a later attempted one (compaction never loses an acknowledged latest value, and a crash
+ * never resurrects an older one).
+ *
+ * <p>Values are {@code key:seq} with {@code seq} rising per key, so "later" is comparable.
+ */
+class KillDuringHotCleaningIT {
+    private static final String TOPIC = "kill-compacted";
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+    private static final int KILLS = Integer.getInteger("tierlog.killDuringCleaning.kills", 30);
+
+    @TempDir Path dir;
+
+    @Test
+    void killMinus9DuringHotCleaningNeverLosesAnAcknowledgedLatestValue() throws Exception {
+        Property.forAll(1, this::killRepeatedly);
+    }
+
+    private void killRepeatedly(Random random) throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String bootstrap = "127.0.0.1:" + port;
+        Path data = dir.resolve("data");
+        Path partitionDir = data.resolve("log").resolve(TOPIC + "-0");
+        int keys = Property.between(random, 20, 200);
+        // per key: the highest seq acknowledged, and the highest seq ever sent
+        Map<String, Long> acked = new ConcurrentHashMap<>();
+        Map<String, Long> attempted = new ConcurrentHashMap<>();
+        AtomicLong seq = new AtomicLong();
+        int midClean = 0;
+        int served = 0;
+        int verifyRaces = 0;
+        long restartNanos = 0;
+        Process server = start(port, data, 0);
+        try {
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+                admin.createTopics(
+                                List.of(new NewTopic(TOPIC, 1, (short) 1).configs(topicConfigs())))
+                        .all()
+                        .get();
+            }
+            for (int kill = 1; kill <= KILLS; kill++) {
+                AtomicBoolean stop = new AtomicBoolean();
+                long producerSeed = random.nextLong();
+                Thread producer =
+                        new Thread(
+                                () ->
+                                        produce(
+                                                bootstrap,
+                                                producerSeed,
+                                                keys,
+                                                seq,
+                                                acked,
+                                                attempted,
+                                                stop),
+                                "producer-" + kill);
+                producer.start();
+                // the kill schedule: after a random time, and every third time at the first sight
+                // of an unfinished clean (a poll of the partition folder, up to 5 s)
+                Thread.sleep(150 + random.nextInt(1200));
+                boolean cleaning = cleaningInProgress(partitionDir);
+                if (kill % 3 == 0) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    while (!cleaning && System.nanoTime() < deadline) {
+                        Thread.sleep(1);
+                        cleaning = cleaningInProgress(partitionDir);
+                    }
+                }
+                server.destroyForcibly().waitFor();
+                if (cleaning || cleaningInProgress(partitionDir)) {
+                    midClean++;
+                }
+                stop.set(true);
+                producer.join(TimeUnit.SECONDS.toMillis(60));
+                Map<String, Long> ackedBefore = Map.copyOf(acked);
+
+                long t0 = System.nanoTime();
+                server = start(port, data, kill);
+                restartNanos += System.nanoTime() - t0;
+                // verify reads the hot segments while the cleaner swaps them: a scan that meets a
+                // segment being replaced fails with "Unexpected end of file" (exit 3), a race of
+                // the read-only scan, not a fault of the log; it is retried and counted
+                InProcessCli.Cli verify = null;
+                for (int attempt = 0; attempt < 5; attempt++) {
+                    verify = InProcessCli.run("--verbose", "verify", "--set", "data.dir=" + data);
+                    if (verify.exit() != 3 || !verify.err().contains("Unexpected end of file")) {
+                        break;
+                    }
+                    verifyRaces++;
+                }
+                assertThat(verify.exit())
+                        .as("tierlog verify after kill %d: %s", kill, verify.out() + verify.err())
+                        .isZero();
+                served = checkLatest(bootstrap, ackedBefore, attempted, kill);
+            }
+        } finally {
+            server.destroyForcibly().waitFor();
+        }
+        System.out.printf(
+                "%d kills (%d with a clean in progress), %d keys, %d updates sent, %d records"
+                        + " served at the end; restart %.2f s on average; verify raced the cleaner"
+                        + " %d times%n",
+                KILLS, midClean, keys, seq.get(), served, restartNanos / 1e9 / KILLS, verifyRaces);
+        assertThat(midClean).as("kills that hit a clean in progress").isPositive();
+        assertThat((long) served)
+                .as("records served at the end: the cleaner compacted the log")
+                .isLessThan(seq.get() / 2);
+    }
+
+    /**
+     * Whether a clean left its intermediate files ({@code .cleaned}, {@code .swap}) in the folder.
+     */
+    private static boolean cleaningInProgress(Path partitionDir) {
+        try (Stream<Path> files = Files.list(partitionDir)) {
+            return files.map(p -> p.getFileName().toString())
+                    .anyMatch(n -> n.endsWith(".cleaned") || n.endsWith(".swap"));
+        } catch (IOException e) {
+            return false; // not created yet, or a file renamed under the listing
+        }
+    }
+
+    /**
+     * Reads the partition from offset 0 to its end: offsets ascend, and each key's value is at
+     * least its last acknowledged update and at most its last attempted one.
+     */
+    private static int checkLatest(
+            String bootstrap, Map<String, Long> acked, Map<String, Long> attempted, int kill) {
+        Map<String, Long> latest = new HashMap<>();
+        long[] last = {-1};
+        int[] read = {0};
+        try (KafkaConsumer<String, String> c =
+                new KafkaConsumer<>(
+                        Map.of("bootstrap.servers", bootstrap, "enable.auto.commit", false),
+                        new StringDeserializer(),
+                        new StringDeserializer())) {
+            c.assign(List.of(TP));
+            c.seek(TP, 0);
+            long end = c.endOffsets(List.of(TP), Duration.ofSeconds(30)).get(TP);
+            Await.until(
+                    "read to " + end + " after kill " + kill,
+                    () -> {
+                        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
+                            assertThat(r.offset()).as("offsets ascend").isGreaterThan(last[0]);
+                            last[0] = r.offset();
+                            read[0]++;
+                            String[] kv = r.value().split(":");
+                            assertThat(kv[0]).as("value of key %s", r.key()).isEqualTo(r.key());
+                            latest.put(r.key(), Long.parseLong(kv[1]));
+                        }
+                        return c.position(TP) >= end;
+                    },
+                    Duration.ofSeconds(60));
+        }
+        acked.forEach(
+                (key, seq) -> {
+                    assertThat(latest.get(key))
+                            .as(
+                                    "after kill %d, key %s acknowledged up to update %d",
+                                    kill, key, seq)
+                            .isNotNull()
+                            .isGreaterThanOrEqualTo(seq)
+                            .isLessThanOrEqualTo(attempted.get(key));
+                });
+        return read[0];
+    }
+
+    /** Keyed updates, acks=all, until {@code stop} (or until the server is gone). */
+    private static void produce(
+            String bootstrap,
+            long seed,
+            int keys,
+            AtomicLong seq,
+            Map<String, Long> acked,
+            Map<String, Long> attempted,
+            AtomicBoolean stop) {
+        Random random = new Random(seed);
+        try (KafkaProducer<String, String> p =
+                new KafkaProducer<>(
+                        Map.of(
+                                "bootstrap.servers", bootstrap,
+                                "acks", "all",
+                                "linger.ms", 2,
+                                "delivery.timeout.ms", 5000,
+                                "request.timeout.ms", 3000,
+                                "max.block.ms", 3000),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            while (!stop.get()) {
+                String key = "k" + random.nextInt(keys);
+                long s = seq.incrementAndGet();
+                attempted.merge(key, s, Math::max);
+                p.send(
+                        new ProducerRecord<>(
+                                TOPIC,
+                                0,
+                                key,
+                                key + ":" + s + ":" + "x".repeat(random.nextInt(200))),
+                        (m, e) -> {
+                            if (e == null) {
+                                acked.merge(key, s, Math::max);
+                            }
+                        });
+                if (random.nextInt(16) == 0) {
+                    p.flush();
+                }
+            }
+            // the server is dead: fail what is in flight now rather than after delivery.timeout.ms
+            p.close(Duration.ZERO);
+        } catch (RuntimeException e) {
+            // the server was killed under a send: what was acknowledged is recorded
+        }
+    }
+
+    private static Map<String, String> topicConfigs() {
+        return Map.of(
+                "cleanup.policy", "compact",
+                "internal.segment.bytes", "4096",
+                "segment.ms", "500",
+                "min.cleanable.dirty.ratio", "0.01",
+                "min.compaction.lag.ms", "0",
+                "delete.retention.ms", "1000");
+    }
+
+    private Process start(int port, Path data, int n) throws IOException {
+        return ServeProcess.start(
+                dir.resolve("serve-" + n + ".log"),
+                port,
+                data,
+                ServeProcess.QUICK_START,
+                "offload.interval.ms=200",
+                "log.cleaner.backoff.ms=50",
+                "log.cleaner.dedupe.buffer.size=1048576",
+                // throttled, so a clean of even this small log takes long enough to be killed in
+                "log.cleaner.io.max.bytes.per.second=200000");
+    }
+}
