@@ -275,6 +275,9 @@ class CatalogLossIT {
                         java.sql.DriverManager.getConnection("jdbc:sqlite:" + catalogDb());
                 java.sql.Statement s = c.createStatement()) {
             s.execute("DROP TABLE catalog_meta");
+            s.execute("DROP TABLE retired_objects"); // schema version 6
+            s.execute("ALTER TABLE partitions DROP COLUMN cold_cleaned");
+            s.execute("ALTER TABLE partitions DROP COLUMN last_cold_cleaning");
             s.execute("ALTER TABLE partitions DROP COLUMN log_start"); // schema version 5
             s.execute("DELETE FROM schema_version WHERE version >= 4");
         }
