@@ -57,7 +57,7 @@ class SideBySideSmokeIT {
      * A launcher like {@code bin/tierlog} on this JVM's class path (which holds the server module
      * and its dependencies): the harness {@code exec}s it, so the child's pid is the server's.
      */
-    private static Path tierlogLauncher(Path dir) throws Exception {
+    static Path tierlogLauncher(Path dir) throws Exception {
         Path launcher = dir.resolve("tierlog");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Files.writeString(
