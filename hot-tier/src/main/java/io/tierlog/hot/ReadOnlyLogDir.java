@@ -180,7 +180,17 @@ public final class ReadOnlyLogDir implements Closeable {
      * is normal. Reads only.
      */
     public Optional<SegmentCorruption> findCorruption(SegmentInfo s) throws IOException {
-        boolean gaps = cleanedPartitions().test(s.tp());
+        return findCorruption(s, false);
+    }
+
+    /**
+     * As {@link #findCorruption(SegmentInfo)}; {@code compacted}: the partition's topic is
+     * compacted now, so offsets need only ascend even if no cleaner file names it (the rule of
+     * {@link PartitionLog#mayHaveOffsetGaps()}).
+     */
+    public Optional<SegmentCorruption> findCorruption(SegmentInfo s, boolean compacted)
+            throws IOException {
+        boolean gaps = compacted || cleanedPartitions().test(s.tp());
         SegmentFile file = file(s.logFile());
         FileChannel ch = file.acquire();
         try {
