@@ -122,8 +122,17 @@ public final class ReadOnlyTieredLog implements Closeable {
      * Informational findings are in {@link #notes()} afterwards.
      */
     public List<Violation> verify(boolean deep) {
+        TopicConfigs configs;
+        try {
+            configs = new TopicConfigs(config, catalog, DynamicBrokerConfigs.open(dataDir));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         List<Violation> out =
-                new java.util.ArrayList<>(new Verifier(catalog, store, hot).verify(deep));
+                new java.util.ArrayList<>(
+                        new Verifier(catalog, store, hot)
+                                .compactedTopics(configs::compacted)
+                                .verify(deep));
         List<String> found = new java.util.ArrayList<>();
         Optional<java.util.UUID> bound;
         try {

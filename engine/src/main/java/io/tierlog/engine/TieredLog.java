@@ -481,6 +481,7 @@ public final class TieredLog implements Closeable {
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
             // what a deep check finds corrupt in the hot tier is read from the cold tier from now
             return new Verifier(catalog, res.store(), hot)
+                    .compactedTopics(topics::isCompacted)
                     .onHotDamage(
                             (tp, d) ->
                                     logs.partition(tp)

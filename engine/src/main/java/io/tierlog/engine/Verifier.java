@@ -63,6 +63,7 @@ final class Verifier {
     private final ObjectStore store;
     private final ReadOnlyLogDir hot;
     private java.util.function.BiConsumer<TopicPartition, HotDamage> onHotDamage = (tp, d) -> {};
+    private java.util.function.Predicate<String> compacted = t -> false;
 
     /**
      * A corrupt range of a hot segment found by a deep check: offsets {@code [from, to)} whose hot
@@ -86,7 +87,8 @@ final class Verifier {
         }
         for (TopicRecord t : catalog.topics()) {
             boolean compact =
-                    t.configs().getOrDefault("cleanup.policy", "delete").contains("compact");
+                    t.configs().getOrDefault("cleanup.policy", "delete").contains("compact")
+                            || compacted.test(t.name());
             for (int p = 0; p < t.partitions(); p++) {
                 verifyPartition(new TopicPartition(t.name(), p), deep, compact, retired, out);
             }
@@ -113,7 +115,7 @@ final class Verifier {
         }
         checkContiguity(tp, objects, state, out);
         if (deep) {
-            checkHotBatches(tp, segs, state, out);
+            checkHotBatches(tp, segs, state, compactTopic, out);
         }
         for (ColdObject o : objects) {
             if (retired.contains(o.key())) {
@@ -451,6 +453,15 @@ final class Verifier {
         }
     }
 
+    /**
+     * The effective {@code cleanup.policy} of a topic includes compact (broker defaults included,
+     * which the catalog's topic overrides do not show): its hot segments may have offset gaps.
+     */
+    Verifier compactedTopics(java.util.function.Predicate<String> isCompacted) {
+        this.compacted = isCompacted;
+        return this;
+    }
+
     /** Also tells {@code listener} of each corrupt hot range a deep check finds. */
     Verifier onHotDamage(java.util.function.BiConsumer<TopicPartition, HotDamage> listener) {
         this.onHotDamage = listener;
@@ -464,12 +475,16 @@ final class Verifier {
      * corruption.
      */
     private void checkHotBatches(
-            TopicPartition tp, List<SegmentInfo> segs, PartitionState state, List<Violation> out) {
+            TopicPartition tp,
+            List<SegmentInfo> segs,
+            PartitionState state,
+            boolean compactTopic,
+            List<Violation> out) {
         for (int i = 0; i < segs.size(); i++) {
             SegmentInfo seg = segs.get(i);
             Optional<io.tierlog.hot.SegmentCorruption> found;
             try {
-                found = hot.findCorruption(seg);
+                found = hot.findCorruption(seg, compactTopic);
             } catch (NoSuchFileException e) {
                 continue; // deleted by local retention meanwhile
             } catch (IOException | RuntimeException e) {

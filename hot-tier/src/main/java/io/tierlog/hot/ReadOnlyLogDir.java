@@ -138,7 +138,16 @@ public final class ReadOnlyLogDir implements Closeable {
             } catch (NoSuchFileException e) {
                 // deleted by the broker's retention meanwhile
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                // The channel kept from an earlier read may be of a file the cleaner's swap renamed
+                // away (the name now holds another file): read the name afresh once.
+                evict(f);
+                try {
+                    out.add(info(tp, f, bases.get(i), i < bases.size() - 1));
+                } catch (NoSuchFileException gone) {
+                    // swapped away meanwhile
+                } catch (IOException again) {
+                    throw new UncheckedIOException(again);
+                }
             }
         }
         return out;
@@ -180,7 +189,39 @@ public final class ReadOnlyLogDir implements Closeable {
      * is normal. Reads only.
      */
     public Optional<SegmentCorruption> findCorruption(SegmentInfo s) throws IOException {
-        boolean gaps = cleanedPartitions().test(s.tp());
+        return findCorruption(s, false);
+    }
+
+    /**
+     * As {@link #findCorruption(SegmentInfo)}; {@code compacted}: the partition's topic is
+     * compacted now, so offsets need only ascend even if no cleaner file names it (the rule of
+     * {@link PartitionLog#mayHaveOffsetGaps()}).
+     */
+    public Optional<SegmentCorruption> findCorruption(SegmentInfo s, boolean compacted)
+            throws IOException {
+        try {
+            return scanForCorruption(s, compacted);
+        } catch (NoSuchFileException e) {
+            throw e;
+        } catch (IOException e) {
+            // a kept channel of a file the cleaner's swap replaced: only what persists counts
+            evict(s.logFile());
+            return scanForCorruption(s, compacted);
+        }
+    }
+
+    /** Forgets the kept channel and scan of {@code f}: its name may hold another file now. */
+    private void evict(Path f) {
+        infos.remove(f);
+        SegmentFile old = files.remove(f);
+        if (old != null) {
+            old.close();
+        }
+    }
+
+    private Optional<SegmentCorruption> scanForCorruption(SegmentInfo s, boolean compacted)
+            throws IOException {
+        boolean gaps = compacted || cleanedPartitions().test(s.tp());
         SegmentFile file = file(s.logFile());
         FileChannel ch = file.acquire();
         try {

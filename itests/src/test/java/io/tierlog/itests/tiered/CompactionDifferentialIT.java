@@ -194,9 +194,10 @@ class CompactionDifferentialIT {
             System.out.println("tierlog: " + report.format() + ", earliest local " + earliestLocal);
             assertThat(earliestLocal).as("ListOffsets earliest-local").isGreaterThan(0);
             InProcessCli.Cli verify =
-                    InProcessCli.run("verify", "--set", "data.dir=" + dir.resolve("tierlog"));
+                    InProcessCli.run(
+                            "verify", "--deep", "--set", "data.dir=" + dir.resolve("tierlog"));
             assertThat(verify.exit())
-                    .as("tierlog verify of both tiers: %s", verify.out() + verify.err())
+                    .as("tierlog verify --deep of both tiers: %s", verify.out() + verify.err())
                     .isZero();
             assertThat(tierlogView.lowestLatestOffset())
                     .as("some latest values were read from the cold tier")
