@@ -199,6 +199,10 @@ class KafkaStreamsWordCountIT {
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
         p.put(StreamsConfig.REPARTITION_PURGE_INTERVAL_MS_CONFIG, 100);
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        // small batches, so that each changelog partition gets several appends and rolls its
+        // 8 KiB segments (one large batch fills a segment that no later append rolls: then
+        // nothing of it is offloaded and the restore never reads the cold tier)
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 1024);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
         KafkaStreams k = new KafkaStreams(b.build(), p);
         k.start();
