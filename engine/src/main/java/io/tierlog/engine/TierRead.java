@@ -46,6 +46,22 @@ public sealed interface TierRead permits TierRead.Hot, TierRead.Cold {
     /** The first offset still stored in either tier. */
     long logStartOffset();
 
+    /**
+     * The partition's last stable offset as of the read (= the high watermark when no transaction
+     * is open): Fetch's {@code last_stable_offset}.
+     */
+    default long lastStableOffset() {
+        return highWatermark();
+    }
+
+    /**
+     * For a {@link Isolation#READ_COMMITTED} read, the aborted transactions whose batches may lie
+     * in the returned range (Fetch's {@code aborted_transactions}); empty otherwise.
+     */
+    default java.util.List<AbortedTransaction> abortedTransactions() {
+        return java.util.List.of();
+    }
+
     /** The batches as a heap/direct buffer copy (copy path for the hot tier; no copy for cold). */
     MemoryRecords toMemoryRecords() throws java.io.IOException;
 

@@ -325,6 +325,37 @@ public final class TieredLog implements Closeable {
         return reads.read(tp, offset, maxBytes);
     }
 
+    /**
+     * As {@link #read(TopicPartition, long, int)} with an isolation level: {@link
+     * Isolation#READ_COMMITTED} ends at the last stable offset and carries the aborted transactions
+     * of the range ({@link TierRead#abortedTransactions()}).
+     */
+    public CompletableFuture<TierRead> read(
+            TopicPartition tp, long offset, int maxBytes, Isolation isolation) {
+        return read(tp, offset, maxBytes); // stub: isolation ignored until transactions exist
+    }
+
+    /** The partition side of transactions: markers, verification, last stable offset. */
+    public Transactions transactions() {
+        return new Transactions(this);
+    }
+
+    /**
+     * As {@link #append(TopicPartition, ByteBuffer)} for transactional batches, with the token of a
+     * KIP-890 verification ({@link TxnVerification#NONE} when none was needed).
+     */
+    public Appended append(TopicPartition tp, ByteBuffer batches, TxnVerification verification)
+            throws IOException {
+        throw new UnsupportedOperationException("transactions: not implemented yet");
+    }
+
+    /** As {@link #appendWithoutBlocking(TopicPartition, ByteBuffer)} with a verification token. */
+    public Optional<Appended> appendWithoutBlocking(
+            TopicPartition tp, ByteBuffer batches, TxnVerification verification)
+            throws IOException {
+        throw new UnsupportedOperationException("transactions: not implemented yet");
+    }
+
     // ---------------------------------------------------------------- offsets
 
     /**

@@ -687,6 +687,72 @@ public final class PartitionLog implements Closeable {
         return damaged.nextStart(offset);
     }
 
+    // ---------------------------------------------------------------- transactions
+
+    /**
+     * The last stable offset: the first offset of the oldest open transaction (or of a completed
+     * one whose marker is not yet readable), else the high watermark; never below the log start.
+     */
+    public long lastStableOffset() {
+        return highWatermark; // stub until transactions are tracked
+    }
+
+    /**
+     * Aborted transactions a {@code read_committed} reader of {@code [from, upTo)} must know
+     * (Kafka's {@code collectAbortedTxns}): entries of the segments' {@code .txnindex} files with
+     * {@code lastOffset >= from} and {@code firstOffset < upTo}, in index order.
+     */
+    public java.util.List<AbortedTxn> abortedTransactions(long from, long upTo) throws IOException {
+        return java.util.List.of(); // stub
+    }
+
+    /** The transactions open in this partition, oldest first. */
+    public java.util.List<OngoingTxn> ongoingTransactions() {
+        return java.util.List.of(); // stub
+    }
+
+    /**
+     * Starts KIP-890 verification of a producer's transactional batch: the guard to hand back with
+     * the append once the coordinator confirmed the partition, or {@link
+     * VerificationGuard#SENTINEL} when the producer's transaction is already ongoing here.
+     */
+    public VerificationGuard maybeStartTxnVerification(
+            long producerId, int baseSequence, short producerEpoch, boolean supportsEpochBump) {
+        throw new UnsupportedOperationException("transactions: not implemented yet");
+    }
+
+    /** As {@link #append(ByteBuffer, int)}, with the KIP-890 guard of a transactional batch. */
+    public AppendResult append(
+            ByteBuffer batches, int partitionLeaderEpoch, VerificationGuard guard)
+            throws IOException {
+        throw new UnsupportedOperationException("transactions: not implemented yet");
+    }
+
+    /** As {@link #appendWithoutBlocking(ByteBuffer, int)}, with the KIP-890 guard. */
+    public AppendResult appendWithoutBlocking(
+            ByteBuffer batches, int partitionLeaderEpoch, VerificationGuard guard)
+            throws IOException {
+        throw new UnsupportedOperationException("transactions: not implemented yet");
+    }
+
+    /**
+     * Appends a commit or abort marker (control batch) ending {@code producerId}'s transaction, as
+     * Kafka's {@code appendAsLeader(origin = COORDINATOR)}: checks the coordinator epoch and the
+     * producer epoch (TV2: above the current one), completes the transaction, records an aborted
+     * one in the active segment's {@code .txnindex}, and advances the last stable offset.
+     *
+     * @throws ProducerStateException when fenced (coordinator epoch) or the epoch is stale
+     */
+    public AppendResult appendEndTxnMarker(
+            long producerId,
+            short producerEpoch,
+            int coordinatorEpoch,
+            boolean commit,
+            int transactionVersion)
+            throws IOException {
+        throw new UnsupportedOperationException("transactions: not implemented yet");
+    }
+
     public long logStartOffset() {
         return logStartOffset;
     }
