@@ -33,9 +33,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 final class CleanedSegment implements AutoCloseable {
     static final String CLEANED_SUFFIX = ".cleaned";
     static final String SWAP_SUFFIX = ".swap";
-    static final String[] FILE_SUFFIXES = {
-        LogSegment.LOG_SUFFIX, LogSegment.INDEX_SUFFIX, LogSegment.TIME_INDEX_SUFFIX
-    };
+    static final String[] FILE_SUFFIXES = LogSegment.ALL_SUFFIXES;
 
     private final Path dir;
     final long baseOffset;
