@@ -171,6 +171,19 @@ final class CleanedSegment implements AutoCloseable {
         return size;
     }
 
+    /**
+     * Writes the cleaned segment's {@code .txnindex.cleaned} (no file when {@code aborted} is
+     * empty, as Kafka), fsynced; renamed with the other files at the swap.
+     */
+    void writeTxnIndex(java.util.List<AbortedTxn> aborted) throws IOException {
+        Path f = file(dir, baseOffset, LogSegment.TXN_INDEX_SUFFIX, CLEANED_SUFFIX);
+        if (aborted.isEmpty()) {
+            Files.deleteIfExists(f);
+            return;
+        }
+        TxnIndex.write(f, aborted);
+    }
+
     long nextOffset() {
         return nextOffset;
     }

@@ -982,7 +982,9 @@ public final class PartitionLog implements Closeable {
             LogSegment[] segs = segments;
             int n =
                     LocalRetention.deletablePrefix(
-                            segs, config, now, maxDeletableOffset, highWatermark);
+                            // the LSO, not only the high watermark: an open transaction's first
+                            // offset stays readable, so a read_committed reader can still skip it
+                            segs, config, now, maxDeletableOffset, lastStableOffset());
             if (n == 0) {
                 return 0;
             }
@@ -1000,7 +1002,7 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Moves the log start offset up to {@code offset} (at most the high watermark; Kafka's
+     * Moves the log start offset up to {@code offset} (at most the last stable offset; Kafka's
      * DeleteRecords): reads below it fail with {@link LogOffsetOutOfRangeException}, and the closed
      * segments wholly below it (whose successor starts at or below it) are deleted as retention
      * deletes them (renamed, removed after {@code file.delete.delay.ms}). The active segment always
@@ -1015,7 +1017,9 @@ public final class PartitionLog implements Closeable {
             if (closed) {
                 throw new IOException(tp + " is closed");
             }
-            long start = Math.min(offset, highWatermark);
+            // Kafka caps at the high watermark; the LSO keeps an open transaction's start (and
+            // so its abort entry's first offset) inside the log
+            long start = Math.min(offset, lastStableOffset());
             requestedLogStart = Math.max(requestedLogStart, start);
             if (start <= logStartOffset) {
                 return logStartOffset;
@@ -1217,17 +1221,16 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * The last offset of each remembered idempotent producer's last batch: the batches the cleaner
-     * keeps (possibly emptied), so that a reopened log rebuilds every producer's sequence.
+     * Every remembered producer's state: the cleaner keeps each one's last batch (possibly
+     * emptied), or its last marker, so that a reopened log rebuilds every producer's sequence and
+     * epoch.
      */
-    java.util.Map<Long, Long> lastOffsetsOfProducers() {
+    java.util.Map<Long, ProducerEntry> lastOffsetsOfProducers() {
         lock.lock();
         try {
-            java.util.Map<Long, Long> out = new java.util.HashMap<>();
+            java.util.Map<Long, ProducerEntry> out = new java.util.HashMap<>();
             for (ProducerEntry e : producers.entries()) {
-                if (e.lastOffset() >= 0) {
-                    out.put(e.producerId(), e.lastOffset());
-                }
+                out.put(e.producerId(), e);
             }
             return out;
         } finally {
