@@ -463,14 +463,15 @@ final class LogLoader {
                 s.unpin();
             }
             if (aborted != null) {
-                if (!aborted.equals(s.txnIndex().entries())) {
+                // rewritten even when empty: the file on disk may name markers recovery cut off
+                s.txnIndex().rewrite(aborted);
+                if (!aborted.isEmpty()) {
                     LOG.info(
                             "Rebuilt transaction index of segment {} of {}: {} aborted"
                                     + " transactions",
                             s.baseOffset,
                             dir,
                             aborted.size());
-                    s.txnIndex().rewrite(aborted);
                 }
                 s.txnIndexStale = false;
             }
