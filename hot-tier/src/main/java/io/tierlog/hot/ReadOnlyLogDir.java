@@ -27,9 +27,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * read-only, indexes are not needed (segments are read whole and scanned batch by batch), and Kafka
  * files we do not use ({@code leader-epoch-checkpoint}, {@code *.snapshot}, {@code
  * partition.metadata}, checkpoints, a tierlog dir's {@code .lock}) are ignored; {@code *.txnindex}
- * (Kafka's format and ours) answers {@link #abortedTransactions};
- * no lock is taken. A batch is served only after its CRC-32C was verified; the scan stops at a torn
- * tail (a segment the broker is still writing).
+ * (Kafka's format and ours) answers {@link #abortedTransactions}; no lock is taken. A batch is
+ * served only after its CRC-32C was verified; the scan stops at a torn tail (a segment the broker
+ * is still writing).
  *
  * <p>Segment files are opened on use and closed while idle within {@link OpenFiles#defaultMax()} (a
  * broker's dir of 20,000 partitions must not exhaust the descriptors of an offload daemon); a slice
@@ -58,10 +58,10 @@ public final class ReadOnlyLogDir implements Closeable {
     /**
      * The last stable offset of {@code tp} as far as a scan of the batch headers from the segment
      * holding {@code from} shows: the first offset of the oldest transaction with data and no
-     * marker yet (a transactional data batch opens its producer's transaction, any control batch
-     * of the producer ends it), else the end of the valid batches. Conservative for transactions
-     * that began at or after the scan start; one opened before {@code from} is not seen, so
-     * callers pass the lowest offset they will use. Reads only.
+     * marker yet (a transactional data batch opens its producer's transaction, any control batch of
+     * the producer ends it), else the end of the valid batches. Conservative for transactions that
+     * began at or after the scan start; one opened before {@code from} is not seen, so callers pass
+     * the lowest offset they will use. Reads only.
      */
     public long lastStableOffset(TopicPartition tp, long from) throws IOException {
         List<SegmentInfo> segs = segments(tp);

@@ -16,9 +16,9 @@ import org.apache.kafka.common.record.internal.Record;
 
 /**
  * Prints a segment file as Kafka's {@code kafka-dump-log} does: batches (and records with {@code
- * deep}, with the marker of a control batch) of a {@code .log}, entries of a {@code .index},
- * {@code .timeindex} or {@code .txnindex}. A torn or corrupt
- * tail is reported, not thrown. Reads only; never writes the file.
+ * deep}, with the marker of a control batch) of a {@code .log}, entries of a {@code .index}, {@code
+ * .timeindex} or {@code .txnindex}. A torn or corrupt tail is reported, not thrown. Reads only;
+ * never writes the file.
  *
  * <p>Stateless; thread-safe.
  */
@@ -60,7 +60,8 @@ public final class SegmentDump {
             return dumpIndex(file, base, out);
         } else {
             throw new IllegalArgumentException(
-                    file + ": not a segment file (expected a .log, .index, .timeindex or .txnindex"
+                    file
+                            + ": not a segment file (expected a .log, .index, .timeindex or .txnindex"
                             + " file)");
         }
     }
@@ -178,8 +179,7 @@ public final class SegmentDump {
     private static Summary dumpTxnIndex(Path file, long base, PrintStream out) throws IOException {
         byte[] bytes = Files.readAllBytes(file);
         int whole = bytes.length - bytes.length % TxnIndex.ENTRY_SIZE;
-        for (AbortedTxn a :
-                TxnIndex.decode(ByteBuffer.wrap(bytes, 0, whole).slice())) {
+        for (AbortedTxn a : TxnIndex.decode(ByteBuffer.wrap(bytes, 0, whole).slice())) {
             out.println(
                     "version: "
                             + TxnIndex.VERSION

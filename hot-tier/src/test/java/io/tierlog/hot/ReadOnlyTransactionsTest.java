@@ -32,7 +32,8 @@ class ReadOnlyTransactionsTest {
         long lso;
         List<AbortedTxn> aborted;
         try (LogManager m =
-                LogManager.open(logs, t -> LogConfig.from(Map.of("segment.bytes", "400")), time, null)) {
+                LogManager.open(
+                        logs, t -> LogConfig.from(Map.of("segment.bytes", "400")), time, null)) {
             PartitionLog log = m.getOrCreate(tp);
             for (int i = 0; i < 4; i++) {
                 appendTxn(log, A, (short) 0, i * 2, 2, time.milliseconds());
