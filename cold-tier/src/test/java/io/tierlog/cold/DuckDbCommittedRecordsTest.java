@@ -3,6 +3,7 @@ package io.tierlog.cold;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.cold.testing.TxnBatches;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,15 +29,19 @@ import org.junit.jupiter.api.io.TempDir;
 class DuckDbCommittedRecordsTest {
     @TempDir Path dir;
 
-    /** The query of the docs, for a directory of one partition's objects. */
-    static String committedRecords(String glob) {
-        return "SELECT \"offset\", \"timestamp\", key, value, headers"
-                + " FROM read_parquet('"
-                + glob
-                + "', union_by_name = true)"
-                + " WHERE NOT batch_is_control"
-                + " AND coalesce(batch_txn_state, 'none') <> 'aborted'"
-                + " ORDER BY \"offset\"";
+    /**
+     * The query of docs/formats.md (the SQL block under "Committed records with DuckDB"), with its
+     * S3 glob replaced by {@code glob}: the docs cannot drift from what this test checks.
+     */
+    static String committedRecords(String glob) throws IOException {
+        String doc = Files.readString(Path.of("..", "docs", "formats.md"));
+        int at = doc.indexOf("**Committed records with DuckDB**");
+        assertThat(at).as("docs/formats.md has the DuckDB paragraph").isPositive();
+        int start = doc.indexOf("```sql\n", at) + "```sql\n".length();
+        String sql = doc.substring(start, doc.indexOf("```", start)).trim();
+        assertThat(sql).contains("'s3://<bucket>/<s3.prefix>/<topic>/<partition>/*.parquet'");
+        return sql.replace("s3://<bucket>/<s3.prefix>/<topic>/<partition>/*.parquet", glob)
+                .replaceAll(";$", "");
     }
 
     @Test
