@@ -9,6 +9,11 @@ import io.tierlog.cold.TxnState;
 import io.tierlog.cold.testing.TxnBatches;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.testing.ColdTierFixture;
+import io.tierlog.hot.LogConfig;
+import io.tierlog.hot.LogManager;
+import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.SegmentInfo;
+import io.tierlog.hot.VerificationGuard;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -30,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The offload stops below the last stable offset: a closed segment holding an open transaction's
  * batches (or lying past its start) waits, and the lag says which transaction holds it; once the
  * transaction ends, the segments go, and every transactional batch carries its outcome, also when
- * its marker lies in a later segment. Runs over a Kafka-layout log dir ({@link LogDirSource}).
+ * its marker lies in a later segment. Runs over a Kafka-layout log dir ({@link LogDirSource}) and
+ * over tierlog's own log manager ({@link LogManagerSource}, whose LSO and aborted list are the hot
+ * tier's).
  */
 class TxnOffloadCapIT {
     static final TopicPartition TP = new TopicPartition("orders", 1);
@@ -128,5 +135,58 @@ class TxnOffloadCapIT {
             expected.put(o, TxnState.ABORTED);
         }
         assertThat(got).isEqualTo(expected);
+    }
+
+    @Test
+    void ownLogManagerHoldsClosedSegmentsOfAnOpenTransactionUntilItsAbortMarker() throws Exception {
+        try (LogManager lm =
+                LogManager.open(
+                        dir.resolve("own"),
+                        topic -> LogConfig.from(Map.of("segment.bytes", "4096")),
+                        Time.SYSTEM,
+                        null)) {
+            PartitionLog log = lm.getOrCreate(TP);
+            TxnBatches plain = new TxnBatches(0, CompressionType.NONE).plain(5);
+            log.append(plain.batches().get(0).buffer().duplicate());
+            VerificationGuard guard = log.maybeStartTxnVerification(7, 5, (short) 0, false);
+            MemoryRecords txn = new TxnBatches(5, CompressionType.NONE).txn(7, 3).batches().get(0);
+            log.append(txn.buffer().duplicate(), PartitionLog.NO_PARTITION_LEADER_EPOCH, guard);
+            long next = 8;
+            while (log.segments().size() < 4) {
+                TxnBatches more = new TxnBatches(next, CompressionType.NONE).plain(20);
+                log.append(more.batches().get(0).buffer().duplicate());
+                next = more.nextOffset();
+            }
+            assertThat(log.lastStableOffset()).isEqualTo(5);
+            try (LogManagerSource source = new LogManagerSource(lm);
+                    Compactor c = cold.compactor(source, Optional.empty(), settings, Time.SYSTEM)) {
+                assertThat(c.runOnce().failedPartitions()).isZero();
+                assertThat(cold.catalog().objects(TP.topic(), TP.partition())).isEmpty();
+                assertThat(c.lag().get(TP).heldBack())
+                        .contains("open transaction of producer 7 since offset 5");
+
+                log.appendEndTxnMarker(7, (short) 0, 0, false, 1);
+                assertThat(log.lastStableOffset()).isEqualTo(log.logEndOffset());
+                assertThat(c.runOnce().failedPartitions()).isZero();
+                List<ColdObject> objects = cold.catalog().objects(TP.topic(), TP.partition());
+                long closedEnd = 0;
+                for (SegmentInfo s : log.segments()) {
+                    if (s.closed()) {
+                        closedEnd = s.nextOffset();
+                    }
+                }
+                assertThat(objects.get(objects.size() - 1).lastOffset() + 1).isEqualTo(closedEnd);
+                ColdObject first = objects.get(0);
+                ColdBatches cb =
+                        new ParquetLogReader(cold.store(), first.key(), first.sizeInBytes())
+                                .readBatches(5, 1);
+                RecordBatch aborted = cb.records().batches().iterator().next();
+                assertThat(aborted.baseOffset()).isEqualTo(5);
+                assertThat(cb.txnState(aborted))
+                        .as("its abort marker lies in a later segment")
+                        .isEqualTo(TxnState.ABORTED);
+                assertThat(c.lag().get(TP).heldBack()).isEmpty();
+            }
+        }
     }
 }
