@@ -416,6 +416,10 @@ final class LogLoader {
         }
         for (LogSegment s : segments) {
             if (from >= 0 && s.nextOffset() <= from) {
+                if (s.txnIndexStale) {
+                    s.txnIndex().rewrite(List.of()); // an empty segment at the snapshot: no marker
+                    s.txnIndexStale = false;
+                }
                 continue;
             }
             List<AbortedTxn> aborted = s.txnIndexStale ? new ArrayList<>() : null;
@@ -463,14 +467,15 @@ final class LogLoader {
                 s.unpin();
             }
             if (aborted != null) {
-                if (!aborted.equals(s.txnIndex().entries())) {
+                // rewritten even when empty: the file on disk may name markers recovery cut off
+                s.txnIndex().rewrite(aborted);
+                if (!aborted.isEmpty()) {
                     LOG.info(
                             "Rebuilt transaction index of segment {} of {}: {} aborted"
                                     + " transactions",
                             s.baseOffset,
                             dir,
                             aborted.size());
-                    s.txnIndex().rewrite(aborted);
                 }
                 s.txnIndexStale = false;
             }

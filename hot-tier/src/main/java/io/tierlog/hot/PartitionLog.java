@@ -762,8 +762,8 @@ public final class PartitionLog implements Closeable {
     /**
      * As {@link #append(ByteBuffer, int)}, with the KIP-890 guard of a transactional batch: a
      * transactional batch that starts a transaction here needs the guard {@link
-     * #maybeStartTxnVerification} handed out for its producer (and not cleared since by a marker
-     * or an append), else {@link ProducerStateException.Kind#INVALID_TXN_STATE}; the plain {@code
+     * #maybeStartTxnVerification} handed out for its producer (and not cleared since by a marker or
+     * an append), else {@link ProducerStateException.Kind#INVALID_TXN_STATE}; the plain {@code
      * append} passes {@link VerificationGuard#SENTINEL}, which verifies nothing.
      */
     public AppendResult append(
@@ -791,9 +791,9 @@ public final class PartitionLog implements Closeable {
      * Kafka's {@code appendAsLeader(origin = COORDINATOR)}: checks the coordinator epoch and the
      * producer epoch (TV2: above the current one, or equal with no open transaction: a retry),
      * completes the transaction, records an aborted one in the active segment's {@code .txnindex},
-     * and advances the last stable offset. A marker for a producer with no open transaction here
-     * is written too (Kafka does): it only updates the producer's epochs. In {@link
-     * Durability#FSYNC} mode returns once the marker is durable.
+     * and advances the last stable offset. A marker for a producer with no open transaction here is
+     * written too (Kafka does): it only updates the producer's epochs. In {@link Durability#FSYNC}
+     * mode returns once the marker is durable.
      *
      * @throws ProducerStateException when fenced (coordinator epoch) or the epoch is stale
      */
@@ -829,8 +829,7 @@ public final class PartitionLog implements Closeable {
                             now,
                             logAppendTime,
                             VerificationGuard.SENTINEL,
-                            new MarkerAppend(
-                                    producerId, producerEpoch, coordinatorEpoch, commit));
+                            new MarkerAppend(producerId, producerEpoch, coordinatorEpoch, commit));
         } finally {
             lock.unlock();
         }

@@ -126,6 +126,7 @@ final class ProducerStateManager {
     /** Pending view used while checking one request: later batches see earlier ones. */
     static final class Pending {
         final Map<Long, MutableEntry> staged = new HashMap<>();
+
         /** Producers whose transaction this request starts. */
         final List<Long> started = new ArrayList<>(1);
     }
@@ -253,7 +254,10 @@ final class ProducerStateManager {
                 && !(current.currentTxnFirstOffset >= 0 && current.epoch == epoch)
                 && !pending.started.contains(pid)) {
             Verification v = verifications.get(pid);
-            if (v == null || guard == null || guard == VerificationGuard.SENTINEL || v.guard() != guard) {
+            if (v == null
+                    || guard == null
+                    || guard == VerificationGuard.SENTINEL
+                    || v.guard() != guard) {
                 throw new ProducerStateException(
                         Kind.INVALID_TXN_STATE,
                         "Record from producer " + pid + " is not part of a verified transaction");
@@ -268,7 +272,9 @@ final class ProducerStateManager {
                                 + " above the verified lowest sequence "
                                 + v.lowestSequence());
             }
-            if (v.supportsEpochBump() && firstSeq != 0 && current.batches.isEmpty()
+            if (v.supportsEpochBump()
+                    && firstSeq != 0
+                    && current.batches.isEmpty()
                     && !current.fresh) {
                 throw new ProducerStateException(
                         Kind.OUT_OF_ORDER_SEQUENCE,
@@ -455,10 +461,9 @@ final class ProducerStateManager {
     }
 
     /**
-     * The LSO an aborted transaction's index entry records: the first offset of another
-     * producer's open transaction, else one past its marker (Kafka's {@code
-     * lastStableOffset(completedTxn)}). Call before {@link #applyMarker}... or after: the
-     * completing producer is skipped either way.
+     * The LSO an aborted transaction's index entry records: the first offset of another producer's
+     * open transaction, else one past its marker (Kafka's {@code lastStableOffset(completedTxn)}).
+     * Call before {@link #applyMarker}... or after: the completing producer is skipped either way.
      */
     long lastStableOffsetAfter(long pid, long markerOffset) {
         for (Map.Entry<Long, Long> o : ongoing.entrySet()) {
