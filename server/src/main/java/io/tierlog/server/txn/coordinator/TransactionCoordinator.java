@@ -380,18 +380,19 @@ public final class TransactionCoordinator implements AutoCloseable {
             short producerEpoch,
             Collection<TopicPartition> partitions) {
         Map<TopicPartition, Errors> r = new LinkedHashMap<>();
-        Errors whole = verifyWhole(transactionalId, producerId, producerEpoch);
+        TransactionMetadata m =
+                closed || transactionalId == null ? null : txns.get(transactionalId);
+        Errors whole = verifyWhole(transactionalId, m);
         if (whole != null) {
             return done(sameFor(partitions, whole));
         }
-        TransactionMetadata m = txns.get(transactionalId);
         synchronized (m) {
-            Errors again = TxnDecisions.verify(m, producerId, producerEpoch);
+            Errors e = TxnDecisions.verify(m, producerId, producerEpoch);
             for (TopicPartition tp : partitions) {
                 r.put(
                         tp,
-                        again != null
-                                ? again
+                        e != null
+                                ? e
                                 : m.partitions.contains(tp)
                                         ? Errors.NONE
                                         : Errors.TRANSACTION_ABORTABLE);
@@ -400,21 +401,15 @@ public final class TransactionCoordinator implements AutoCloseable {
         return done(new AddPartitionsResult(r));
     }
 
-    /** The error for the whole verification, or null when each item is to be checked. */
-    private Errors verifyWhole(String id, long pid, short epoch) {
+    /** The error for the whole verification before the metadata is looked at, or null. */
+    private Errors verifyWhole(String id, TransactionMetadata m) {
         if (id == null || id.isEmpty()) {
             return Errors.INVALID_REQUEST;
         }
         if (closed) {
             return Errors.COORDINATOR_NOT_AVAILABLE;
         }
-        TransactionMetadata m = txns.get(id);
-        if (m == null) {
-            return Errors.INVALID_PRODUCER_ID_MAPPING;
-        }
-        synchronized (m) {
-            return TxnDecisions.verify(m, pid, epoch);
-        }
+        return m == null ? Errors.INVALID_PRODUCER_ID_MAPPING : null;
     }
 
     /**
@@ -443,17 +438,18 @@ public final class TransactionCoordinator implements AutoCloseable {
      */
     public CompletableFuture<Errors> verifyOffsets(
             String transactionalId, long producerId, short producerEpoch, String groupId) {
-        Errors whole = verifyWhole(transactionalId, producerId, producerEpoch);
+        TransactionMetadata m =
+                closed || transactionalId == null ? null : txns.get(transactionalId);
+        Errors whole = verifyWhole(transactionalId, m);
         if (whole != null) {
             return done(whole);
         }
-        TransactionMetadata m = txns.get(transactionalId);
         synchronized (m) {
-            Errors again = TxnDecisions.verify(m, producerId, producerEpoch);
-            if (again != null) {
-                return done(again);
+            Errors e = TxnDecisions.verify(m, producerId, producerEpoch);
+            if (e == null) {
+                e = m.groups.contains(groupId) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE;
             }
-            return done(m.groups.contains(groupId) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE);
+            return done(e);
         }
     }
 

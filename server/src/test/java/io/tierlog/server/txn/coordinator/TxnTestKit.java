@@ -117,6 +117,7 @@ final class TxnTestKit implements AutoCloseable {
     final Groups groups = new Groups();
     final AtomicLong nextPid = new AtomicLong(1000);
     TransactionConfig config;
+    TxnFiles files = TxnFiles.REAL;
     TransactionCoordinator c;
     private final List<TransactionCoordinator> opened = new ArrayList<>();
 
@@ -130,7 +131,15 @@ final class TxnTestKit implements AutoCloseable {
     TransactionCoordinator open() throws IOException {
         c =
                 TransactionCoordinator.open(
-                        dir, config, nextPid::getAndIncrement, markers, groups, io, timer, time);
+                        dir,
+                        config,
+                        nextPid::getAndIncrement,
+                        markers,
+                        groups,
+                        io,
+                        timer,
+                        time,
+                        files);
         opened.add(c);
         return c;
     }
