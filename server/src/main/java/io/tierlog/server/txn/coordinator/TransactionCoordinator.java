@@ -95,6 +95,7 @@ public final class TransactionCoordinator implements AutoCloseable {
     private final ProducerIdSource producerIds;
     private final TxnMarkerWriter markerWriter;
     private final TxnPipeline pipeline;
+    private final TxnTimeouts timeouts;
     private final Executor io;
     private final ScheduledExecutorService timer;
     private final Time time;
@@ -121,6 +122,7 @@ public final class TransactionCoordinator implements AutoCloseable {
         TxnMarkerQueue markers =
                 new TxnMarkerQueue(markerWriter, groups, io, timer, config.markerRetryBackoffMs());
         this.pipeline = new TxnPipeline(config, store, producerIds, markers, io, timer, time, txns);
+        this.timeouts = new TxnTimeouts(config, pipeline, txns, time, () -> closed);
     }
 
     /**
@@ -490,69 +492,14 @@ public final class TransactionCoordinator implements AutoCloseable {
         return (short) config.transactionVersion();
     }
 
-    /**
-     * Aborts every Ongoing transaction past its timeout: fences the producer's epoch (the zombie's
-     * later requests get PRODUCER_FENCED) and aborts with the server's transaction version.
-     */
+    /** Aborts every Ongoing transaction past its timeout (see {@link TxnTimeouts}). */
     void abortTimedOutTransactions() {
-        long now = time.milliseconds();
-        for (TransactionMetadata m : txns.values()) {
-            if (closed) {
-                return;
-            }
-            TxnTransit fence = null;
-            synchronized (m) {
-                if (m.state == TransactionState.ONGOING
-                        && !m.pendingTransitionInProgress()
-                        && m.startMs + m.timeoutMs < now) {
-                    fence = m.prepareFenceProducerEpoch();
-                }
-            }
-            if (fence != null) {
-                LOG.info(
-                        "Aborting the transaction of {} (producer id {}): open longer than its"
-                                + " timeout of {} ms",
-                        m.transactionalId,
-                        fence.producerId(),
-                        fence.timeoutMs());
-                pipeline.end(m, fence.producerId(), fence.producerEpoch(), false, false, serverTv())
-                        .thenAccept(
-                                r -> {
-                                    if (r.error() != Errors.NONE) {
-                                        LOG.warn(
-                                                "Abort of the timed-out transaction of {}"
-                                                        + " failed: {}",
-                                                m.transactionalId,
-                                                r.error());
-                                    }
-                                });
-            }
-        }
+        timeouts.abortTimedOut();
     }
 
-    /** Forgets idle transactional ids untouched for {@code transactional.id.expiration.ms}. */
+    /** Forgets idle transactional ids past {@code transactional.id.expiration.ms}. */
     void expireTransactionalIds() {
-        long now = time.milliseconds();
-        for (TransactionMetadata m : txns.values()) {
-            if (closed) {
-                return;
-            }
-            TxnTransit dead = null;
-            synchronized (m) {
-                if (m.state.isIdle()
-                        && !m.pendingTransitionInProgress()
-                        && m.lastUpdateMs + config.transactionalIdExpirationMs() <= now) {
-                    dead = m.prepareDead();
-                }
-            }
-            if (dead != null) {
-                LOG.info(
-                        "Transactional id {} expired (idle for {} ms)",
-                        m.transactionalId,
-                        now - m.lastUpdateMs);
-                pipeline.persist(m, dead);
-            }
-        }
+        timeouts.expireIdle();
     }
 
     /**
