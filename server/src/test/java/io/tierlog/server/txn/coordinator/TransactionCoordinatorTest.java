@@ -409,4 +409,31 @@ class TransactionCoordinatorTest {
             assertThat(k.markers.calls).contains(new Marker(A0, 55, (short) 3, 9, false, 1));
         }
     }
+
+    @Test
+    void anImplicitAddOfPartitionsAlreadyInTheTransactionIsAnsweredWithoutIo() throws Exception {
+        try (TxnTestKit k = new TxnTestKit(dir, 2)) {
+            InitPidResult p = k.init("t");
+            k.c.addPartitions("t", p.producerId(), p.producerEpoch(), List.of(A0, A1), 2).get();
+            k.io.hold = true;
+            CompletableFuture<TransactionCoordinator.AddPartitionsResult> again =
+                    k.c.addPartitions("t", p.producerId(), p.producerEpoch(), List.of(A1), 2);
+            assertThat(again).isCompleted();
+            assertThat(again.get().partitions()).containsEntry(A1, Errors.NONE);
+            assertThat(k.io.queue).isEmpty();
+            CompletableFuture<TransactionCoordinator.AddPartitionsResult> added =
+                    k.c.addPartitions("t", p.producerId(), p.producerEpoch(), List.of(B0), 2);
+            assertThat(added).isNotCompleted(); // a new partition waits for its journal write
+            assertThat(k.io.queue).hasSize(1);
+            // meanwhile another add is refused retriably (one transition at a time)
+            assertThat(
+                            k.c.addPartitions(
+                                            "t", p.producerId(), p.producerEpoch(), List.of(A0), 2)
+                                    .get()
+                                    .partitions())
+                    .containsEntry(A0, Errors.CONCURRENT_TRANSACTIONS);
+            k.io.runAll();
+            assertThat(added.get().partitions()).containsEntry(B0, Errors.NONE);
+        }
+    }
 }
