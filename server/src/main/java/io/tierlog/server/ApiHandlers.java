@@ -62,7 +62,8 @@ final class ApiHandlers {
                         p.engine().topicRegistry(),
                         p.config().get(ServerOptions.AUTO_CREATE_TOPICS_ENABLE),
                         p.config().get(ServerOptions.NUM_PARTITIONS),
-                        p.blockingExecutor()));
+                        p.blockingExecutor(),
+                        false));
         all.addAll(ProduceApis.handlers(p.engine(), p.producerIds(), p.blockingExecutor()));
         all.addAll(
                 FetchApis.handlers(
