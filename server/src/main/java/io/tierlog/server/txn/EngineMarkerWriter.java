@@ -13,9 +13,9 @@ import org.apache.kafka.common.errors.KafkaStorageException;
  * The coordinator's markers written into the local log: {@code TieredLog.transactions()
  * .appendMarker} on the blocking executor (a marker append takes the partition's lock, may roll a
  * segment and, for an fsync-durable topic, waits for its fsync). Kafka's exceptions pass through
- * unchanged ({@code UnknownTopicOrPartitionException}, {@code TransactionCoordinatorFencedException},
- * {@code InvalidProducerEpochException}); an I/O failure becomes {@code KafkaStorageException}, which
- * the coordinator retries. Thread-safe.
+ * unchanged ({@code UnknownTopicOrPartitionException}, {@code
+ * TransactionCoordinatorFencedException}, {@code InvalidProducerEpochException}); an I/O failure
+ * becomes {@code KafkaStorageException}, which the coordinator retries. Thread-safe.
  */
 public final class EngineMarkerWriter implements TxnMarkerWriter {
     private final TieredLog engine;

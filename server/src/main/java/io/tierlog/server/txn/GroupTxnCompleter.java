@@ -23,7 +23,9 @@ public final class GroupTxnCompleter implements TxnGroupCompleter {
     public CompletableFuture<Void> completeTransaction(
             String groupId, long producerId, short producerEpoch, boolean commit) {
         return CompletableFuture.supplyAsync(
-                        () -> groups.completeTransaction(groupId, producerId, producerEpoch, commit),
+                        () ->
+                                groups.completeTransaction(
+                                        groupId, producerId, producerEpoch, commit),
                         blockingExecutor)
                 .thenCompose(f -> f);
     }
