@@ -11,15 +11,19 @@ import io.tierlog.server.fetch.FetchWaiters;
 import io.tierlog.server.group.GroupApis;
 import io.tierlog.server.group.consumer.ConsumerGroupCoordinator;
 import io.tierlog.server.group.coordinator.GroupCoordinator;
+import io.tierlog.server.group.coordinator.OffsetStore;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.metadata.MetadataApis;
 import io.tierlog.server.produce.ProduceApis;
 import io.tierlog.server.storage.StorageApis;
 import io.tierlog.server.txn.TxnApis;
+import io.tierlog.server.txn.TxnOffsetSink;
 import io.tierlog.server.txn.coordinator.TransactionCoordinator;
+import io.tierlog.server.txn.coordinator.TxnGroupCompleter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -79,6 +83,33 @@ final class ApiHandlers {
                 epoch);
     }
 
+    /** TxnOffsetCommit's group side: the group coordinator's pending transactional offsets. */
+    private static TxnOffsetSink txnOffsets(GroupCoordinator groups) {
+        return (group, pid, epoch, member, generation, instance, offsets) -> {
+            java.util.Map<org.apache.kafka.common.TopicPartition, OffsetStore.Committed> c =
+                    new java.util.LinkedHashMap<>();
+            offsets.forEach(
+                    (tp, o) ->
+                            c.put(
+                                    tp,
+                                    new OffsetStore.Committed(
+                                            o.offset(), o.leaderEpoch(), o.metadata())));
+            return groups.txnCommitOffsets(group, pid, epoch, member, generation, instance, c);
+        };
+    }
+
+    /**
+     * The group side of a transaction's markers: {@code GroupCoordinator.completeTransaction}, on
+     * the blocking executor (it writes the offsets journal on the calling thread).
+     */
+    static TxnGroupCompleter groupCompleter(GroupCoordinator groups, Executor blockingExecutor) {
+        return (group, pid, epoch, commit) ->
+                CompletableFuture.supplyAsync(
+                                () -> groups.completeTransaction(group, pid, epoch, commit),
+                                blockingExecutor)
+                        .thenCompose(f -> f);
+    }
+
     static List<ApiHandler> all(Parts p, Supplier<ApiRegistry> registry) {
         List<ApiHandler> all = new ArrayList<>();
         all.addAll(
@@ -93,10 +124,17 @@ final class ApiHandlers {
         if (p.transactions() == null) {
             all.addAll(ProduceApis.handlers(p.engine(), p.producerIds(), p.blockingExecutor()));
         } else {
+            TransactionCoordinator txn = p.transactions();
+            all.add(
+                    ProduceApis.transactionalProduce(
+                            p.engine(),
+                            p.blockingExecutor(),
+                            (id, pid, epoch, tps, add) ->
+                                    TxnApis.verifyPartitions(txn, id, pid, epoch, tps, add)));
             all.addAll(
                     TxnApis.handlers(
-                            p.transactions(),
-                            p.groups(),
+                            txn,
+                            txnOffsets(p.groups()),
                             p.engine(),
                             p.producerIds(),
                             p.blockingExecutor()));

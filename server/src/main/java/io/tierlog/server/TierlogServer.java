@@ -13,7 +13,6 @@ import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.net.NettyServer;
 import io.tierlog.server.txn.EngineMarkerWriter;
-import io.tierlog.server.txn.GroupTxnCompleter;
 import io.tierlog.server.txn.TxnApis;
 import io.tierlog.server.txn.coordinator.TransactionCoordinator;
 import java.io.Closeable;
@@ -232,7 +231,7 @@ public final class TierlogServer implements Closeable {
                                 TxnApis.coordinatorConfig(config),
                                 producerIds::nextProducerId,
                                 new EngineMarkerWriter(engine, blocking),
-                                new GroupTxnCompleter(groups, blocking),
+                                ApiHandlers.groupCompleter(groups, blocking),
                                 blocking,
                                 scheduler,
                                 b.time);

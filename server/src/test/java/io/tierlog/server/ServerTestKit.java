@@ -19,7 +19,6 @@ import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.net.ZeroCopyRecords;
 import io.tierlog.server.txn.EngineMarkerWriter;
-import io.tierlog.server.txn.GroupTxnCompleter;
 import io.tierlog.server.txn.TxnApis;
 import io.tierlog.server.txn.coordinator.TransactionCoordinator;
 import java.io.IOException;
@@ -108,7 +107,7 @@ public final class ServerTestKit implements AutoCloseable {
                                 TxnApis.coordinatorConfig(config),
                                 producerIds::nextProducerId,
                                 new EngineMarkerWriter(engine, blocking),
-                                new GroupTxnCompleter(groups, blocking),
+                                ApiHandlers.groupCompleter(groups, blocking),
                                 blocking,
                                 scheduler,
                                 time)

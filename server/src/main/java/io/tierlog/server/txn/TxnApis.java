@@ -2,10 +2,7 @@ package io.tierlog.server.txn;
 
 import io.tierlog.engine.TieredLog;
 import io.tierlog.server.dispatch.ApiHandler;
-import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.meta.ProducerIdManager;
-import io.tierlog.server.produce.ProduceApis;
-import io.tierlog.server.produce.TxnPartitionCheck;
 import io.tierlog.server.txn.coordinator.TransactionCoordinator;
 import java.util.List;
 import java.util.Map;
@@ -18,16 +15,17 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * The transaction area's handlers, over a {@link TransactionCoordinator}: InitProducerId (both
  * transactional and idempotent producers), AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit,
- * EndTxn, WriteTxnMarkers, ListTransactions, DescribeTransactions, and Produce with KIP-890
- * verification of transactional batches. Replaces the produce area's InitProducerId and Produce
- * when a coordinator is wired. Stateless.
+ * EndTxn, WriteTxnMarkers, ListTransactions, DescribeTransactions. Replaces the produce area's
+ * InitProducerId when a coordinator is wired (Produce then verifies transactional batches through
+ * {@link #verifyPartitions}). Stateless.
  */
 public final class TxnApis {
     private TxnApis() {}
 
     /**
      * @param coordinator the transaction coordinator (opened, recovered)
-     * @param groups the group coordinator, holding transactional offset commits until the marker
+     * @param groups the group coordinator's side of TxnOffsetCommit (offsets pending until the
+     *     marker)
      * @param engine the log (Produce appends, topics for partition checks)
      * @param producerIds the server's producer ids (idempotent InitProducerId)
      * @param blockingExecutor where idempotent InitProducerId, group offset journaling and the
@@ -35,13 +33,11 @@ public final class TxnApis {
      */
     public static List<ApiHandler> handlers(
             TransactionCoordinator coordinator,
-            GroupCoordinator groups,
+            TxnOffsetSink groups,
             TieredLog engine,
             ProducerIdManager producerIds,
             Executor blockingExecutor) {
         return List.of(
-                ProduceApis.transactionalProduce(
-                        engine, blockingExecutor, partitionCheck(coordinator)),
                 new TxnInitProducerIdHandler(coordinator, producerIds, blockingExecutor),
                 new AddPartitionsToTxnHandler(coordinator, engine.topicRegistry()),
                 new AddOffsetsToTxnHandler(coordinator),
@@ -79,24 +75,25 @@ public final class TxnApis {
     }
 
     /**
-     * Produce's partition check over the coordinator: a verification (VerifyOnly, TV1) or the
-     * implicit add of TV2.
+     * Produce's KIP-890 partition check over the coordinator: the implicit add of TV2 ({@code add},
+     * Produce v12) or a verification (VerifyOnly, TV1). Never blocks; completes with one error per
+     * partition (absent = NONE).
      */
-    static TxnPartitionCheck partitionCheck(TransactionCoordinator coordinator) {
-        return (String txnId,
-                long pid,
-                short epoch,
-                Set<TopicPartition> partitions,
-                boolean add) -> {
-            CompletableFuture<TransactionCoordinator.AddPartitionsResult> r =
-                    add
-                            ? coordinator.addPartitions(txnId, pid, epoch, partitions, 2)
-                            : coordinator.verifyPartitions(txnId, pid, epoch, partitions);
-            return r.thenApply(
-                    result -> {
-                        Map<TopicPartition, Errors> out = result.partitions();
-                        return out == null ? Map.<TopicPartition, Errors>of() : out;
-                    });
-        };
+    public static CompletableFuture<Map<TopicPartition, Errors>> verifyPartitions(
+            TransactionCoordinator coordinator,
+            String txnId,
+            long pid,
+            short epoch,
+            Set<TopicPartition> partitions,
+            boolean add) {
+        CompletableFuture<TransactionCoordinator.AddPartitionsResult> r =
+                add
+                        ? coordinator.addPartitions(txnId, pid, epoch, partitions, 2)
+                        : coordinator.verifyPartitions(txnId, pid, epoch, partitions);
+        return r.thenApply(
+                result ->
+                        result.partitions() == null
+                                ? Map.<TopicPartition, Errors>of()
+                                : result.partitions());
     }
 }

@@ -3,8 +3,6 @@ package io.tierlog.server.txn;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
 import io.tierlog.server.dispatch.RequestContext;
-import io.tierlog.server.group.coordinator.GroupCoordinator;
-import io.tierlog.server.group.coordinator.OffsetStore;
 import io.tierlog.server.txn.coordinator.TransactionCoordinator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,25 +25,26 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * TxnOffsetCommit v0-5: offsets a transaction commits for a consumer group, pending in the group
- * until the transaction's marker (the group side is {@link GroupCoordinator#txnCommitOffsets}).
- * First the transaction coordinator confirms the group is in the producer's transaction (v0-4:
- * AddOffsetsToTxn came first, TV1) or adds it (v5: TV2's implicit add); then the group checks the
- * member and generation (v3+) and journals the pending offsets, on the blocking executor. Unknown
- * partitions answer {@code UNKNOWN_TOPIC_OR_PARTITION} and the rest is still committed (Kafka's
- * rule). Coordinator errors are mapped as Kafka's {@code AddPartitionsToTxnManager} does: {@code
- * PRODUCER_FENCED} becomes {@code INVALID_PRODUCER_EPOCH}, {@code TRANSACTION_ABORTABLE} becomes
- * {@code INVALID_TXN_STATE} below v4; below v2 {@code COORDINATOR_LOAD_IN_PROGRESS} becomes {@code
- * COORDINATOR_NOT_AVAILABLE}. v6 (topic ids) is not served. Thread-safe.
+ * until the transaction's marker (the group side is the {@link TxnOffsetSink}, the group
+ * coordinator). First the transaction coordinator confirms the group is in the producer's
+ * transaction (v0-4: AddOffsetsToTxn came first, TV1) or adds it (v5: TV2's implicit add); then the
+ * group checks the member and generation (v3+) and journals the pending offsets, on the blocking
+ * executor. Unknown partitions answer {@code UNKNOWN_TOPIC_OR_PARTITION} and the rest is still
+ * committed (Kafka's rule). Coordinator errors are mapped as Kafka's {@code
+ * AddPartitionsToTxnManager} does: {@code PRODUCER_FENCED} becomes {@code INVALID_PRODUCER_EPOCH},
+ * {@code TRANSACTION_ABORTABLE} becomes {@code INVALID_TXN_STATE} below v4; below v2 {@code
+ * COORDINATOR_LOAD_IN_PROGRESS} becomes {@code COORDINATOR_NOT_AVAILABLE}. v6 (topic ids) is not
+ * served. Thread-safe.
  */
 final class TxnOffsetCommitHandler extends TxnHandler<TxnOffsetCommitRequestData> {
     private final TransactionCoordinator coordinator;
-    private final GroupCoordinator groups;
+    private final TxnOffsetSink groups;
     private final TopicRegistry topics;
     private final Executor blockingExecutor;
 
     TxnOffsetCommitHandler(
             TransactionCoordinator coordinator,
-            GroupCoordinator groups,
+            TxnOffsetSink groups,
             TopicRegistry topics,
             Executor blockingExecutor) {
         super(ApiKeys.TXN_OFFSET_COMMIT, 5, TxnOffsetCommitRequestData.class);
@@ -63,7 +62,7 @@ final class TxnOffsetCommitHandler extends TxnHandler<TxnOffsetCommitRequestData
                     errorResponse(request, version, Errors.INVALID_GROUP_ID));
         }
         Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
-        Map<TopicPartition, OffsetStore.Committed> valid = new LinkedHashMap<>();
+        Map<TopicPartition, TxnOffsetSink.TxnOffset> valid = new LinkedHashMap<>();
         for (TxnOffsetCommitRequestTopic t : request.topics()) {
             Optional<TopicInfo> meta = topics.topic(t.name());
             for (TxnOffsetCommitRequestPartition p : t.partitions()) {
@@ -76,7 +75,7 @@ final class TxnOffsetCommitHandler extends TxnHandler<TxnOffsetCommitRequestData
                     errors.put(tp, Errors.NONE);
                     valid.put(
                             tp,
-                            new OffsetStore.Committed(
+                            new TxnOffsetSink.TxnOffset(
                                     p.committedOffset(),
                                     p.committedLeaderEpoch(),
                                     p.committedMetadata()));
@@ -119,7 +118,7 @@ final class TxnOffsetCommitHandler extends TxnHandler<TxnOffsetCommitRequestData
     private Map<TopicPartition, Errors> commit(
             TxnOffsetCommitRequestData request,
             short version,
-            Map<TopicPartition, OffsetStore.Committed> valid) {
+            Map<TopicPartition, TxnOffsetSink.TxnOffset> valid) {
         try {
             return groups.txnCommitOffsets(
                     request.groupId(),
