@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -439,7 +440,23 @@ public final class GroupCoordinator implements AutoCloseable {
             String groupInstanceId,
             Map<TopicPartition, OffsetStore.Committed> offsets)
             throws IOException {
-        throw new UnsupportedOperationException("pending transactional offset commits");
+        Errors e =
+                consumerGroupCheck
+                        .checkCommit(groupId, memberId, generation)
+                        .map(c -> c == Errors.STALE_MEMBER_EPOCH ? Errors.ILLEGAL_GENERATION : c)
+                        .orElseGet(
+                                () ->
+                                        rebalances.checkTxnCommit(
+                                                groupId, generation, memberId, groupInstanceId));
+        if (e == Errors.NONE
+                && !this.offsets.txnCommit(groupId, producerId, producerEpoch, offsets)) {
+            e = Errors.INVALID_PRODUCER_EPOCH;
+        }
+        Map<TopicPartition, Errors> out = new LinkedHashMap<>();
+        for (TopicPartition tp : offsets.keySet()) {
+            out.put(tp, e);
+        }
+        return out;
     }
 
     /**
@@ -454,8 +471,22 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public CompletableFuture<Void> completeTransaction(
             String groupId, long producerId, short producerEpoch, boolean commit) {
-        return CompletableFuture.failedFuture(
-                new UnsupportedOperationException("pending transactional offset commits"));
+        try {
+            if (offsets.endTxn(groupId, producerId, producerEpoch, commit)
+                    == OffsetStore.TxnEnd.FENCED) {
+                return CompletableFuture.failedFuture(
+                        new InvalidProducerEpochException(
+                                "Group "
+                                        + groupId
+                                        + " has offsets of producer "
+                                        + producerId
+                                        + " pending at an epoch above the marker's "
+                                        + producerEpoch));
+            }
+            return CompletableFuture.completedFuture(null);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**
@@ -463,7 +494,7 @@ public final class GroupCoordinator implements AutoCloseable {
      * with {@code require_stable} then answers {@code UNSTABLE_OFFSET_COMMIT}). Lock-free.
      */
     public boolean hasPendingTxnOffsets(String groupId, TopicPartition tp) {
-        return false;
+        return offsets.hasPendingTxnOffsets(groupId, tp);
     }
 
     /** Every group: those with members or in memory, and those that only have committed offsets. */
