@@ -1,0 +1,167 @@
+package io.tierlog.server.txn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.tierlog.server.HandlerTestBase;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
+import org.apache.kafka.common.message.DescribeTransactionsRequestData;
+import org.apache.kafka.common.message.DescribeTransactionsResponseData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Transactional Produce end to end over the coordinator and the engine (KIP-890): a TV1 client's
+ * batch lands only in a partition it added, with the error its Produce version knows otherwise; a
+ * TV2 client's Produce v12 adds the partition itself; DescribeProducers then shows the open
+ * transaction's first offset. Needs the engine's transaction support (skipped on a build whose
+ * engine still lacks it).
+ */
+class TransactionalProduceVerificationTest extends HandlerTestBase {
+    private InitProducerIdResponseData p;
+
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of("transaction.coordinator.enable", "true");
+    }
+
+    @BeforeEach
+    void producer() {
+        kit.createTopic("t", 2);
+        p =
+                kit.call(
+                        ApiKeys.INIT_PRODUCER_ID,
+                        (short) 4,
+                        new InitProducerIdRequestData()
+                                .setTransactionalId("app")
+                                .setTransactionTimeoutMs(60_000)
+                                .setProducerId(-1)
+                                .setProducerEpoch((short) -1));
+        boolean engineServesTransactions;
+        try {
+            kit.engine().transactions().needsVerification(new TopicPartition("t", 0), 1);
+            engineServesTransactions = true;
+        } catch (UnsupportedOperationException e) {
+            engineServesTransactions = false;
+        }
+        assumeTrue(engineServesTransactions, "the engine's Transactions facade is implemented");
+    }
+
+    private PartitionProduceResponse produce(short version, int partition, int seq) {
+        MemoryRecords batch =
+                MemoryRecords.withTransactionalRecords(
+                        Compression.NONE,
+                        p.producerId(),
+                        p.producerEpoch(),
+                        seq,
+                        new SimpleRecord(1_000L, null, ("v" + seq).getBytes()));
+        ProduceRequestData req =
+                new ProduceRequestData()
+                        .setAcks((short) -1)
+                        .setTimeoutMs(30_000)
+                        .setTransactionalId("app");
+        req.topicData()
+                .add(
+                        new TopicProduceData()
+                                .setName("t")
+                                .setPartitionData(
+                                        List.of(
+                                                new PartitionProduceData()
+                                                        .setIndex(partition)
+                                                        .setRecords(batch))));
+        ProduceResponseData r = kit.call(ApiKeys.PRODUCE, version, req);
+        return r.responses().iterator().next().partitionResponses().get(0);
+    }
+
+    private void add(int partition) {
+        AddPartitionsToTxnTopicCollection topics = new AddPartitionsToTxnTopicCollection();
+        topics.add(new AddPartitionsToTxnTopic().setName("t").setPartitions(List.of(partition)));
+        kit.call(
+                ApiKeys.ADD_PARTITIONS_TO_TXN,
+                (short) 3,
+                new AddPartitionsToTxnRequestData()
+                        .setV3AndBelowTransactionalId("app")
+                        .setV3AndBelowProducerId(p.producerId())
+                        .setV3AndBelowProducerEpoch(p.producerEpoch())
+                        .setV3AndBelowTopics(topics));
+    }
+
+    private long highWatermark(int partition) {
+        return kit.engine().offsets(new TopicPartition("t", partition)).highWatermark();
+    }
+
+    @Test
+    void aTv1BatchLandsInAnAddedPartition() {
+        add(0);
+        PartitionProduceResponse r = produce((short) 11, 0, 0);
+        assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(highWatermark(0)).isEqualTo(1);
+    }
+
+    @Test
+    void aTv1BatchToAPartitionNotAddedIsRefusedAsItsVersionUnderstands() {
+        assertThat(produce((short) 11, 1, 0).errorCode())
+                .isEqualTo(Errors.TRANSACTION_ABORTABLE.code());
+        assertThat(produce((short) 10, 1, 0).errorCode())
+                .isEqualTo(Errors.INVALID_TXN_STATE.code());
+        assertThat(highWatermark(1)).isZero();
+    }
+
+    @Test
+    void produceV12AddsThePartitionToTheTransaction() {
+        PartitionProduceResponse r = produce((short) 12, 1, 0);
+
+        assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
+        DescribeTransactionsResponseData d =
+                kit.call(
+                        ApiKeys.DESCRIBE_TRANSACTIONS,
+                        (short) 0,
+                        new DescribeTransactionsRequestData().setTransactionalIds(List.of("app")));
+        assertThat(d.transactionStates().get(0).transactionState()).isEqualTo("Ongoing");
+        assertThat(d.transactionStates().get(0).topics().find("t").partitions()).containsExactly(1);
+    }
+
+    @Test
+    void describeProducersShowsTheOpenTransactionsFirstOffset() {
+        add(0);
+        kit.append("t", 0, "before"); // offset 0: the transaction starts at 1
+        assertThat(produce((short) 11, 0, 0).errorCode()).isZero();
+
+        DescribeProducersRequestData.TopicRequestCollection topics =
+                new DescribeProducersRequestData.TopicRequestCollection();
+        topics.add(
+                new DescribeProducersRequestData.TopicRequest()
+                        .setName("t")
+                        .setPartitionIndexes(List.of(0)));
+        DescribeProducersResponseData r =
+                kit.call(
+                        ApiKeys.DESCRIBE_PRODUCERS,
+                        (short) 0,
+                        new DescribeProducersRequestData().setTopics(topics));
+        DescribeProducersResponseData.ProducerState s =
+                r.topics().get(0).partitions().get(0).activeProducers().stream()
+                        .filter(a -> a.producerId() == p.producerId())
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(s.currentTxnStartOffset()).isEqualTo(1);
+    }
+}
