@@ -3,7 +3,9 @@ package io.tierlog.server.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tierlog.common.testing.Await;
 import io.tierlog.server.HandlerTestBase;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -15,6 +17,8 @@ import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.DescribeTransactionsResponseData;
+import org.apache.kafka.common.message.EndTxnRequestData;
+import org.apache.kafka.common.message.EndTxnResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -22,6 +26,8 @@ import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -37,6 +43,8 @@ import org.junit.jupiter.api.Test;
  * engine still lacks it).
  */
 class TransactionalProduceVerificationTest extends HandlerTestBase {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
     private InitProducerIdResponseData p;
 
     @Override
@@ -163,5 +171,95 @@ class TransactionalProduceVerificationTest extends HandlerTestBase {
                         .findFirst()
                         .orElseThrow();
         assertThat(s.currentTxnStartOffset()).isEqualTo(1);
+    }
+
+    private String state() {
+        DescribeTransactionsResponseData d =
+                kit.call(
+                        ApiKeys.DESCRIBE_TRANSACTIONS,
+                        (short) 0,
+                        new DescribeTransactionsRequestData().setTransactionalIds(List.of("app")));
+        return d.transactionStates().get(0).transactionState();
+    }
+
+    private EndTxnResponseData end(short version, short epoch, boolean commit) {
+        return kit.call(
+                ApiKeys.END_TXN,
+                version,
+                new EndTxnRequestData()
+                        .setTransactionalId("app")
+                        .setProducerId(p.producerId())
+                        .setProducerEpoch(epoch)
+                        .setCommitted(commit));
+    }
+
+    private long lastStable(int partition) {
+        return kit.engine().transactions().lastStableOffset(new TopicPartition("t", partition));
+    }
+
+    @Test
+    void aTv1CommitWritesTheMarkerThroughTheEngineAndCompletes() {
+        add(0);
+        assertThat(produce((short) 11, 0, 0).errorCode()).isZero();
+        assertThat(lastStable(0)).as("open: LSO at the transaction's start").isZero();
+
+        assertThat(end((short) 4, p.producerEpoch(), true).errorCode()).isZero();
+
+        Await.until("CompleteCommit", () -> state().equals("CompleteCommit"), WAIT);
+        assertThat(highWatermark(0)).as("data and marker").isEqualTo(2);
+        assertThat(lastStable(0)).isEqualTo(2);
+    }
+
+    @Test
+    void aTv2AbortBumpsTheEpochAndCompletes() {
+        assertThat(produce((short) 12, 1, 0).errorCode()).isZero();
+
+        EndTxnResponseData r = end((short) 5, p.producerEpoch(), false);
+
+        assertThat(r.errorCode()).isZero();
+        assertThat(r.producerEpoch()).isEqualTo((short) (p.producerEpoch() + 1));
+        Await.until("CompleteAbort", () -> state().equals("CompleteAbort"), WAIT);
+        assertThat(lastStable(1)).isEqualTo(highWatermark(1));
+    }
+
+    @Test
+    void anAdminAbortMarkerEndsAHangingTransactionAndAnUnknownPartitionIsReported() {
+        add(0);
+        assertThat(produce((short) 11, 0, 0).errorCode()).isZero();
+        WriteTxnMarkersRequestData.WritableTxnMarker m =
+                new WriteTxnMarkersRequestData.WritableTxnMarker()
+                        .setProducerId(p.producerId())
+                        .setProducerEpoch(p.producerEpoch())
+                        .setTransactionResult(false)
+                        .setCoordinatorEpoch(kit.transactions().coordinatorEpoch())
+                        .setTopics(
+                                List.of(
+                                        new WriteTxnMarkersRequestData.WritableTxnMarkerTopic()
+                                                .setName("t")
+                                                .setPartitionIndexes(List.of(0)),
+                                        new WriteTxnMarkersRequestData.WritableTxnMarkerTopic()
+                                                .setName("gone")
+                                                .setPartitionIndexes(List.of(0))));
+
+        WriteTxnMarkersResponseData r =
+                kit.call(
+                        ApiKeys.WRITE_TXN_MARKERS,
+                        (short) 1,
+                        new WriteTxnMarkersRequestData().setMarkers(List.of(m)));
+
+        WriteTxnMarkersResponseData.WritableTxnMarkerResult res = r.markers().get(0);
+        assertThat(res.producerId()).isEqualTo(p.producerId());
+        assertThat(res.topics())
+                .filteredOn(t -> t.name().equals("t"))
+                .singleElement()
+                .satisfies(t -> assertThat(t.partitions().get(0).errorCode()).isZero());
+        assertThat(res.topics())
+                .filteredOn(t -> t.name().equals("gone"))
+                .singleElement()
+                .satisfies(
+                        t ->
+                                assertThat(t.partitions().get(0).errorCode())
+                                        .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+        assertThat(lastStable(0)).isEqualTo(highWatermark(0));
     }
 }
