@@ -37,11 +37,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Apache Kafka 4.4's {@code kafka-transactions} tool ({@code TransactionsCommand}, a child JVM per
  * command, as an operator runs it) with every command's exit code and table checked: {@code list},
- * {@code describe}, {@code describe-producers}, {@code force-terminate}, and a hanging transaction
- * (its coordinator's state deleted while the server was killed) found by {@code find-hanging} and
- * ended by {@code abort}; and {@code ProducerPerformance --transactional-id} running to its end.
- * Against Apache Kafka 4.4 (proving the test) and tierlog (skipped until tierlog finalizes {@code
- * transaction.version}).
+ * {@code describe}, {@code describe-producers}, {@code forceTerminateTransaction} (4.4's name of
+ * force-terminate), and a hanging transaction (its coordinator's state deleted while the server was
+ * killed) found by {@code find-hanging} and ended by {@code abort}; and {@code ProducerPerformance
+ * --transactional-id} running to its end. Against Apache Kafka 4.4 (proving the test) and tierlog
+ * (skipped until tierlog finalizes {@code transaction.version}).
  *
  * <p>Not thread-safe (one test thread).
  */
@@ -82,14 +82,22 @@ class TransactionsToolIT {
             List<Map<String, String>> rows = new ArrayList<>();
             String[] header = null;
             for (String line : out.split("\n")) {
-                String[] cells = line.trim().split("\\s+");
+                // cells are tab-separated and space-padded; an empty cell stays a cell
+                String[] cells = line.split("\t", -1);
+                for (int i = 0; i < cells.length; i++) {
+                    cells[i] = cells[i].trim();
+                }
+                int n =
+                        cells.length > 0 && cells[cells.length - 1].isEmpty()
+                                ? cells.length - 1
+                                : cells.length;
                 if (header == null) {
-                    if (cells.length > 1 && cells[0].equals(firstHeader)) {
-                        header = cells;
+                    if (n > 1 && cells[0].equals(firstHeader)) {
+                        header = java.util.Arrays.copyOf(cells, n);
                     }
-                } else if (cells.length == header.length) {
+                } else if (n == header.length) {
                     Map<String, String> row = new LinkedHashMap<>();
-                    for (int i = 0; i < cells.length; i++) {
+                    for (int i = 0; i < n; i++) {
                         row.put(header[i], cells[i]);
                     }
                     rows.add(row);
@@ -143,6 +151,12 @@ class TransactionsToolIT {
             p.send(new ProducerRecord<>(TOPIC, 0, prefix + i, prefix + i))
                     .get(60, TimeUnit.SECONDS);
         }
+    }
+
+    private Map<String, String> describe(String transactionalId) throws Exception {
+        return transactions("describe", "--transactional-id", transactionalId)
+                .rows("CoordinatorId")
+                .get(0);
     }
 
     private static Optional<Map<String, String>> row(
@@ -237,16 +251,23 @@ class TransactionsToolIT {
         KafkaProducer<String, String> forced = producer("tool-forced");
         forced.beginTransaction();
         send(forced, "f", 2); // offsets 9-10
-        transactions("force-terminate", "--transactionalId", "tool-forced");
-        Await.until(
-                "tool-forced aborted by force-terminate",
-                () ->
-                        transactions("describe", "--transactional-id", "tool-forced")
-                                .rows("CoordinatorId")
-                                .get(0)
-                                .get("TransactionState"),
-                "CompleteAbort"::equals,
-                Duration.ofSeconds(60));
+        Map<String, String> before = describe("tool-forced");
+        assertThat(before).containsEntry("TransactionState", "Ongoing");
+        transactions("forceTerminateTransaction", "--transactionalId", "tool-forced");
+        Map<String, String> after =
+                Await.until(
+                        "tool-forced's transaction aborted and its producer fenced",
+                        () -> describe("tool-forced"),
+                        d ->
+                                d.get("TransactionState").equals("Empty")
+                                        || d.get("TransactionState").equals("CompleteAbort"),
+                        Duration.ofSeconds(60));
+        assertThat(Integer.parseInt(after.get("ProducerEpoch")))
+                .as("a new epoch fences the producer")
+                .isGreaterThan(Integer.parseInt(before.get("ProducerEpoch")));
+        assertThat(after)
+                .containsEntry("TopicPartitions", "")
+                .containsEntry("ProducerId", before.get("ProducerId"));
         assertThat(catchThrowable(forced::commitTransaction))
                 .as("the producer was fenced")
                 .isInstanceOf(KafkaException.class);
@@ -335,7 +356,7 @@ class TransactionsToolIT {
                                 "100",
                                 "--throughput",
                                 "-1",
-                                "--producer-props",
+                                "--command-property",
                                 "bootstrap.servers=" + target.bootstrap(),
                                 "--transactional-id",
                                 "perf-txn",

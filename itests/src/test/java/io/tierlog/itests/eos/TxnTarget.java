@@ -2,12 +2,15 @@ package io.tierlog.itests.eos;
 
 import io.tierlog.itests.kafka.KafkaBroker;
 import io.tierlog.itests.testing.ServeProcess;
+import io.tierlog.server.ServerOptions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -189,13 +192,28 @@ abstract class TxnTarget implements AutoCloseable {
 
         @Override
         void restart() throws IOException {
+            List<String> sets = new ArrayList<>();
+            sets.add("advertised.listeners=PLAINTEXT://127.0.0.1:" + port);
+            if (hasOption("TRANSACTION_COORDINATOR_ENABLE")) {
+                // transactions are behind a switch until they are served by default
+                sets.add("transaction.coordinator.enable=true");
+            }
             process =
                     ServeProcess.start(
                             dir.resolve("serve-" + (starts++) + ".log"),
                             port,
                             dir.resolve("data"),
                             ServeProcess.QUICK_START,
-                            "advertised.listeners=PLAINTEXT://127.0.0.1:" + port);
+                            sets.toArray(String[]::new));
+        }
+
+        private static boolean hasOption(String field) {
+            try {
+                ServerOptions.class.getField(field);
+                return true;
+            } catch (NoSuchFieldException e) {
+                return false;
+            }
         }
 
         @Override
