@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Kafka Streams 4.4 {@code exactly_once_v2} word count ({@link EosWordCountApp}, a child JVM)
- * across a kill -9 of the app and a kill -9 of the server, each while the app is in the middle of
- * its input (so in the middle of a transaction: it commits every 200 ms and spends a few ms per
+ * across a kill -9 of the app and a kill -9 of the server, each while a transaction of the app has
+ * records on the log that it has not committed yet (it commits every 200 ms and spends a few ms per
  * line). Afterwards a {@code read_committed} consumer sees every input line id exactly once and the
  * latest count of each word equal to the count of the input, and a {@code read_uncommitted} one
  * sees more: records of transactions the kills cut short, aborted. Run against Apache Kafka 4.4
@@ -90,11 +90,13 @@ class StreamsEosIT {
             produce(LINES_PER_ROUND);
             app = startApp(stateDir);
             committed.awaitIds(LINES_PER_ROUND / 4);
+            committed.awaitOpenTransaction();
             app.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // kill -9 of the app
             app = startApp(stateDir);
 
             produce(LINES_PER_ROUND);
             committed.awaitIds(LINES_PER_ROUND + LINES_PER_ROUND / 4);
+            committed.awaitOpenTransaction();
             target.kill(); // kill -9 of the server
             target.restart();
 
@@ -109,7 +111,9 @@ class StreamsEosIT {
         try (Output all = new Output(target.bootstrap(), "read_uncommitted")) {
             all.awaitDrained();
             assertThat(all.ids.size())
-                    .as("records of aborted transactions are there for read_uncommitted")
+                    .as(
+                            "records of the transaction the app's kill cut, aborted, are there for"
+                                    + " read_uncommitted")
                     .isGreaterThan(lines);
         }
     }
@@ -195,6 +199,22 @@ class StreamsEosIT {
                         return new HashSet<>(ids).size();
                     },
                     seen -> seen >= n,
+                    TIMEOUT);
+        }
+
+        /**
+         * Waits until a transaction of the app has records on the log that it has not committed yet
+         * (an output partition's last stable offset below its high watermark): a kill now cuts a
+         * transaction.
+         */
+        void awaitOpenTransaction() {
+            Await.until(
+                    "an open transaction with records on the output",
+                    () -> {
+                        Map<TopicPartition, Long> stable = consumer.endOffsets(partitions);
+                        Map<TopicPartition, Long> high = uncommittedEnds.endOffsets(partitions);
+                        return partitions.stream().anyMatch(tp -> stable.get(tp) < high.get(tp));
+                    },
                     TIMEOUT);
         }
 

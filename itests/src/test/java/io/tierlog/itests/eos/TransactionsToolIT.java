@@ -235,7 +235,13 @@ class TransactionsToolIT {
                 .filteredOn(r -> !r.get("ProducerId").equals(openPid))
                 .singleElement()
                 .satisfies(
-                        r -> assertThat(r).containsEntry("CurrentTransactionStartOffset", "None"));
+                        r ->
+                                assertThat(r)
+                                        .as(
+                                                "its commit marker's coordinator epoch and time, as Kafka shows them")
+                                        .containsEntry("CurrentTransactionStartOffset", "None")
+                                        .doesNotContainEntry("LatestCoordinatorEpoch", "-1")
+                                        .doesNotContainEntry("LastTimestamp", "-1"));
 
         assertThat(
                         transactions(
