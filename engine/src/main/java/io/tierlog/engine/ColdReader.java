@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.AbortedRun;
+import io.tierlog.cold.ColdBatches;
 import io.tierlog.cold.ObjectCorruptException;
 import io.tierlog.cold.ObjectNotFoundException;
 import io.tierlog.cold.ObjectStore;
@@ -15,6 +17,8 @@ import io.tierlog.cold.ParquetLogReader;
 import io.tierlog.common.Time;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -64,6 +68,14 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * at WARN with the object key, its offset range, the offset read and the cause, at most once per
  * object (or partition, when no object was found) per minute.
  *
+ * <p>Transactions: every cold offset lies below the partition's last stable offset (the offload
+ * stops there), so a cold read needs no cap for {@code read_committed}. Each answer carries in
+ * {@link TierRead#abortedTransactions()} what such a reader must skip, whatever the isolation (the
+ * caller drops it for read_uncommitted): the aborted runs {@link ParquetLogReader} found in the
+ * chunk's batches from {@code batch_txn_state} that hold any offset of {@code [offset read,
+ * nextOffset)}, each as {@code (producerId, first offset of the run)}, by first offset; no hot data
+ * needed.
+ *
  * <p>Thread-safe.
  */
 final class ColdReader {
@@ -81,9 +93,28 @@ final class ColdReader {
             long nextOffset,
             Throwable error,
             long[] indexBaseOffsets,
-            int[] indexPositions) {
+            int[] indexPositions,
+            List<AbortedRun> abortedRuns) {
         static Chunk failed(Throwable error) {
-            return new Chunk(null, -1, -1, error, null, null);
+            return new Chunk(null, -1, -1, error, null, null, List.of());
+        }
+
+        /**
+         * The aborted transactions of this chunk holding offsets of {@code [from, next)}: a
+         * producer's run of aborted batches in the chunk, as {@code (producerId, its first
+         * offset)}, which lies inside that transaction, in or before the range.
+         */
+        List<AbortedTransaction> abortedTransactions(long from, long next) {
+            if (abortedRuns.isEmpty()) {
+                return List.of();
+            }
+            List<AbortedTransaction> out = new ArrayList<>();
+            for (AbortedRun r : abortedRuns) {
+                if (r.overlaps(from, next)) {
+                    out.add(new AbortedTransaction(r.producerId(), r.firstOffset()));
+                }
+            }
+            return out;
         }
 
         /**
@@ -494,7 +525,8 @@ final class ColdReader {
         try {
             ParquetLogReader reader =
                     readers.get(obj.key(), k -> new ParquetLogReader(store, k, obj.sizeInBytes()));
-            MemoryRecords records = reader.read(offset, bytes);
+            ColdBatches batches = reader.readBatches(offset, bytes);
+            MemoryRecords records = batches.records();
             long first = -1;
             long next = offset;
             int pos = 0;
@@ -528,7 +560,9 @@ final class ColdReader {
             first = Math.min(first, Math.max(offset, obj.firstOffset()));
             indexBase = java.util.Arrays.copyOf(indexBase, entries);
             indexPos = java.util.Arrays.copyOf(indexPos, entries);
-            Chunk c = new Chunk(records, first, next, null, indexBase, indexPos);
+            Chunk c =
+                    new Chunk(
+                            records, first, next, null, indexBase, indexPos, batches.abortedRuns());
             cachedBytes.addAndGet(records.sizeInBytes());
             if (records.sizeInBytes() >= chunkBytes / 2) {
                 typicalSpan.set(next - first);
@@ -595,7 +629,15 @@ final class ColdReader {
         if (readAhead && next < stopBefore) {
             readAhead(tp, obj, chunk, offset, next, stopBefore);
         }
-        return new TierRead.Cold(records, obj.key(), next, hw, logStart);
+        // the list is the chunk's: the caller sets the partition's real last stable offset
+        return new TierRead.Cold(
+                records,
+                obj.key(),
+                next,
+                hw,
+                logStart,
+                hw,
+                chunk.abortedTransactions(offset, next));
     }
 
     /**
