@@ -391,19 +391,24 @@ public final class TieredLog implements Closeable {
     }
 
     /**
-     * The idempotent producers the partition's hot tier remembers (from appends and producer
-     * snapshots, until {@code producer.id.expiration.ms}). From memory, never blocks.
+     * The idempotent and transactional producers the partition's hot tier remembers (from appends,
+     * markers and producer snapshots, until {@code producer.id.expiration.ms}; never while a
+     * transaction of theirs is open), with their coordinator epoch and open transaction's first
+     * offset (DescribeProducers). From memory, never blocks.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      */
     public List<ActiveProducer> activeProducers(TopicPartition tp) {
         List<ActiveProducer> out = new ArrayList<>();
         for (io.tierlog.hot.ProducerEntry e : hot(tp).producerStates()) {
-            long ts =
-                    e.batches().isEmpty()
-                            ? -1
-                            : e.batches().get(e.batches().size() - 1).timestamp();
-            out.add(new ActiveProducer(e.producerId(), e.producerEpoch(), e.lastSequence(), ts));
+            out.add(
+                    new ActiveProducer(
+                            e.producerId(),
+                            e.producerEpoch(),
+                            e.lastSequence(),
+                            e.lastTimestamp(),
+                            e.coordinatorEpoch(),
+                            e.currentTxnFirstOffset()));
         }
         return out;
     }

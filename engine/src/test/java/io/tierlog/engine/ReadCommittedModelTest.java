@@ -262,6 +262,18 @@ class ReadCommittedModelTest {
                     .containsExactly(new OpenTransaction(7, (short) 0, 0, 1000));
             assertThat(log.offsets(TP).lastStableOffset()).isZero();
             assertThat(log.offsets(TP).highWatermark()).isEqualTo(1);
+            assertThat(log.activeProducers(TP))
+                    .as("DescribeProducers' view: the open transaction's start")
+                    .containsExactly(new ActiveProducer(7, (short) 0, 0, 1000, -1, 0));
+            log.transactions().appendMarker(TP, 7, (short) 0, 3, true, 1);
+            assertThat(log.activeProducers(TP))
+                    .singleElement()
+                    .satisfies(
+                            p -> {
+                                assertThat(p.coordinatorEpoch()).isEqualTo(3);
+                                assertThat(p.currentTxnStartOffset()).isEqualTo(-1);
+                            });
+            assertThat(log.offsets(TP).lastStableOffset()).isEqualTo(2);
         }
     }
 
