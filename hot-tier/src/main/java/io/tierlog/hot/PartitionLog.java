@@ -742,11 +742,33 @@ public final class PartitionLog implements Closeable {
     /**
      * Starts KIP-890 verification of a producer's transactional batch: the guard to hand back with
      * the append once the coordinator confirmed the partition, or {@link
-     * VerificationGuard#SENTINEL} when the producer's transaction is already ongoing here.
+     * VerificationGuard#SENTINEL} when the producer's transaction is already ongoing here (then no
+     * coordinator call is needed). Takes the append lock: may wait for a roll.
      */
     public VerificationGuard maybeStartTxnVerification(
             long producerId, int baseSequence, short producerEpoch, boolean supportsEpochBump) {
         lock.lock();
+        try {
+            return producers.maybeStartVerification(
+                    producerId,
+                    baseSequence,
+                    producerEpoch,
+                    supportsEpochBump,
+                    time.milliseconds());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * As {@link #maybeStartTxnVerification} if the append lock is free now (an event loop must not
+     * wait for a roll holding it), else null: the caller asks again from a thread that may block.
+     */
+    public VerificationGuard maybeStartTxnVerificationWithoutBlocking(
+            long producerId, int baseSequence, short producerEpoch, boolean supportsEpochBump) {
+        if (!lock.tryLock()) {
+            return null;
+        }
         try {
             return producers.maybeStartVerification(
                     producerId,

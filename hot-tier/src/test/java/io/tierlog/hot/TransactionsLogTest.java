@@ -101,6 +101,8 @@ class TransactionsLogTest {
             log.append(txnBatch(A, (short) 0, 0, 2, now(), "k"), -1, g);
             assertThat(log.maybeStartTxnVerification(A, 2, (short) 0, true))
                     .isSameAs(VerificationGuard.SENTINEL);
+            assertThat(log.maybeStartTxnVerificationWithoutBlocking(A, 2, (short) 0, true))
+                    .isSameAs(VerificationGuard.SENTINEL);
             log.append(txnBatch(A, (short) 0, 2, 2, now(), "k"), -1, VerificationGuard.SENTINEL);
             assertThat(log.logEndOffset()).isEqualTo(4);
         }
