@@ -271,7 +271,17 @@ class ReadCommittedModelTest {
                     .as("a transactional batch needs verification (KIP-890)")
                     .isInstanceOf(InvalidTxnStateException.class);
             TxnVerification t = log.transactions().startVerification(TP, 7, 0, (short) 0, true);
+            assertThat(
+                            log.transactions()
+                                    .startVerificationWithoutBlocking(TP, 7, 0, (short) 0, true))
+                    .as("a retried request before the append gets the same token")
+                    .contains(t);
             log.append(TP, txnBatch(7, (short) 0, 0, 1, "x"), t);
+            assertThat(
+                            log.transactions()
+                                    .startVerificationWithoutBlocking(TP, 7, 1, (short) 0, true))
+                    .as("the transaction is known now: no coordinator call needed")
+                    .containsSame(TxnVerification.NONE);
             assertThat(log.transactions().openTransactions(TP))
                     .containsExactly(new OpenTransaction(7, (short) 0, 0, 1000));
             assertThat(log.offsets(TP).lastStableOffset()).isZero();
