@@ -46,14 +46,34 @@ class ReadCommittedConsumerIT {
     @Test
     void aReadCommittedConsumerSeesCommittedRecordsOnlyAndWaitsAtTheOpenTransaction()
             throws Exception {
-        try (TierlogServer server =
-                TierlogServer.start(
-                        Config.of(
-                                Map.of(
-                                        "listeners", "PLAINTEXT://127.0.0.1:0",
-                                        "data.dir", dir.toString(),
-                                        "tiered.enabled", "false",
-                                        "segment.bytes", "1024")))) {
+        run(
+                Map.of(
+                        "listeners", "PLAINTEXT://127.0.0.1:0",
+                        "data.dir", dir.toString(),
+                        "tiered.enabled", "false",
+                        "segment.bytes", "1024"),
+                false);
+    }
+
+    /**
+     * The same with the transactions' segments offloaded and deleted from the hot tier (tiny local
+     * retention): the aborted list of each cold read comes from the objects.
+     */
+    @Test
+    void theSameFromTheColdTier() throws Exception {
+        run(
+                Map.of(
+                        "listeners", "PLAINTEXT://127.0.0.1:0",
+                        "data.dir", dir.toString(),
+                        "engine.background.enabled", "false",
+                        "segment.bytes", "1024",
+                        "local.retention.bytes", "1",
+                        "file.delete.delay.ms", "0"),
+                true);
+    }
+
+    private void run(Map<String, String> config, boolean cold) throws Exception {
+        try (TierlogServer server = TierlogServer.start(Config.of(config))) {
             TieredLog e = server.engine();
             e.createTopic(TP.topic(), 1, Map.of());
             Transactions t = e.transactions();
@@ -84,6 +104,15 @@ class ReadCommittedConsumerIT {
             e.append(TP, plain("after-open"));
             all.add("after-open");
             assertThat(t.lastStableOffset(TP)).isEqualTo(lso);
+            if (cold) {
+                e.maintain(); // offload below the LSO, then local retention
+                assertThat(e.offsets(TP).hotLogStartOffset())
+                        .as("the transactions' early segments are in the cold tier only")
+                        .isGreaterThan(lso / 2);
+                assertThat(e.offsets(TP).coldHighWatermark())
+                        .as("offload stopped below the open transaction")
+                        .isLessThanOrEqualTo(lso);
+            }
 
             String bootstrap = "127.0.0.1:" + server.port();
             try (KafkaConsumer<String, String> rc = consumer(bootstrap, "read_committed");
