@@ -48,7 +48,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * with Kafka's {@link OffsetOutOfRangeException}; an unknown partition with {@link
  * UnknownTopicOrPartitionException}; a cold read while the object store or catalog is unavailable
  * with the retriable {@link ColdReadException}, and succeeds again once it is back. Hot appends and
- * reads never depend on S3.
+ * reads never depend on S3. A {@link Isolation#READ_COMMITTED} read ends at the last stable offset
+ * and names the aborted transactions of its batches (hot: the {@code .txnindex}; cold: the objects'
+ * {@code batch_txn_state}; nothing at or above the LSO is ever offloaded).
  *
  * <p><b>Offsets.</b> {@link #earliestOffset} is the first offset of either tier, {@link
  * #latestOffset} the hot high watermark; {@link #offsetForTimestamp} searches the cold tier's time
