@@ -48,7 +48,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * with Kafka's {@link OffsetOutOfRangeException}; an unknown partition with {@link
  * UnknownTopicOrPartitionException}; a cold read while the object store or catalog is unavailable
  * with the retriable {@link ColdReadException}, and succeeds again once it is back. Hot appends and
- * reads never depend on S3.
+ * reads never depend on S3. A {@link Isolation#READ_COMMITTED} read ends at the last stable offset
+ * and names the aborted transactions of its batches (hot: the {@code .txnindex}; cold: the objects'
+ * {@code batch_txn_state}; nothing at or above the LSO is ever offloaded).
  *
  * <p><b>Offsets.</b> {@link #earliestOffset} is the first offset of either tier, {@link
  * #latestOffset} the hot high watermark; {@link #offsetForTimestamp} searches the cold tier's time
@@ -391,19 +393,24 @@ public final class TieredLog implements Closeable {
     }
 
     /**
-     * The idempotent producers the partition's hot tier remembers (from appends and producer
-     * snapshots, until {@code producer.id.expiration.ms}). From memory, never blocks.
+     * The idempotent and transactional producers the partition's hot tier remembers (from appends,
+     * markers and producer snapshots, until {@code producer.id.expiration.ms}; never while a
+     * transaction of theirs is open), with their coordinator epoch and open transaction's first
+     * offset (DescribeProducers). From memory, never blocks.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      */
     public List<ActiveProducer> activeProducers(TopicPartition tp) {
         List<ActiveProducer> out = new ArrayList<>();
         for (io.tierlog.hot.ProducerEntry e : hot(tp).producerStates()) {
-            long ts =
-                    e.batches().isEmpty()
-                            ? -1
-                            : e.batches().get(e.batches().size() - 1).timestamp();
-            out.add(new ActiveProducer(e.producerId(), e.producerEpoch(), e.lastSequence(), ts));
+            out.add(
+                    new ActiveProducer(
+                            e.producerId(),
+                            e.producerEpoch(),
+                            e.lastSequence(),
+                            e.lastTimestamp(),
+                            e.coordinatorEpoch(),
+                            e.currentTxnFirstOffset()));
         }
         return out;
     }

@@ -9,6 +9,7 @@ import io.tierlog.hot.VerificationGuard;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
@@ -47,6 +48,34 @@ public final class Transactions {
                             .maybeStartTxnVerification(
                                     producerId, baseSequence, producerEpoch, supportsEpochBump);
             return g == VerificationGuard.SENTINEL ? TxnVerification.NONE : new TxnVerification(g);
+        } catch (ProducerStateException e) {
+            throw AppendErrors.producerState(e);
+        }
+    }
+
+    /**
+     * As {@link #startVerification} for a thread that must never block (a Netty event loop): empty
+     * when the partition's append lock is busy now (a roll holds it); the caller then asks again
+     * where blocking is allowed.
+     */
+    public Optional<TxnVerification> startVerificationWithoutBlocking(
+            TopicPartition tp,
+            long producerId,
+            int baseSequence,
+            short producerEpoch,
+            boolean supportsEpochBump) {
+        try {
+            VerificationGuard g =
+                    hot.apply(tp)
+                            .maybeStartTxnVerificationWithoutBlocking(
+                                    producerId, baseSequence, producerEpoch, supportsEpochBump);
+            if (g == null) {
+                return Optional.empty();
+            }
+            return Optional.of(
+                    g == VerificationGuard.SENTINEL
+                            ? TxnVerification.NONE
+                            : new TxnVerification(g));
         } catch (ProducerStateException e) {
             throw AppendErrors.producerState(e);
         }

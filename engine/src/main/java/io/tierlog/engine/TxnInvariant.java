@@ -38,6 +38,11 @@ final class TxnInvariant {
         } catch (IOException | UncheckedIOException e) {
             return; // unreadable hot segments are the hot checks' finding
         }
+        if (lso >= segs.get(segs.size() - 1).nextOffset()) {
+            // no transaction open: a cold tier ahead of the hot end is another finding (a hot
+            // tier that lost its tail), not an open transaction's
+            return;
+        }
         ColdObject last = objects.get(objects.size() - 1);
         if (last.lastOffset() >= lso) {
             out.add(
@@ -49,7 +54,8 @@ final class TxnInvariant {
                                     + last.describeRange()
                                     + ") reaches the last stable offset "
                                     + lso
-                                    + ": it may hold records of a transaction still open"));
+                                    + " (the first offset of an open transaction): it may hold"
+                                    + " records of that transaction"));
         }
     }
 }

@@ -81,12 +81,26 @@ class InspectTransactionsTest {
             }
             open = append(log, 5, (short) 0, 0, "open");
             log.append(TP, ReadCommittedModelTest.plainBatch("after"));
+            log.createTopic("plain", 1, Map.of());
+            log.append(new TopicPartition("plain", 0), ReadCommittedModelTest.plainBatch("p"));
         }
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(dir.resolve("data/log"))) {
             List<Violation> below = new ArrayList<>();
             TxnInvariant.checkColdBelowLastStableOffset(
                     hot, TP, hot.segments(TP), List.of(object(0, open - 1)), below);
             assertThat(below).as("an object ending below the LSO").isEmpty();
+
+            List<Violation> noTxn = new ArrayList<>();
+            TxnInvariant.checkColdBelowLastStableOffset(
+                    hot,
+                    new TopicPartition("plain", 0),
+                    hot.segments(new TopicPartition("plain", 0)),
+                    List.of(object(0, 100)),
+                    noTxn);
+            assertThat(noTxn)
+                    .as(
+                            "a cold tier ahead of a hot tier with no open transaction is not this rule's")
+                    .isEmpty();
 
             List<Violation> reaching = new ArrayList<>();
             TxnInvariant.checkColdBelowLastStableOffset(

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * TieredLog#read(TopicPartition, long, int, Isolation)} with random fetch sizes, sees exactly the
  * records of committed transactions and of non-transactional batches below the last stable offset,
  * in offset order, for random interleavings of transactional producers (TV1 and TV2 markers,
- * commits, aborts, transactions left open) over several segments, before and after a reopen.
+ * commits, aborts, transactions left open) over several segments, before and after a reopen, and in
+ * a copy of the files taken while the log was open (what a kill -9 leaves), after recovery.
  */
 class ReadCommittedModelTest {
     private static final TopicPartition TP = new TopicPartition("txn", 0);
@@ -156,6 +157,19 @@ class ReadCommittedModelTest {
             all.sort(Comparator.comparingLong(ReadCommittedModelTest::offsetOf));
             assertThat(readUncommitted(log)).as("read_uncommitted sees all").isEqualTo(all);
 
+            // a crash image (the files as a kill -9 would leave them, open transactions in
+            // flight): recovery gives the same last stable offset and committed records
+            Path crashed = Files.createTempDirectory(dir, "crashed");
+            copyTree(d, crashed);
+            try (TieredLog image = TieredLog.open(TopicRegistryTest.hotOnly(crashed, cfg))) {
+                assertThat(image.transactions().lastStableOffset(TP))
+                        .as("LSO after recovery")
+                        .isEqualTo(lso);
+                assertThat(readCommitted(image, random, lso))
+                        .as("read_committed after recovery from a crash image")
+                        .containsExactlyElementsOf(visible);
+            }
+
             // end every transaction, then reopen: the txn index and producer state come back
             for (Producer p : producers) {
                 if (!p.open.isEmpty()) {
@@ -257,11 +271,46 @@ class ReadCommittedModelTest {
                     .as("a transactional batch needs verification (KIP-890)")
                     .isInstanceOf(InvalidTxnStateException.class);
             TxnVerification t = log.transactions().startVerification(TP, 7, 0, (short) 0, true);
+            assertThat(
+                            log.transactions()
+                                    .startVerificationWithoutBlocking(TP, 7, 0, (short) 0, true))
+                    .as("a retried request before the append gets the same token")
+                    .contains(t);
             log.append(TP, txnBatch(7, (short) 0, 0, 1, "x"), t);
+            assertThat(
+                            log.transactions()
+                                    .startVerificationWithoutBlocking(TP, 7, 1, (short) 0, true))
+                    .as("the transaction is known now: no coordinator call needed")
+                    .containsSame(TxnVerification.NONE);
             assertThat(log.transactions().openTransactions(TP))
                     .containsExactly(new OpenTransaction(7, (short) 0, 0, 1000));
             assertThat(log.offsets(TP).lastStableOffset()).isZero();
             assertThat(log.offsets(TP).highWatermark()).isEqualTo(1);
+            assertThat(log.activeProducers(TP))
+                    .as("DescribeProducers' view: the open transaction's start")
+                    .containsExactly(new ActiveProducer(7, (short) 0, 0, 1000, -1, 0));
+            log.transactions().appendMarker(TP, 7, (short) 0, 3, true, 1);
+            assertThat(log.activeProducers(TP))
+                    .singleElement()
+                    .satisfies(
+                            p -> {
+                                assertThat(p.coordinatorEpoch()).isEqualTo(3);
+                                assertThat(p.currentTxnStartOffset()).isEqualTo(-1);
+                            });
+            assertThat(log.offsets(TP).lastStableOffset()).isEqualTo(2);
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> all = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) all::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else if (!p.getFileName().toString().equals(".lock")) {
+                    Files.copy(p, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
         }
     }
 

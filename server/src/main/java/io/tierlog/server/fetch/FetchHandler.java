@@ -22,8 +22,11 @@ import org.apache.kafka.common.protocol.Errors;
  * Fetch (v4-v16): resolves topics by name (or by id from v13), reads each partition from the {@link
  * io.tierlog.server.fetch.FetchSource} within the partition and response byte limits, and answers
  * at once when it has {@code min_bytes}, hit an error, or {@code max_wait_ms} is 0. Otherwise a
- * {@link DelayedFetch} waits until appends bring enough bytes or the wait expires. Sessionless:
- * every response has session id 0, so clients send full requests. Thread-safe.
+ * {@link DelayedFetch} waits until appends bring enough bytes or the wait expires (a marker append
+ * wakes it too: it moves the last stable offset). {@code isolation_level} 1 (read_committed) reads
+ * up to the last stable offset and fills {@code aborted_transactions}; 0 leaves it null; {@code
+ * last_stable_offset} is the real LSO for both. Sessionless: every response has session id 0, so
+ * clients send full requests. Thread-safe.
  */
 final class FetchHandler extends ApiHandlerBase {
     private final MetadataService metadata;
