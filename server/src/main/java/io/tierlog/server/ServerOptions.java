@@ -183,7 +183,7 @@ public final class ServerOptions {
 
     public static final ConfigOption<Boolean> TRANSACTION_COORDINATOR_ENABLE =
             ConfigOption.booleanOption("transaction.coordinator.enable")
-                    .defaultValue(false)
+                    .defaultValue(true)
                     .doc(
                             "Serve transactions: the transaction coordinator answers"
                                     + " FindCoordinator for transactional ids and ApiVersions"

@@ -85,9 +85,11 @@ final class DescribeProducersHandler extends SyncApiHandler<DescribeProducersReq
                                         .setProducerEpoch(a.producerEpoch())
                                         .setLastSequence(a.lastSequence())
                                         .setLastTimestamp(a.lastTimestamp())
-                                        .setCoordinatorEpoch(-1)
+                                        .setCoordinatorEpoch(a.coordinatorEpoch())
                                         .setCurrentTxnStartOffset(
-                                                t == null ? -1 : t.firstOffset()));
+                                                t == null
+                                                        ? a.currentTxnStartOffset()
+                                                        : t.firstOffset()));
             }
             for (OpenTransaction t : open.values()) {
                 pr.activeProducers()
