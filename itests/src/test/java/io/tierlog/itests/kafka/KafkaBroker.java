@@ -64,6 +64,16 @@ public final class KafkaBroker implements AutoCloseable {
      * @throws IOException if the broker does not come up; the message holds the tail of its output
      */
     public static KafkaBroker start(Path dir, Map<String, String> overrides) throws IOException {
+        return start(dir, overrides, List.of());
+    }
+
+    /**
+     * As {@link #start(Path, Map)}, with further {@code kafka-storage format} arguments for a fresh
+     * directory, e.g. {@code --feature transaction.version=1} (a freshly formatted 4.4 broker
+     * finalizes transaction.version 2).
+     */
+    public static KafkaBroker start(Path dir, Map<String, String> overrides, List<String> formatArgs)
+            throws IOException {
         Files.createDirectories(dir);
         Path logDir = dir.resolve("kafka-logs");
         int brokerPort = freePort();
@@ -100,17 +110,17 @@ public final class KafkaBroker implements AutoCloseable {
 
         Path out = dir.resolve("broker.out");
         if (!Files.exists(logDir.resolve("meta.properties"))) {
-            Process format =
-                    javaProcess(
-                                    List.of(
-                                            "kafka.tools.StorageTool",
-                                            "format",
-                                            "--cluster-id",
-                                            Uuid.randomUuid().toString(),
-                                            "--config",
-                                            config.toString()),
-                                    dir.resolve("format.out"))
-                            .start();
+            List<String> formatCmd =
+                    new ArrayList<>(
+                            List.of(
+                                    "kafka.tools.StorageTool",
+                                    "format",
+                                    "--cluster-id",
+                                    Uuid.randomUuid().toString(),
+                                    "--config",
+                                    config.toString()));
+            formatCmd.addAll(formatArgs);
+            Process format = javaProcess(formatCmd, dir.resolve("format.out")).start();
             int rc = waitFor(format, Duration.ofSeconds(120));
             if (rc != 0) {
                 throw new IOException(
