@@ -41,6 +41,15 @@ final class BatchValidator {
      * @throws InvalidBatchException on the first invalid batch
      */
     static ValidatedBatches validate(ByteBuffer buf, LogConfig config, long now) {
+        return validate(buf, config, now, false);
+    }
+
+    /**
+     * As {@link #validate(ByteBuffer, LogConfig, long)}; {@code fromCoordinator} accepts control
+     * batches (the log's own transaction markers, Kafka's {@code AppendOrigin.COORDINATOR}).
+     */
+    static ValidatedBatches validate(
+            ByteBuffer buf, LogConfig config, long now, boolean fromCoordinator) {
         ValidatedBatches out = RESULTS.get();
         out.reset();
         int p = buf.position();
@@ -85,7 +94,7 @@ final class BatchValidator {
             if (!crcMatches(buf, p, size)) {
                 throw new InvalidBatchException(Kind.CORRUPT_MESSAGE, "CRC-32C mismatch");
             }
-            validateBatch(buf, p, size, config, now, out);
+            validateBatch(buf, p, size, config, now, out, fromCoordinator);
             out.add(p, size, buf);
             p += size;
         }
@@ -93,9 +102,15 @@ final class BatchValidator {
     }
 
     private static void validateBatch(
-            ByteBuffer buf, int p, int size, LogConfig config, long now, ValidatedBatches scratch) {
+            ByteBuffer buf,
+            int p,
+            int size,
+            LogConfig config,
+            long now,
+            ValidatedBatches scratch,
+            boolean fromCoordinator) {
         short attributes = buf.getShort(p + ATTRIBUTES_OFFSET);
-        if ((attributes & CONTROL_MASK) != 0) {
+        if ((attributes & CONTROL_MASK) != 0 && !fromCoordinator) {
             throw new InvalidBatchException(
                     Kind.INVALID_RECORD, "Control batches cannot be appended by clients");
         }

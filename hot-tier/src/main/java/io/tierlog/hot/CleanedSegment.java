@@ -33,9 +33,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 final class CleanedSegment implements AutoCloseable {
     static final String CLEANED_SUFFIX = ".cleaned";
     static final String SWAP_SUFFIX = ".swap";
-    static final String[] FILE_SUFFIXES = {
-        LogSegment.LOG_SUFFIX, LogSegment.INDEX_SUFFIX, LogSegment.TIME_INDEX_SUFFIX
-    };
+    static final String[] FILE_SUFFIXES = LogSegment.ALL_SUFFIXES;
 
     private final Path dir;
     final long baseOffset;
@@ -171,6 +169,19 @@ final class CleanedSegment implements AutoCloseable {
 
     long size() {
         return size;
+    }
+
+    /**
+     * Writes the cleaned segment's {@code .txnindex.cleaned} (no file when {@code aborted} is
+     * empty, as Kafka), fsynced; renamed with the other files at the swap.
+     */
+    void writeTxnIndex(java.util.List<AbortedTxn> aborted) throws IOException {
+        Path f = file(dir, baseOffset, LogSegment.TXN_INDEX_SUFFIX, CLEANED_SUFFIX);
+        if (aborted.isEmpty()) {
+            Files.deleteIfExists(f);
+            return;
+        }
+        TxnIndex.write(f, aborted);
     }
 
     long nextOffset() {

@@ -36,9 +36,13 @@ import org.slf4j.LoggerFactory;
  *       TombstoneGate} forbids removing tombstones of this partition now.
  * </ul>
  *
- * Records without a key are dropped (append refuses them on a compacted topic). Control batches are
- * kept as they are: there are no transactions yet, so no batch is aborted and no marker can go
- * (that is where transaction cleaning will decide). A producer's last batch is kept, emptied of
+ * Records without a key are dropped (append refuses them on a compacted topic). Transactions follow
+ * Kafka ({@link CleanerTxns}): the cleaned range ends at the last stable offset ({@link
+ * LogToClean}); batches of aborted transactions (found through the txn indexes) are dropped and
+ * never mapped; a marker goes only once its transaction has no data left and its delete horizon
+ * ({@code delete.retention.ms}) passed; the cleaned segment's {@code .txnindex} keeps the aborted
+ * transactions that still have data. A producer's last batch (or, with none, its last marker) is
+ * kept, emptied of
  * removed records, so the producer's sequence survives a reopen. Batches keep their offsets,
  * timestamps, headers, attributes, producer id, epoch and sequence; a batch that lost records is
  * rebuilt in its own codec (Kafka's {@code MemoryRecords.filterTo}, whose record filter this class
@@ -105,9 +109,11 @@ final class Cleaner {
             return new Result(firstDirty, c.read, 0, 0, 0, 0, map.utilization());
         }
         c.mapped = true;
-        Map<Long, Long> producerLast = log.lastOffsetsOfProducers();
+        Map<Long, ProducerEntry> producerLast = log.lastOffsetsOfProducers();
+        CleanerTxns txns = new CleanerTxns();
         Filter filter =
-                new Filter(now, config.deleteRetentionMs(), map, producerLast, mayDropTombstones);
+                new Filter(
+                        now, config.deleteRetentionMs(), map, producerLast, mayDropTombstones, txns);
         int groups = 0;
         for (List<LogSegment> group : groupSegmentsBySize(log.segmentArray(), end, config)) {
             checkDone();
@@ -132,6 +138,8 @@ final class Cleaner {
             throws IOException, InterruptedException, AbortedException {
         map.clear();
         LogSegment[] segs = log.segmentArray();
+        CleanerTxns txns = new CleanerTxns();
+        txns.addAborted(TxnMarkers.collect(segs, firstDirty, upper));
         long end = firstDirty;
         boolean any = false;
         for (int i = 0; i < segs.length - 1; i++) {
@@ -150,7 +158,7 @@ final class Cleaner {
                 break;
             }
             any = true;
-            long mappedTo = mapSegment(s, firstDirty, upper, c);
+            long mappedTo = mapSegment(s, firstDirty, upper, c, txns);
             if (mappedTo >= 0) {
                 LOG.debug("{}: offset map full in segment {}", log.topicPartition(), s.baseOffset);
                 return mappedTo;
@@ -161,7 +169,8 @@ final class Cleaner {
     }
 
     /** Puts the segment's keys; returns -1 when all fit, else the offset mapping stopped at. */
-    private long mapSegment(LogSegment s, long firstDirty, long upper, Counters c)
+    private long mapSegment(
+            LogSegment s, long firstDirty, long upper, Counters c, CleanerTxns txns)
             throws IOException, InterruptedException, AbortedException {
         long[] full = {-1};
         forEachChunk(
@@ -169,11 +178,15 @@ final class Cleaner {
                 c,
                 records -> {
                     for (MutableRecordBatch batch : records.batches()) {
-                        if (batch.isControlBatch() || batch.lastOffset() < firstDirty) {
+                        if (batch.lastOffset() < firstDirty) {
                             continue;
                         }
                         if (batch.baseOffset() >= upper) {
                             return false;
+                        }
+                        // an aborted batch's keys must not hide the committed values before it
+                        if (txns.onBatch(batch) || batch.isControlBatch()) {
+                            continue;
                         }
                         try (CloseableIterator<Record> it =
                                 batch.streamingIterator(decompression)) {
@@ -261,7 +274,13 @@ final class Cleaner {
         boolean swapped = false;
         try {
             long[] last = {-1, -1, -1}; // the group's last batch: base offset, last offset, max ts
-            for (LogSegment s : group) {
+            filter.txns.startSegment();
+            LogSegment[] all = log.segmentArray();
+            for (int k = 0; k < group.length; k++) {
+                LogSegment s = group[k];
+                long upTo = k + 1 < group.length ? group[k + 1].baseOffset : groupEnd;
+                // the whole segment's range: its cleaned index is rebuilt entirely
+                filter.txns.addAborted(TxnMarkers.collect(all, s.baseOffset, upTo));
                 forEachChunk(
                         s,
                         c,
@@ -288,6 +307,7 @@ final class Cleaner {
                             return true;
                         });
             }
+            cleaned.writeTxnIndex(filter.txns.cleanedIndex());
             if (cleaned.nextOffset() < groupEnd && last[1] == groupEnd - 1) {
                 cleaned.appendEmptyBatch(last[0], last[1], last[2]);
             } else if (cleaned.nextOffset() < groupEnd) {
@@ -395,8 +415,10 @@ final class Cleaner {
     /** Kafka's cleaner record filter over {@link MemoryRecords#filterTo}. */
     static final class Filter extends MemoryRecords.RecordFilter {
         private final OffsetMap map;
-        private final Map<Long, Long> producerLast;
+        private final Map<Long, ProducerEntry> producerLast;
         private final boolean mayDropTombstones;
+        final CleanerTxns txns;
+        private boolean discardBatchRecords;
         long read;
         long retained;
 
@@ -404,29 +426,51 @@ final class Cleaner {
                 long now,
                 long deleteRetentionMs,
                 OffsetMap map,
-                Map<Long, Long> producerLast,
-                boolean mayDropTombstones) {
+                Map<Long, ProducerEntry> producerLast,
+                boolean mayDropTombstones,
+                CleanerTxns txns) {
             super(now, deleteRetentionMs);
             this.map = map;
             this.producerLast = producerLast;
             this.mayDropTombstones = mayDropTombstones;
+            this.txns = txns;
         }
 
         @Override
         protected BatchRetentionResult checkBatchRetention(RecordBatch batch) {
-            // Without transactions nothing is aborted and no marker may go: this is where
-            // transaction cleaning will choose DELETE for aborted batches and spent markers.
-            boolean discardBatchRecords = false;
-            Long last = batch.hasProducerId() ? producerLast.get(batch.producerId()) : null;
+            boolean canDiscard = txns.onBatch(batch);
+            if (batch.isControlBatch()) {
+                // a spent marker waits out its delete horizon (set by this pass if it has none)
+                java.util.OptionalLong horizon = batch.deleteHorizonMs();
+                discardBatchRecords =
+                        canDiscard && horizon.isPresent() && horizon.getAsLong() <= currentTime;
+            } else {
+                discardBatchRecords = canDiscard;
+            }
             BatchRetention retention;
-            if (last != null && last == batch.lastOffset()) {
+            if (batch.hasProducerId() && isLastOfProducer(batch)) {
                 retention = BatchRetention.RETAIN_EMPTY;
             } else if (discardBatchRecords) {
                 retention = BatchRetention.DELETE;
             } else {
                 retention = BatchRetention.DELETE_EMPTY;
             }
-            return new BatchRetentionResult(retention, false);
+            return new BatchRetentionResult(retention, canDiscard && batch.isControlBatch());
+        }
+
+        /**
+         * Kafka's {@code isBatchLastRecordOfProducer}: the batch holding the producer's last
+         * sequence, or (with no batch since its last marker) that marker, which holds its epoch.
+         */
+        private boolean isLastOfProducer(RecordBatch batch) {
+            ProducerEntry e = producerLast.get(batch.producerId());
+            if (e == null) {
+                return false;
+            }
+            if (e.lastOffset() >= 0) {
+                return batch.lastOffset() == e.lastOffset();
+            }
+            return batch.isControlBatch() && batch.producerEpoch() == e.producerEpoch();
         }
 
         @Override
@@ -440,6 +484,9 @@ final class Cleaner {
         }
 
         private boolean retain(RecordBatch batch, Record record) {
+            if (discardBatchRecords) {
+                return false; // kept only for the producer's state, if at all
+            }
             if (batch.isControlBatch()) {
                 return true;
             }

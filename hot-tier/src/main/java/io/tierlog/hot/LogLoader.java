@@ -1,6 +1,7 @@
 package io.tierlog.hot;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,7 +93,8 @@ final class LogLoader {
                         bases.add(base);
                     }
                 } else if (name.endsWith(LogSegment.INDEX_SUFFIX)
-                        || name.endsWith(LogSegment.TIME_INDEX_SUFFIX)) {
+                        || name.endsWith(LogSegment.TIME_INDEX_SUFFIX)
+                        || name.endsWith(LogSegment.TXN_INDEX_SUFFIX)) {
                     orphans.add(f);
                 }
             }
@@ -325,6 +327,9 @@ final class LogLoader {
         }
         boolean indexes = true;
         for (String suffix : CleanedSegment.FILE_SUFFIXES) {
+            if (suffix.equals(LogSegment.TXN_INDEX_SUFFIX)) {
+                continue; // present only when the cleaned segment keeps aborted transactions
+            }
             indexes &=
                     Files.exists(
                             CleanedSegment.file(dir, base, suffix, CleanedSegment.SWAP_SUFFIX));
@@ -366,6 +371,7 @@ final class LogLoader {
         Files.deleteIfExists(dir.resolve(name + LogSegment.LOG_SUFFIX));
         Files.deleteIfExists(dir.resolve(name + LogSegment.INDEX_SUFFIX));
         Files.deleteIfExists(dir.resolve(name + LogSegment.TIME_INDEX_SUFFIX));
+        Files.deleteIfExists(dir.resolve(name + LogSegment.TXN_INDEX_SUFFIX));
     }
 
     /** Base offset of a segment file name {@code <20 digits><suffix>}, or null. */
@@ -387,14 +393,24 @@ final class LogLoader {
     }
 
     /**
-     * Rebuilds producer state: loads the newest snapshot at or below the log end and replays the
-     * batch headers after it (all of them without a snapshot).
+     * Rebuilds producer state: loads the newest snapshot at or below the log end (and at or below
+     * the first segment whose txn index must be rebuilt) and replays the batch headers and markers
+     * after it (all of them without a snapshot). The txn index of every segment marked stale
+     * (recovered, truncated, or failing its check) is rewritten from the aborted transactions the
+     * replay completes in it.
      */
     static void rebuildProducerState(Path dir, List<LogSegment> segments, ProducerStateManager psm)
             throws IOException {
         psm.clear();
         long logEnd = segments.get(segments.size() - 1).nextOffset();
-        long from = ProducerSnapshots.loadLatest(dir, logEnd, psm);
+        long firstStale = Long.MAX_VALUE;
+        for (LogSegment s : segments) {
+            if (s.txnIndexStale) {
+                firstStale = s.baseOffset;
+                break;
+            }
+        }
+        long from = ProducerSnapshots.loadLatest(dir, logEnd, Math.min(logEnd, firstStale), psm);
         if (from < 0) {
             psm.clear();
         }
@@ -402,10 +418,35 @@ final class LogLoader {
             if (from >= 0 && s.nextOffset() <= from) {
                 continue;
             }
-            LogScanner sc = new LogScanner(s.pin(), 0, s.size(), -1, false, false);
+            List<AbortedTxn> aborted = s.txnIndexStale ? new ArrayList<>() : null;
+            FileChannel ch = s.pin();
             try {
+                LogScanner sc = new LogScanner(ch, 0, s.size(), -1, false, false);
                 while (sc.next()) {
-                    if (sc.producerId >= 0 && sc.baseOffset >= from) {
+                    if (sc.producerId < 0 || sc.baseOffset < from) {
+                        continue;
+                    }
+                    if (TxnMarkers.isControl(sc.attributes)) {
+                        TxnMarkers.Marker m = TxnMarkers.read(ch, sc.position, sc.size);
+                        if (m == null) {
+                            continue;
+                        }
+                        long lso = psm.lastStableOffsetAfter(sc.producerId, sc.baseOffset);
+                        ProducerStateManager.CompletedTxn done =
+                                psm.applyMarker(
+                                        sc.producerId,
+                                        sc.producerEpoch,
+                                        m.coordinatorEpoch(),
+                                        m.commit(),
+                                        sc.baseOffset,
+                                        sc.maxTimestamp,
+                                        false);
+                        if (done != null && done.aborted() && aborted != null) {
+                            aborted.add(
+                                    new AbortedTxn(
+                                            sc.producerId, done.firstOffset(), sc.baseOffset, lso));
+                        }
+                    } else {
                         psm.replay(
                                 sc.producerId,
                                 sc.producerEpoch,
@@ -414,11 +455,25 @@ final class LogLoader {
                                         sc.baseSequence, sc.lastOffsetDelta),
                                 sc.baseOffset,
                                 sc.lastOffset,
-                                sc.maxTimestamp);
+                                sc.maxTimestamp,
+                                TxnMarkers.isTransactional(sc.attributes));
                     }
                 }
             } finally {
                 s.unpin();
+            }
+            if (aborted != null) {
+                // rewritten even when empty: the file on disk may name markers recovery cut off
+                s.txnIndex().rewrite(aborted);
+                if (!aborted.isEmpty()) {
+                    LOG.info(
+                            "Rebuilt transaction index of segment {} of {}: {} aborted"
+                                    + " transactions",
+                            s.baseOffset,
+                            dir,
+                            aborted.size());
+                }
+                s.txnIndexStale = false;
             }
         }
     }

@@ -30,6 +30,10 @@ final class LogSegment {
     static final String INDEX_SUFFIX = ".index";
     static final String TIME_INDEX_SUFFIX = ".timeindex";
     static final String DELETED_SUFFIX = ".deleted";
+    static final String TXN_INDEX_SUFFIX = ".txnindex";
+
+    /** Every file a segment may have; the txn index only once an abort was written. */
+    static final String[] ALL_SUFFIXES = {LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX};
 
     /** Bytes of a batch header read when scanning for offsets: base offset .. lastOffsetDelta. */
     private static final int SCAN_HEADER = LAST_OFFSET_DELTA_OFFSET + 4;
@@ -41,6 +45,13 @@ final class LogSegment {
     private final SegmentFile file;
     private OffsetIndex offsetIndex;
     private TimeIndex timeIndex;
+    private TxnIndex txnIndex;
+
+    /**
+     * The txn index may not match the log (the segment was recovered or truncated, or the file
+     * failed its check): the loader rebuilds it from the producer state replay.
+     */
+    boolean txnIndexStale;
 
     private int size;
     private volatile int readableSize;
@@ -97,6 +108,8 @@ final class LogSegment {
         }
         LogSegment s = new LogSegment(dir, baseOffset, config, SegmentFile.opened(files, log, ch));
         try {
+            s.txnIndex = TxnIndex.empty(dir.resolve(fileName(baseOffset) + TXN_INDEX_SUFFIX));
+            s.txnIndex.deleteIfExists();
             s.openIndexes(true, true);
         } catch (IOException | RuntimeException e) {
             s.closeQuietly();
@@ -142,7 +155,9 @@ final class LogSegment {
         s.file.acquire();
         boolean ok = false;
         try {
+            Path txn = dir.resolve(fileName(baseOffset) + TXN_INDEX_SUFFIX);
             if (recover) {
+                s.txnIndex = TxnIndex.empty(txn);
                 s.openIndexes(true, true);
                 s.recover();
                 if (!active) {
@@ -150,6 +165,13 @@ final class LogSegment {
                 }
             } else {
                 s.loadExisting(active);
+                try {
+                    s.txnIndex = TxnIndex.load(txn, baseOffset, s.nextOffset);
+                } catch (CorruptIndexException e) {
+                    s.txnIndex = TxnIndex.empty(txn);
+                    s.txnIndexStale = true;
+                    LoggerHolder.LOG.warn("Rebuilding {}: {}", txn, e.getMessage());
+                }
             }
             ok = true;
             return s;
@@ -286,6 +308,7 @@ final class LogSegment {
         offsetOfMaxTimestamp = maxOff;
         rollingBaseMs = firstBatchTimestamp();
         truncatedByRecovery = fileSize - valid;
+        txnIndexStale = true;
         return fileSize - valid;
     }
 
@@ -466,6 +489,7 @@ final class LogSegment {
         if (cut < fileSize) {
             channel.truncate(cut);
         }
+        txnIndex.truncateTo(offset);
         if (closed) {
             reactivate();
         }
@@ -664,12 +688,13 @@ final class LogSegment {
         file.force();
         offsetIndex.flush();
         timeIndex.flush();
+        txnIndex.flush();
     }
 
     /** Renames the files to {@code *.deleted}; the channel stays open for in-flight reads. */
     void renameToDeleted() throws IOException {
         String name = fileName(baseOffset);
-        for (String suffix : new String[] {LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX}) {
+        for (String suffix : ALL_SUFFIXES) {
             Path f = dir.resolve(name + suffix);
             if (Files.exists(f)) {
                 Files.move(
@@ -679,6 +704,7 @@ final class LogSegment {
             }
         }
         logFile = dir.resolve(name + LOG_SUFFIX + DELETED_SUFFIX);
+        txnIndex.renameTo(dir.resolve(name + TXN_INDEX_SUFFIX + DELETED_SUFFIX));
         file.renamedTo(logFile);
         renamedToDeleted = true;
     }
@@ -687,7 +713,7 @@ final class LogSegment {
     void closeAndDelete() throws IOException {
         closeQuietly();
         String name = fileName(baseOffset);
-        for (String suffix : new String[] {LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX}) {
+        for (String suffix : ALL_SUFFIXES) {
             Files.deleteIfExists(dir.resolve(name + suffix + DELETED_SUFFIX));
             if (!renamedToDeleted) {
                 // a cleaned segment of the same base offset may have taken the name since
@@ -785,5 +811,14 @@ final class LogSegment {
 
     TimeIndex timeIndex() {
         return timeIndex;
+    }
+
+    /** The aborted transactions whose marker is in this segment. */
+    TxnIndex txnIndex() {
+        return txnIndex;
+    }
+
+    private static final class LoggerHolder {
+        static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LogSegment.class);
     }
 }

@@ -52,7 +52,8 @@ record LogToClean(
         long logEnd = log.logEndOffset();
         long firstDirty = checkpoint < logStart || checkpoint > logEnd ? logStart : checkpoint;
         LogSegment active = segs[segs.length - 1];
-        long firstUncleanable = Math.min(active.baseOffset, log.highWatermark());
+        // never at or above the last stable offset: an open transaction's outcome is unknown
+        long firstUncleanable = Math.min(active.baseOffset, log.lastStableOffset());
         long minLag = config.minCompactionLagMs();
         long maxLag = config.maxCompactionLagMs();
         long earliestDirty = Long.MAX_VALUE;

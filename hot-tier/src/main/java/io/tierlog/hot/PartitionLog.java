@@ -318,7 +318,7 @@ public final class PartitionLog implements Closeable {
      * #NO_PARTITION_LEADER_EPOCH}, which keeps the producer's value.
      */
     public AppendResult append(ByteBuffer batches, int partitionLeaderEpoch) throws IOException {
-        return append(batches, partitionLeaderEpoch, true);
+        return append(batches, partitionLeaderEpoch, true, VerificationGuard.SENTINEL);
     }
 
     /**
@@ -340,10 +340,11 @@ public final class PartitionLog implements Closeable {
         if (config.durability() == Durability.FSYNC) {
             return null;
         }
-        return append(batches, partitionLeaderEpoch, false);
+        return append(batches, partitionLeaderEpoch, false, VerificationGuard.SENTINEL);
     }
 
-    private AppendResult append(ByteBuffer batches, int partitionLeaderEpoch, boolean mayBlock)
+    private AppendResult append(
+            ByteBuffer batches, int partitionLeaderEpoch, boolean mayBlock, VerificationGuard guard)
             throws IOException {
         Compression target = config.targetCompression().orElse(null);
         if (!mayBlock && Recompressor.mayBeNeeded(batches, target)) {
@@ -385,7 +386,7 @@ public final class PartitionLog implements Closeable {
                                 true);
                 durableTarget = dup.lastOffset() + 1;
             } else if (mayBlock) {
-                result = appendLocked(batches, vb, now, logAppendTime);
+                result = appendLocked(batches, vb, now, logAppendTime, guard, null);
                 durableTarget = result.lastOffset() + 1;
             } else {
                 LogSegment seg = activeSegment();
@@ -393,7 +394,7 @@ public final class PartitionLog implements Closeable {
                     return null;
                 }
                 try {
-                    result = appendLocked(batches, vb, now, logAppendTime);
+                    result = appendLocked(batches, vb, now, logAppendTime, guard, null);
                 } finally {
                     seg.unpin();
                 }
@@ -412,6 +413,11 @@ public final class PartitionLog implements Closeable {
                 throw offline("fsync", e);
             }
         }
+        notifyAppended(result);
+        return result;
+    }
+
+    private void notifyAppended(AppendResult result) {
         if (!result.duplicate()) {
             long hw = highWatermark;
             for (LogListener l : listeners) {
@@ -422,7 +428,6 @@ public final class PartitionLog implements Closeable {
                 }
             }
         }
-        return result;
     }
 
     /**
@@ -439,8 +444,17 @@ public final class PartitionLog implements Closeable {
                 || unflushedRecords + vb.totalRecords >= config.flushMessages();
     }
 
+    /**
+     * Writes validated batches at the log end. {@code marker} is set (and then {@code buf} is one
+     * control batch) for {@link #appendEndTxnMarker}, already checked.
+     */
     private AppendResult appendLocked(
-            ByteBuffer buf, ValidatedBatches vb, long now, boolean logAppendTime)
+            ByteBuffer buf,
+            ValidatedBatches vb,
+            long now,
+            boolean logAppendTime,
+            VerificationGuard guard,
+            MarkerAppend marker)
             throws IOException {
         long offset = logEndOffset;
         long first = offset;
@@ -455,7 +469,7 @@ public final class PartitionLog implements Closeable {
                 buf.putLong(p + MAX_TIMESTAMP_OFFSET, now);
                 writeCrc(buf, p, vb.size[i]);
             }
-            if (vb.producerId[i] >= 0) {
+            if (vb.producerId[i] >= 0 && marker == null) {
                 if (pending == null) {
                     pending = new ProducerStateManager.Pending();
                 }
@@ -468,7 +482,9 @@ public final class PartitionLog implements Closeable {
                                 vb.baseSequence[i], vb.lastOffsetDelta[i]),
                         offset,
                         last,
-                        buf.getLong(p + MAX_TIMESTAMP_OFFSET));
+                        buf.getLong(p + MAX_TIMESTAMP_OFFSET),
+                        TxnMarkers.isTransactional(vb.attributes[i]),
+                        guard);
             }
             offset = last + 1;
         }
@@ -487,6 +503,9 @@ public final class PartitionLog implements Closeable {
         }
         if (pending != null) {
             producers.commit(pending);
+        }
+        if (marker != null) {
+            completeTxnLocked(seg, marker, first, now);
         }
         logEndOffset = offset;
         if (config.durability() == Durability.PAGE_CACHE) {
@@ -527,6 +546,7 @@ public final class PartitionLog implements Closeable {
         segment.publish(position);
         if (nextOffset > highWatermark) {
             highWatermark = nextOffset;
+            // a marker that became durable releases its transaction from the LSO; pruned later
         }
         if (nextOffset > recoveryPoint) {
             recoveryPoint = nextOffset;
@@ -691,24 +711,32 @@ public final class PartitionLog implements Closeable {
 
     /**
      * The last stable offset: the first offset of the oldest open transaction (or of a completed
-     * one whose marker is not yet readable), else the high watermark; never below the log start.
+     * one whose marker is not yet below the high watermark, FSYNC mode), else the high watermark;
+     * never below the log start. Lock-free.
      */
     public long lastStableOffset() {
-        return highWatermark; // stub until transactions are tracked
+        return Math.max(logStartOffset, producers.lastStableOffset(highWatermark));
     }
 
     /**
      * Aborted transactions a {@code read_committed} reader of {@code [from, upTo)} must know
      * (Kafka's {@code collectAbortedTxns}): entries of the segments' {@code .txnindex} files with
-     * {@code lastOffset >= from} and {@code firstOffset < upTo}, in index order.
+     * {@code lastOffset >= from} and {@code firstOffset < upTo}, in index order, from the segment
+     * holding {@code from} on, up to the first entry whose last stable offset reaches {@code upTo}.
+     * Lock-free.
      */
     public java.util.List<AbortedTxn> abortedTransactions(long from, long upTo) throws IOException {
-        return java.util.List.of(); // stub
+        return TxnMarkers.collect(segments, from, upTo);
     }
 
     /** The transactions open in this partition, oldest first. */
     public java.util.List<OngoingTxn> ongoingTransactions() {
-        return java.util.List.of(); // stub
+        lock.lock();
+        try {
+            return producers.ongoingTransactions();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -718,28 +746,54 @@ public final class PartitionLog implements Closeable {
      */
     public VerificationGuard maybeStartTxnVerification(
             long producerId, int baseSequence, short producerEpoch, boolean supportsEpochBump) {
-        throw new UnsupportedOperationException("transactions: not implemented yet");
+        lock.lock();
+        try {
+            return producers.maybeStartVerification(
+                    producerId,
+                    baseSequence,
+                    producerEpoch,
+                    supportsEpochBump,
+                    time.milliseconds());
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** As {@link #append(ByteBuffer, int)}, with the KIP-890 guard of a transactional batch. */
+    /**
+     * As {@link #append(ByteBuffer, int)}, with the KIP-890 guard of a transactional batch: a
+     * transactional batch that starts a transaction here needs the guard {@link
+     * #maybeStartTxnVerification} handed out for its producer (and not cleared since by a marker
+     * or an append), else {@link ProducerStateException.Kind#INVALID_TXN_STATE}; the plain {@code
+     * append} passes {@link VerificationGuard#SENTINEL}, which verifies nothing.
+     */
     public AppendResult append(
             ByteBuffer batches, int partitionLeaderEpoch, VerificationGuard guard)
             throws IOException {
-        throw new UnsupportedOperationException("transactions: not implemented yet");
+        return append(batches, partitionLeaderEpoch, true, guard);
     }
 
     /** As {@link #appendWithoutBlocking(ByteBuffer, int)}, with the KIP-890 guard. */
     public AppendResult appendWithoutBlocking(
             ByteBuffer batches, int partitionLeaderEpoch, VerificationGuard guard)
             throws IOException {
-        throw new UnsupportedOperationException("transactions: not implemented yet");
+        if (config.durability() == Durability.FSYNC) {
+            return null;
+        }
+        return append(batches, partitionLeaderEpoch, false, guard);
     }
+
+    /** A checked marker on its way into the log. */
+    private record MarkerAppend(
+            long producerId, short producerEpoch, int coordinatorEpoch, boolean commit) {}
 
     /**
      * Appends a commit or abort marker (control batch) ending {@code producerId}'s transaction, as
      * Kafka's {@code appendAsLeader(origin = COORDINATOR)}: checks the coordinator epoch and the
-     * producer epoch (TV2: above the current one), completes the transaction, records an aborted
-     * one in the active segment's {@code .txnindex}, and advances the last stable offset.
+     * producer epoch (TV2: above the current one, or equal with no open transaction: a retry),
+     * completes the transaction, records an aborted one in the active segment's {@code .txnindex},
+     * and advances the last stable offset. A marker for a producer with no open transaction here
+     * is written too (Kafka does): it only updates the producer's epochs. In {@link
+     * Durability#FSYNC} mode returns once the marker is durable.
      *
      * @throws ProducerStateException when fenced (coordinator epoch) or the epoch is stale
      */
@@ -750,7 +804,83 @@ public final class PartitionLog implements Closeable {
             boolean commit,
             int transactionVersion)
             throws IOException {
-        throw new UnsupportedOperationException("transactions: not implemented yet");
+        AppendResult result;
+        lock.lock();
+        try {
+            ensureOpen();
+            ensureOnline();
+            producers.checkMarker(producerId, producerEpoch, coordinatorEpoch, transactionVersion);
+            long now = time.milliseconds();
+            ByteBuffer buf =
+                    TxnMarkers.build(
+                            logEndOffset,
+                            now,
+                            0,
+                            producerId,
+                            producerEpoch,
+                            coordinatorEpoch,
+                            commit);
+            ValidatedBatches vb = BatchValidator.validate(buf, config, now, true);
+            boolean logAppendTime = config.messageTimestampType() == TimestampType.LOG_APPEND_TIME;
+            result =
+                    appendLocked(
+                            buf,
+                            vb,
+                            now,
+                            logAppendTime,
+                            VerificationGuard.SENTINEL,
+                            new MarkerAppend(
+                                    producerId, producerEpoch, coordinatorEpoch, commit));
+        } finally {
+            lock.unlock();
+        }
+        if (config.durability() == Durability.FSYNC) {
+            try {
+                groupCommit.awaitDurable(result.lastOffset() + 1);
+            } catch (LogOfflineException e) {
+                throw e;
+            } catch (IOException | RuntimeException | Error e) {
+                throw offline("fsync", e);
+            }
+        }
+        notifyAppended(result);
+        return result;
+    }
+
+    /**
+     * Applies a written marker to the producer state and, for an aborted transaction, appends its
+     * entry to the txn index of {@code seg} (the segment the marker went to). Under the lock.
+     */
+    private void completeTxnLocked(LogSegment seg, MarkerAppend m, long markerOffset, long now)
+            throws IOException {
+        long lsoAfter = producers.lastStableOffsetAfter(m.producerId(), markerOffset);
+        ProducerStateManager.CompletedTxn done =
+                producers.applyMarker(
+                        m.producerId(),
+                        m.producerEpoch(),
+                        m.coordinatorEpoch(),
+                        m.commit(),
+                        markerOffset,
+                        now,
+                        // also in page-cache mode: the transaction stays in the LSO until the high
+                        // watermark passes the marker, so that a lock-free reader never sees the
+                        // LSO move past data whose abort entry it cannot see yet
+                        true);
+        producers.pruneUnstable(highWatermark);
+        if (done != null && done.aborted()) {
+            try {
+                seg.txnIndex()
+                        .append(
+                                new AbortedTxn(
+                                        done.producerId(),
+                                        done.firstOffset(),
+                                        markerOffset,
+                                        lsoAfter));
+            } catch (IOException | RuntimeException e) {
+                // the marker is in the log: recovery rebuilds the index from it
+                throw offline("txn index append at offset " + markerOffset, e);
+            }
+        }
     }
 
     public long logStartOffset() {
@@ -852,7 +982,9 @@ public final class PartitionLog implements Closeable {
             LogSegment[] segs = segments;
             int n =
                     LocalRetention.deletablePrefix(
-                            segs, config, now, maxDeletableOffset, highWatermark);
+                            // the LSO, not only the high watermark: an open transaction's first
+                            // offset stays readable, so a read_committed reader can still skip it
+                            segs, config, now, maxDeletableOffset, lastStableOffset());
             if (n == 0) {
                 return 0;
             }
@@ -870,7 +1002,7 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Moves the log start offset up to {@code offset} (at most the high watermark; Kafka's
+     * Moves the log start offset up to {@code offset} (at most the last stable offset; Kafka's
      * DeleteRecords): reads below it fail with {@link LogOffsetOutOfRangeException}, and the closed
      * segments wholly below it (whose successor starts at or below it) are deleted as retention
      * deletes them (renamed, removed after {@code file.delete.delay.ms}). The active segment always
@@ -885,7 +1017,9 @@ public final class PartitionLog implements Closeable {
             if (closed) {
                 throw new IOException(tp + " is closed");
             }
-            long start = Math.min(offset, highWatermark);
+            // Kafka caps at the high watermark; the LSO keeps an open transaction's start (and
+            // so its abort entry's first offset) inside the log
+            long start = Math.min(offset, lastStableOffset());
             requestedLogStart = Math.max(requestedLogStart, start);
             if (start <= logStartOffset) {
                 return logStartOffset;
@@ -1087,17 +1221,16 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * The last offset of each remembered idempotent producer's last batch: the batches the cleaner
-     * keeps (possibly emptied), so that a reopened log rebuilds every producer's sequence.
+     * Every remembered producer's state: the cleaner keeps each one's last batch (possibly
+     * emptied), or its last marker, so that a reopened log rebuilds every producer's sequence and
+     * epoch.
      */
-    java.util.Map<Long, Long> lastOffsetsOfProducers() {
+    java.util.Map<Long, ProducerEntry> lastOffsetsOfProducers() {
         lock.lock();
         try {
-            java.util.Map<Long, Long> out = new java.util.HashMap<>();
+            java.util.Map<Long, ProducerEntry> out = new java.util.HashMap<>();
             for (ProducerEntry e : producers.entries()) {
-                if (e.lastOffset() >= 0) {
-                    out.put(e.producerId(), e.lastOffset());
-                }
+                out.put(e.producerId(), e);
             }
             return out;
         } finally {

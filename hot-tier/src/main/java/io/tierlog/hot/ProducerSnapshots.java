@@ -26,12 +26,15 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   MAGIC          int32  0x544C5053 ("TLPS")
- *   VERSION        int16  1
+ *   VERSION        int16  2 (1 is still read)
  *   CRC            int32  CRC-32C of every byte after this field
  *   OFFSET         int64  the state covers every batch below this offset
  *   COUNT          int32  producers, then per producer:
  *     PRODUCER_ID    int64
  *     EPOCH          int16
+ *     COORD_EPOCH    int32  coordinator epoch of its last marker, -1 none      (version 2)
+ *     LAST_TIMESTAMP int64  max timestamp of its last batch or marker, -1     (version 2)
+ *     TXN_FIRST      int64  first offset of its open transaction, -1 none     (version 2)
  *     BATCHES        int8   0..5, then per batch:
  *       FIRST_SEQ      int32
  *       LAST_SEQ       int32
@@ -40,7 +43,8 @@ import org.slf4j.LoggerFactory;
  *       TIMESTAMP      int64
  * </pre>
  *
- * A snapshot that is torn or fails its CRC is deleted and an older one (or a full replay) is used.
+ * Version 1 (before transactions) has no transaction fields: its producers have none open, and
+ * their last timestamp is their last batch's. A snapshot that is torn or fails its CRC is deleted and an older one (or a full replay) is used.
  *
  * <p>Stateless; callers serialise access per partition (the log's append lock or its loader).
  */
@@ -48,7 +52,8 @@ final class ProducerSnapshots {
     static final String SUFFIX = ".producers";
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSnapshots.class);
     private static final int MAGIC = 0x544C5053;
-    private static final short VERSION = 1;
+    private static final short VERSION = 2;
+    private static final short VERSION_1 = 1;
     private static final int HEADER = 4 + 2 + 4;
     private static final int BATCH_SIZE = 4 + 4 + 8 + 8 + 8;
 
@@ -74,16 +79,28 @@ final class ProducerSnapshots {
         }
     }
 
-    private static void writeFile(Path dir, long offset, List<ProducerEntry> entries)
+    /** Writes the snapshot file at {@code offset} in {@code version} (1 only for tests). */
+    static void writeFile(Path dir, long offset, List<ProducerEntry> entries)
+            throws IOException {
+        writeFile(dir, offset, entries, VERSION);
+    }
+
+    static void writeFile(Path dir, long offset, List<ProducerEntry> entries, short version)
             throws IOException {
         int size = HEADER + 8 + 4;
         for (ProducerEntry e : entries) {
-            size += 8 + 2 + 1 + e.batches().size() * BATCH_SIZE;
+            size += 8 + 2 + (version >= VERSION ? 4 + 8 + 8 : 0) + 1 + e.batches().size() * BATCH_SIZE;
         }
         ByteBuffer buf = ByteBuffer.allocate(size);
-        buf.putInt(MAGIC).putShort(VERSION).putInt(0).putLong(offset).putInt(entries.size());
+        buf.putInt(MAGIC).putShort(version).putInt(0).putLong(offset).putInt(entries.size());
         for (ProducerEntry e : entries) {
-            buf.putLong(e.producerId()).putShort(e.producerEpoch()).put((byte) e.batches().size());
+            buf.putLong(e.producerId()).putShort(e.producerEpoch());
+            if (version >= VERSION) {
+                buf.putInt(e.coordinatorEpoch())
+                        .putLong(e.lastTimestamp())
+                        .putLong(e.currentTxnFirstOffset());
+            }
+            buf.put((byte) e.batches().size());
             for (BatchMetadata b : e.batches()) {
                 buf.putInt(b.firstSequence())
                         .putInt(b.lastSequence())
@@ -116,12 +133,25 @@ final class ProducerSnapshots {
      * @return the snapshot's offset, or -1 when none was loaded (replay from the start)
      */
     static long loadLatest(Path dir, long maxOffset, ProducerStateManager psm) throws IOException {
+        return loadLatest(dir, maxOffset, maxOffset, psm);
+    }
+
+    /**
+     * As {@link #loadLatest(Path, long, ProducerStateManager)}, loading only a snapshot at or below
+     * {@code useAtOrBelow} (those between it and {@code maxOffset} are kept): the replay must
+     * cover a segment whose txn index is rebuilt.
+     */
+    static long loadLatest(Path dir, long maxOffset, long useAtOrBelow, ProducerStateManager psm)
+            throws IOException {
         List<Long> offsets = list(dir);
         for (int i = offsets.size() - 1; i >= 0; i--) {
             long offset = offsets.get(i);
             Path file = dir.resolve(LogSegment.fileName(offset) + SUFFIX);
             if (offset > maxOffset) {
                 Files.deleteIfExists(file);
+                continue;
+            }
+            if (offset > useAtOrBelow) {
                 continue;
             }
             List<ProducerEntry> entries = read(file, offset);
@@ -152,7 +182,11 @@ final class ProducerSnapshots {
     private static List<ProducerEntry> read(Path file, long expectedOffset) throws IOException {
         ByteBuffer buf = ByteBuffer.wrap(Files.readAllBytes(file));
         try {
-            if (buf.getInt() != MAGIC || buf.getShort() != VERSION) {
+            if (buf.getInt() != MAGIC) {
+                return null;
+            }
+            short version = buf.getShort();
+            if (version != VERSION && version != VERSION_1) {
                 return null;
             }
             int stored = buf.getInt();
@@ -164,6 +198,14 @@ final class ProducerSnapshots {
             for (int i = 0; i < n; i++) {
                 long pid = buf.getLong();
                 short epoch = buf.getShort();
+                int coordinatorEpoch = -1;
+                long lastTimestamp = -1;
+                long txnFirst = -1;
+                if (version >= VERSION) {
+                    coordinatorEpoch = buf.getInt();
+                    lastTimestamp = buf.getLong();
+                    txnFirst = buf.getLong();
+                }
                 int batches = buf.get();
                 List<BatchMetadata> list = new ArrayList<>(batches);
                 for (int b = 0; b < batches; b++) {
@@ -175,7 +217,11 @@ final class ProducerSnapshots {
                                     buf.getLong(),
                                     buf.getLong()));
                 }
-                out.add(new ProducerEntry(pid, epoch, list));
+                out.add(
+                        version >= VERSION
+                                ? new ProducerEntry(
+                                        pid, epoch, list, coordinatorEpoch, lastTimestamp, txnFirst)
+                                : new ProducerEntry(pid, epoch, list));
             }
             return buf.hasRemaining() ? null : out;
         } catch (RuntimeException e) {

@@ -1,7 +1,7 @@
 package io.tierlog.hot;
 
 /**
- * An idempotent producer's batch does not fit its known state; nothing of the request was written.
+ * An idempotent or transactional producer's batch (or a marker) does not fit its known state; nothing of the request was written.
  * The {@link Kind} maps to the Kafka error code. Immutable.
  */
 public final class ProducerStateException extends RuntimeException {
@@ -11,7 +11,14 @@ public final class ProducerStateException extends RuntimeException {
     public enum Kind {
         OUT_OF_ORDER_SEQUENCE,
         INVALID_PRODUCER_EPOCH,
-        UNKNOWN_PRODUCER_ID
+        UNKNOWN_PRODUCER_ID,
+        /**
+         * A transactional batch outside a verified transaction, or a non-transactional batch while
+         * the producer's transaction is open (Kafka's {@code INVALID_TXN_STATE}).
+         */
+        INVALID_TXN_STATE,
+        /** A marker from a coordinator older than the last one seen (Kafka's code 52). */
+        TRANSACTION_COORDINATOR_FENCED
     }
 
     private final Kind kind;

@@ -3,13 +3,19 @@ package io.tierlog.hot;
 import io.tierlog.hot.ProducerEntry.BatchMetadata;
 import io.tierlog.hot.ProducerStateException.Kind;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
- * Idempotent-producer state of one partition, as Kafka's {@code ProducerStateManager} (without
- * transactions): per producer id the current epoch and the metadata of its last 5 batches.
+ * Idempotent and transactional producer state of one partition, as Kafka's {@code
+ * ProducerStateManager} and {@code ProducerAppendInfo}: per producer id the current epoch, the
+ * metadata of its last 5 batches, the coordinator epoch of its last marker, its last timestamp and
+ * the first offset of its open transaction; partition-wide the open transactions by first offset
+ * (they hold the last stable offset) and the KIP-890 verification guards handed out.
  *
  * <p>Rules, checked for each batch with a producer id before anything is written:
  *
@@ -19,35 +25,109 @@ import java.util.Optional;
  *   <li>older epoch: {@code INVALID_PRODUCER_EPOCH};
  *   <li>newer epoch: the sequence must restart at 0, else {@code OUT_OF_ORDER_SEQUENCE};
  *   <li>same epoch: base sequence must be last sequence + 1 (wrapping after {@code
- *       Integer.MAX_VALUE}), else {@code OUT_OF_ORDER_SEQUENCE};
+ *       Integer.MAX_VALUE}); with no batch since the epoch began (a marker bumped it), 0; else
+ *       {@code OUT_OF_ORDER_SEQUENCE};
  *   <li>unknown producer: accepted with any sequence, as Kafka does since 2.5 (KIP-360): its state
  *       may have been removed with old segments, and refusing it would wedge the producer. {@code
- *       UNKNOWN_PRODUCER_ID} is therefore never raised by this class.
+ *       UNKNOWN_PRODUCER_ID} is therefore never raised by this class;
+ *   <li>a transactional batch of a producer with no open transaction starts one, and needs the
+ *       verification guard this partition handed out for it (else {@code INVALID_TXN_STATE}); the
+ *       guard's lowest sequence bounds the batch's first sequence; a non-transactional batch while
+ *       its transaction is open: {@code INVALID_TXN_STATE};
+ *   <li>a marker: coordinator epoch below the entry's: {@code TRANSACTION_COORDINATOR_FENCED};
+ *       producer epoch below the entry's (TV2: not above it, unless no transaction is open, an
+ *       idempotent retry): {@code INVALID_PRODUCER_EPOCH}.
  * </ul>
  *
- * <p>State is rebuilt from the batch headers of the log on open and after recovery truncation.
+ * <p>State is rebuilt from the log (batch headers and markers) on open and after recovery
+ * truncation.
  *
- * <p>Not thread-safe: guarded by the log's append lock; {@link #entry} snapshots are immutable.
+ * <p>Not thread-safe: guarded by the log's append lock; {@link #entry} snapshots are immutable, and
+ * {@link #lastStableOffset} reads only volatile fields (lock-free, for fetches).
  */
 final class ProducerStateManager {
     private final Map<Long, MutableEntry> producers = new HashMap<>();
 
+    /** Open transactions: first offset -> producer id (Kafka's ongoingTxns). */
+    private final TreeMap<Long, Long> ongoing = new TreeMap<>();
+
+    /** KIP-890 verifications in progress, by producer id (Kafka's verificationStates). */
+    private final Map<Long, Verification> verifications = new HashMap<>();
+
+    /**
+     * First offset of the oldest open transaction, or {@code Long.MAX_VALUE}; published under the
+     * lock, read lock-free.
+     */
+    private volatile long firstOngoingOffset = Long.MAX_VALUE;
+
+    /**
+     * Completed transactions whose marker may still be above the high watermark (FSYNC mode: the
+     * marker is not yet durable), as pairs {@code [first offset, marker offset]}, in marker order
+     * (Kafka's unreplicatedTxns). Replaced whole under the lock, read lock-free.
+     */
+    private volatile long[][] unstable = new long[0][];
+
     private static final class MutableEntry {
         short epoch;
         final ArrayDeque<BatchMetadata> batches = new ArrayDeque<>(ProducerEntry.MAX_BATCHES);
+        int coordinatorEpoch = -1;
+        long lastTimestamp = -1;
+        long currentTxnFirstOffset = -1;
+
+        /** The entry was loaded or replayed without an epoch seen yet (any sequence accepted). */
+        boolean fresh;
 
         MutableEntry(short epoch) {
             this.epoch = epoch;
         }
 
+        MutableEntry copy() {
+            MutableEntry m = new MutableEntry(epoch);
+            m.batches.addAll(batches);
+            m.coordinatorEpoch = coordinatorEpoch;
+            m.lastTimestamp = lastTimestamp;
+            m.currentTxnFirstOffset = currentTxnFirstOffset;
+            return m;
+        }
+
         ProducerEntry snapshot(long pid) {
-            return new ProducerEntry(pid, epoch, java.util.List.copyOf(batches));
+            return new ProducerEntry(
+                    pid,
+                    epoch,
+                    List.copyOf(batches),
+                    coordinatorEpoch,
+                    lastTimestamp,
+                    currentTxnFirstOffset);
+        }
+
+        /** Kafka's {@code ProducerStateEntry.update} at a marker. */
+        void endTxn(short markerEpoch, int coordEpoch, long timestamp) {
+            if (markerEpoch != epoch) {
+                epoch = markerEpoch;
+                batches.clear();
+            }
+            coordinatorEpoch = coordEpoch;
+            lastTimestamp = timestamp;
+            currentTxnFirstOffset = -1;
         }
     }
+
+    /** A guard handed out for a producer, the lowest sequence it was asked for, and when. */
+    private record Verification(
+            VerificationGuard guard,
+            int lowestSequence,
+            short epoch,
+            boolean supportsEpochBump,
+            long createdMs) {}
+
+    /** A transaction ended by a marker: what the txn index and the LSO need. */
+    record CompletedTxn(long producerId, long firstOffset, long markerOffset, boolean aborted) {}
 
     /** Pending view used while checking one request: later batches see earlier ones. */
     static final class Pending {
         final Map<Long, MutableEntry> staged = new HashMap<>();
+        /** Producers whose transaction this request starts. */
+        final List<Long> started = new ArrayList<>(1);
     }
 
     Optional<ProducerEntry> entry(long producerId) {
@@ -95,11 +175,54 @@ final class ProducerStateManager {
         return null;
     }
 
+    // ---------------------------------------------------------------- verification (KIP-890)
+
+    /** Whether {@code pid} has an open transaction in this partition under {@code epoch}. */
+    boolean hasOngoingTxn(long pid, short epoch) {
+        MutableEntry e = producers.get(pid);
+        return e != null && e.currentTxnFirstOffset >= 0 && e.epoch == epoch;
+    }
+
+    /**
+     * Kafka's {@code maybeStartTransactionVerification}: the sentinel when the producer's
+     * transaction is already open here, else the guard for it (the existing one if a verification
+     * is in progress, its lowest sequence lowered to {@code baseSequence}).
+     */
+    VerificationGuard maybeStartVerification(
+            long pid, int baseSequence, short epoch, boolean supportsEpochBump, long now) {
+        if (hasOngoingTxn(pid, epoch)) {
+            return VerificationGuard.SENTINEL;
+        }
+        Verification v = verifications.get(pid);
+        if (v == null || epoch > v.epoch()) {
+            v =
+                    new Verification(
+                            new VerificationGuard(pid),
+                            baseSequence,
+                            epoch,
+                            supportsEpochBump,
+                            now);
+        } else if (epoch == v.epoch()) {
+            v =
+                    new Verification(
+                            v.guard(),
+                            Math.min(v.lowestSequence(), baseSequence),
+                            epoch,
+                            supportsEpochBump,
+                            v.createdMs());
+        }
+        verifications.put(pid, v);
+        return v.guard();
+    }
+
+    // ---------------------------------------------------------------- data batches
+
     /**
      * Checks that a batch may follow the producer's state (including batches staged earlier in the
      * same request), then stages it.
      *
-     * @throws ProducerStateException when the epoch or sequence does not fit
+     * @param guard the verification guard handed back with the request (or the sentinel)
+     * @throws ProducerStateException when the epoch, sequence or transaction state does not fit
      */
     void checkAndStage(
             Pending pending,
@@ -109,24 +232,70 @@ final class ProducerStateManager {
             int lastSeq,
             long firstOffset,
             long lastOffset,
-            long ts) {
+            long ts,
+            boolean transactional,
+            VerificationGuard guard) {
         MutableEntry current = pending.staged.get(pid);
         if (current == null) {
             MutableEntry committed = producers.get(pid);
-            current = new MutableEntry(committed == null ? epoch : committed.epoch);
-            if (committed != null) {
-                current.batches.addAll(committed.batches);
+            current = committed == null ? new MutableEntry(epoch) : committed.copy();
+            if (committed == null) {
+                current.fresh = true;
+            } else {
+                current.fresh = committed.fresh;
             }
-            boolean known = committed != null;
-            check(known, current, pid, epoch, firstSeq);
+            check(committed != null, current, pid, epoch, firstSeq);
             pending.staged.put(pid, current);
         } else {
             check(true, current, pid, epoch, firstSeq);
         }
+        if (transactional
+                && !(current.currentTxnFirstOffset >= 0 && current.epoch == epoch)
+                && !pending.started.contains(pid)) {
+            Verification v = verifications.get(pid);
+            if (v == null || guard == null || guard == VerificationGuard.SENTINEL || v.guard() != guard) {
+                throw new ProducerStateException(
+                        Kind.INVALID_TXN_STATE,
+                        "Record from producer " + pid + " is not part of a verified transaction");
+            }
+            if (firstSeq > v.lowestSequence()) {
+                throw new ProducerStateException(
+                        Kind.OUT_OF_ORDER_SEQUENCE,
+                        "Producer "
+                                + pid
+                                + ": sequence "
+                                + firstSeq
+                                + " above the verified lowest sequence "
+                                + v.lowestSequence());
+            }
+            if (v.supportsEpochBump() && firstSeq != 0 && current.batches.isEmpty()
+                    && !current.fresh) {
+                throw new ProducerStateException(
+                        Kind.OUT_OF_ORDER_SEQUENCE,
+                        "Producer " + pid + " starts a transaction at sequence " + firstSeq);
+            }
+        }
         if (current.epoch != epoch) {
+            // as Kafka: an open transaction stays open across an epoch bump (its marker ends it)
             current.epoch = epoch;
             current.batches.clear();
         }
+        if (current.currentTxnFirstOffset >= 0 && !transactional) {
+            throw new ProducerStateException(
+                    Kind.INVALID_TXN_STATE,
+                    "Expected a transactional batch from producer "
+                            + pid
+                            + " at offset "
+                            + firstOffset
+                            + ": its transaction is open since "
+                            + current.currentTxnFirstOffset);
+        }
+        if (current.currentTxnFirstOffset < 0 && transactional) {
+            current.currentTxnFirstOffset = firstOffset;
+            pending.started.add(pid);
+        }
+        current.fresh = false;
+        current.lastTimestamp = ts;
         addBatch(current, new BatchMetadata(firstSeq, lastSeq, firstOffset, lastOffset, ts));
     }
 
@@ -153,8 +322,8 @@ final class ProducerStateManager {
             return;
         }
         int last = e.batches.isEmpty() ? -1 : e.batches.peekLast().lastSequence();
-        if (last == -1) {
-            return;
+        if (last == -1 && e.fresh) {
+            return; // known only from a snapshot or replay without batches: as unknown
         }
         if (!inSequence(last, firstSeq)) {
             throw new ProducerStateException(
@@ -184,14 +353,181 @@ final class ProducerStateManager {
         return s > Integer.MAX_VALUE ? (int) (s - Integer.MAX_VALUE - 1) : (int) s;
     }
 
-    /** Makes staged state durable after the request was written. */
+    /** Makes staged state current after the request was written. */
     void commit(Pending pending) {
-        producers.putAll(pending.staged);
+        for (Map.Entry<Long, MutableEntry> e : pending.staged.entrySet()) {
+            MutableEntry m = e.getValue();
+            producers.put(e.getKey(), m);
+        }
+        for (long pid : pending.started) {
+            MutableEntry m = producers.get(pid);
+            ongoing.put(m.currentTxnFirstOffset, pid);
+            // the transaction is open now: later batches need no guard, and a late retry of the
+            // verification step must not reuse this one after the marker
+            verifications.remove(pid);
+        }
+        if (!pending.started.isEmpty()) {
+            publishFloor();
+        }
+    }
+
+    // ---------------------------------------------------------------- markers
+
+    /**
+     * Checks a marker against the producer's state (Kafka's {@code appendEndTxnMarker} checks and
+     * 4.4's TV2 epoch rule).
+     *
+     * @throws ProducerStateException when fenced or the epoch is stale
+     */
+    void checkMarker(long pid, short epoch, int coordinatorEpoch, int transactionVersion) {
+        MutableEntry e = producers.get(pid);
+        if (e == null) {
+            return;
+        }
+        if (coordinatorEpoch < e.coordinatorEpoch) {
+            throw new ProducerStateException(
+                    Kind.TRANSACTION_COORDINATOR_FENCED,
+                    "Marker for producer "
+                            + pid
+                            + " from coordinator epoch "
+                            + coordinatorEpoch
+                            + ", older than "
+                            + e.coordinatorEpoch);
+        }
+        boolean stale;
+        if (transactionVersion >= 2) {
+            // TV2 bumps the epoch at every end; an equal epoch is a retry of a marker that landed
+            stale =
+                    epoch < e.epoch
+                            || (epoch == e.epoch
+                                    && e.currentTxnFirstOffset >= 0
+                                    && epoch != Short.MAX_VALUE);
+        } else {
+            stale = epoch < e.epoch;
+        }
+        if (stale) {
+            throw new ProducerStateException(
+                    Kind.INVALID_PRODUCER_EPOCH,
+                    "Marker for producer "
+                            + pid
+                            + " with epoch "
+                            + epoch
+                            + " (transaction version "
+                            + transactionVersion
+                            + "), current epoch "
+                            + e.epoch);
+        }
     }
 
     /**
-     * Replays a batch header found in the log (open and recovery), without checks: the log is the
-     * truth.
+     * Applies a marker written at {@code markerOffset} (after {@link #checkMarker}, or on replay).
+     *
+     * @param unstableUntilDurable keep the completed transaction in the LSO until the high
+     *     watermark passes the marker (FSYNC mode)
+     * @return the completed transaction, or null when the producer had none open here (an empty
+     *     transaction: no index entry, no LSO change)
+     */
+    CompletedTxn applyMarker(
+            long pid,
+            short epoch,
+            int coordinatorEpoch,
+            boolean commit,
+            long markerOffset,
+            long timestamp,
+            boolean unstableUntilDurable) {
+        MutableEntry e = producers.computeIfAbsent(pid, k -> new MutableEntry(epoch));
+        CompletedTxn done = null;
+        if (e.currentTxnFirstOffset >= 0) {
+            done = new CompletedTxn(pid, e.currentTxnFirstOffset, markerOffset, !commit);
+            ongoing.remove(e.currentTxnFirstOffset);
+            if (unstableUntilDurable) {
+                long[][] u = unstable;
+                long[][] n = java.util.Arrays.copyOf(u, u.length + 1);
+                n[u.length] = new long[] {e.currentTxnFirstOffset, markerOffset};
+                unstable = n;
+            }
+        }
+        e.endTxn(epoch, coordinatorEpoch, timestamp);
+        e.fresh = false;
+        verifications.remove(pid);
+        publishFloor();
+        return done;
+    }
+
+    /**
+     * The LSO an aborted transaction's index entry records: the first offset of another
+     * producer's open transaction, else one past its marker (Kafka's {@code
+     * lastStableOffset(completedTxn)}). Call before {@link #applyMarker}... or after: the
+     * completing producer is skipped either way.
+     */
+    long lastStableOffsetAfter(long pid, long markerOffset) {
+        for (Map.Entry<Long, Long> o : ongoing.entrySet()) {
+            if (o.getValue() != pid) {
+                return o.getKey();
+            }
+        }
+        return markerOffset + 1;
+    }
+
+    /**
+     * The last stable offset given the high watermark: the first offset of the oldest open
+     * transaction, or of a completed one whose marker is not below {@code highWatermark}, if below
+     * it. Lock-free.
+     */
+    long lastStableOffset(long highWatermark) {
+        long lso = Math.min(highWatermark, firstOngoingOffset);
+        for (long[] u : unstable) {
+            if (u[1] >= highWatermark && u[0] < lso) {
+                lso = u[0];
+            }
+        }
+        return lso;
+    }
+
+    /** Forgets completed transactions whose marker is below the high watermark (under the lock). */
+    void pruneUnstable(long highWatermark) {
+        long[][] u = unstable;
+        if (u.length == 0) {
+            return;
+        }
+        int keep = 0;
+        for (long[] x : u) {
+            if (x[1] >= highWatermark) {
+                keep++;
+            }
+        }
+        if (keep == u.length) {
+            return;
+        }
+        long[][] n = new long[keep][];
+        int i = 0;
+        for (long[] x : u) {
+            if (x[1] >= highWatermark) {
+                n[i++] = x;
+            }
+        }
+        unstable = n;
+    }
+
+    /** The open transactions, oldest first. */
+    List<OngoingTxn> ongoingTransactions() {
+        List<OngoingTxn> out = new ArrayList<>(ongoing.size());
+        for (Map.Entry<Long, Long> o : ongoing.entrySet()) {
+            MutableEntry e = producers.get(o.getValue());
+            out.add(new OngoingTxn(o.getValue(), e.epoch, o.getKey(), e.lastTimestamp));
+        }
+        return out;
+    }
+
+    private void publishFloor() {
+        firstOngoingOffset = ongoing.isEmpty() ? Long.MAX_VALUE : ongoing.firstKey();
+    }
+
+    // ---------------------------------------------------------------- replay, snapshots, expiry
+
+    /**
+     * Replays a data batch header found in the log (open and recovery), without checks: the log is
+     * the truth.
      */
     void replay(
             long pid,
@@ -200,18 +536,38 @@ final class ProducerStateManager {
             int lastSeq,
             long firstOffset,
             long lastOffset,
-            long ts) {
+            long ts,
+            boolean transactional) {
         MutableEntry e = producers.computeIfAbsent(pid, k -> new MutableEntry(epoch));
         if (e.epoch != epoch) {
             e.epoch = epoch;
             e.batches.clear();
         }
+        e.fresh = false;
+        e.lastTimestamp = ts;
+        if (transactional && e.currentTxnFirstOffset < 0) {
+            e.currentTxnFirstOffset = firstOffset;
+            ongoing.put(firstOffset, pid);
+            publishFloor();
+        }
         addBatch(e, new BatchMetadata(firstSeq, lastSeq, firstOffset, lastOffset, ts));
     }
 
+    /** Replays a data batch header of an idempotent (non-transactional) producer. */
+    void replay(
+            long pid,
+            short epoch,
+            int firstSeq,
+            int lastSeq,
+            long firstOffset,
+            long lastOffset,
+            long ts) {
+        replay(pid, epoch, firstSeq, lastSeq, firstOffset, lastOffset, ts, false);
+    }
+
     /** Snapshot of every producer's state (for the snapshot file). */
-    java.util.List<ProducerEntry> entries() {
-        java.util.List<ProducerEntry> out = new java.util.ArrayList<>(producers.size());
+    List<ProducerEntry> entries() {
+        List<ProducerEntry> out = new ArrayList<>(producers.size());
         for (Map.Entry<Long, MutableEntry> e : producers.entrySet()) {
             out.add(e.getValue().snapshot(e.getKey()));
         }
@@ -219,22 +575,31 @@ final class ProducerStateManager {
     }
 
     /** Replaces the state with {@code entries} (loaded from a snapshot file). */
-    void load(java.util.List<ProducerEntry> entries) {
-        producers.clear();
+    void load(List<ProducerEntry> entries) {
+        clear();
         for (ProducerEntry e : entries) {
             MutableEntry m = new MutableEntry(e.producerEpoch());
             for (BatchMetadata b : e.batches()) {
                 addBatch(m, b);
             }
+            m.coordinatorEpoch = e.coordinatorEpoch();
+            m.lastTimestamp = e.lastTimestamp();
+            m.currentTxnFirstOffset = e.currentTxnFirstOffset();
+            m.fresh = e.batches().isEmpty() && e.coordinatorEpoch() < 0;
             producers.put(e.producerId(), m);
+            if (m.currentTxnFirstOffset >= 0) {
+                ongoing.put(m.currentTxnFirstOffset, e.producerId());
+            }
         }
+        publishFloor();
     }
 
     /**
-     * Forgets producers whose last batch timestamp is at least {@code expirationMs} before {@code
-     * now} (Kafka's {@code producer.id.expiration.ms}).
+     * Forgets producers with no open transaction whose last batch or marker is at least {@code
+     * expirationMs} before {@code now} (Kafka's {@code producer.id.expiration.ms}), and
+     * verifications started that long ago.
      *
-     * @return how many were removed
+     * @return how many producers were removed
      */
     int expire(long now, long expirationMs) {
         int before = producers.size();
@@ -242,14 +607,20 @@ final class ProducerStateManager {
                 .values()
                 .removeIf(
                         e ->
-                                !e.batches.isEmpty()
-                                        && now - e.batches.peekLast().timestamp() >= expirationMs);
+                                e.currentTxnFirstOffset < 0
+                                        && e.lastTimestamp >= 0
+                                        && now - e.lastTimestamp >= expirationMs);
+        verifications.values().removeIf(v -> now - v.createdMs() >= expirationMs);
         return before - producers.size();
     }
 
     /** Forgets everything (before a full replay). */
     void clear() {
         producers.clear();
+        ongoing.clear();
+        verifications.clear();
+        unstable = new long[0][];
+        publishFloor();
     }
 
     private static void addBatch(MutableEntry e, BatchMetadata b) {

@@ -18,6 +18,7 @@ final class ValidatedBatches {
     long[] producerId = new long[1];
     short[] producerEpoch = new short[1];
     int[] baseSequence = new int[1];
+    short[] attributes = new short[1];
     long totalRecords;
 
     /** Scratch for the record walk (absolute cursor; min and max record timestamp). */
@@ -39,6 +40,7 @@ final class ValidatedBatches {
             producerId = Arrays.copyOf(producerId, n);
             producerEpoch = Arrays.copyOf(producerEpoch, n);
             baseSequence = Arrays.copyOf(baseSequence, n);
+            attributes = Arrays.copyOf(attributes, n);
         }
         position[count] = p;
         size[count] = batchSize;
@@ -46,6 +48,7 @@ final class ValidatedBatches {
         producerId[count] = buf.getLong(p + PRODUCER_ID_OFFSET);
         producerEpoch[count] = buf.getShort(p + PRODUCER_EPOCH_OFFSET);
         baseSequence[count] = buf.getInt(p + BASE_SEQUENCE_OFFSET);
+        attributes[count] = buf.getShort(p + ATTRIBUTES_OFFSET);
         totalRecords += lastOffsetDelta[count] + 1L;
         count++;
     }
