@@ -55,15 +55,30 @@ import org.apache.parquet.schema.Types;
  *                                                                          offset delta: lets a
  *                                                                          reader select whole
  *                                                                          batches by offset
+ * 22  batch_txn_state                 BINARY (STRING) required             {@code none} (not
+ *                                                                          transactional), {@code
+ *                                                                          committed} or {@code
+ *                                                                          aborted}: the outcome
+ *                                                                          of the batch's
+ *                                                                          transaction; a marker's
+ *                                                                          own type (format 2+)
  * </pre>
  *
- * Columns are stored in the order offset, timestamp, the batch columns (ids 9-21), headers, key,
+ * Columns are stored in the order offset, timestamp, the batch columns (ids 9-22), headers, key,
  * value: values last (see {@link #F_OFFSET}). Columns 18-21 repeat what {@code batch_attributes}
  * holds, for SQL users; batch-level columns repeat per row and cost almost nothing after
  * dictionary/RLE encoding. Statistics and the page index (column index + offset index) are written
  * for {@code offset}, {@code timestamp} and the batch columns, not for {@code key}, {@code value}
  * or headers. Empty batches (no records, left by log compaction) have no rows and are not
  * reproduced.
+ *
+ * <p>Transactions: objects hold only finished transactions (the offload stops at the partition's
+ * last stable offset), control batches included as rows (their one record's key and value), so
+ * {@code batch_txn_state} is final when written: an analytics reader selects what a {@code
+ * read_committed} consumer sees with {@code NOT batch_is_control AND batch_txn_state <> 'aborted'}.
+ * Format 1 objects (before the column) are still read: {@code tierlog offload} of a Kafka log dir
+ * may have put transactional batches into them, whose outcome a reader then derives from the
+ * markers inside the object.
  *
  * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
  * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
@@ -76,7 +91,11 @@ import org.apache.parquet.schema.Types;
 final class ColdLayout {
     private ColdLayout() {}
 
-    static final int FORMAT_VERSION = 1;
+    /** 2 added {@code batch_txn_state}; readers accept every version up to this one. */
+    static final int FORMAT_VERSION = 2;
+
+    /** The first format version with {@code batch_txn_state}. */
+    static final int TXN_STATE_FORMAT_VERSION = 2;
 
     static final String META_FORMAT_VERSION = "tierlog.format.version";
     static final String META_TOPIC = "tierlog.topic";
@@ -115,6 +134,7 @@ final class ColdLayout {
     static final String BATCH_IS_TRANSACTIONAL = "batch_is_transactional";
     static final String BATCH_IS_CONTROL = "batch_is_control";
     static final String BATCH_LAST_OFFSET = "batch_last_offset";
+    static final String BATCH_TXN_STATE = "batch_txn_state";
 
     /**
      * Field indexes in {@link #SCHEMA} (top level), used by the write support. The physical order
@@ -138,9 +158,10 @@ final class ColdLayout {
     static final int F_BATCH_IS_TRANSACTIONAL = 12;
     static final int F_BATCH_IS_CONTROL = 13;
     static final int F_BATCH_LAST_OFFSET = 14;
-    static final int F_HEADERS = 15;
-    static final int F_KEY = 16;
-    static final int F_VALUE = 17;
+    static final int F_BATCH_TXN_STATE = 15;
+    static final int F_HEADERS = 16;
+    static final int F_KEY = 17;
+    static final int F_VALUE = 18;
 
     static final MessageType SCHEMA =
             Types.buildMessage()
@@ -194,6 +215,10 @@ final class ColdLayout {
                     .required(INT64)
                     .id(21)
                     .named(BATCH_LAST_OFFSET)
+                    .required(BINARY)
+                    .as(LogicalTypeAnnotation.stringType())
+                    .id(22)
+                    .named(BATCH_TXN_STATE)
                     .addField(
                             Types.requiredGroup()
                                     .as(LogicalTypeAnnotation.listType())

@@ -32,6 +32,9 @@ final class ColdRow {
     long batchBaseTimestamp;
     long batchMaxTimestamp;
 
+    /** The outcome of the batch's transaction ({@code batch_txn_state}). */
+    TxnState txnState = TxnState.NONE;
+
     /** Copies the batch-level fields of {@code batch}. */
     void setBatch(RecordBatch batch, short rawAttributes, long rawBaseTimestamp) {
         batchBaseOffset = batch.baseOffset();

@@ -143,6 +143,12 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
                     return longs(v -> row.batchBaseTimestamp = v);
                 case ColdLayout.BATCH_MAX_TIMESTAMP:
                     return longs(v -> row.batchMaxTimestamp = v);
+                case ColdLayout.BATCH_TXN_STATE:
+                    return binaries(
+                            v -> {
+                                byte[] b = v.getBytesUnsafe();
+                                row.txnState = TxnState.ofColumn(b, 0, b.length);
+                            });
                 default:
                     // columns added by a later format version, or batch_last_offset (derived)
                     return t.isPrimitive() ? new IgnoredPrimitive() : new IgnoredGroup(t);
@@ -158,6 +164,7 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
         public void start() {
             row.key = null;
             row.value = null;
+            row.txnState = TxnState.NONE; // format 1 objects have no batch_txn_state
             headers.clear();
         }
 

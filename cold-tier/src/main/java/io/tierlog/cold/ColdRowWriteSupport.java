@@ -77,6 +77,9 @@ final class ColdRowWriteSupport extends WriteSupport<ColdRow> {
                 BATCH_LAST_OFFSET,
                 F_BATCH_LAST_OFFSET,
                 row.batchBaseOffset + row.batchLastOffsetDelta);
+        c.startField(BATCH_TXN_STATE, F_BATCH_TXN_STATE);
+        c.addBinary(Binary.fromConstantByteArray(row.txnState.columnBytes()));
+        c.endField(BATCH_TXN_STATE, F_BATCH_TXN_STATE);
         c.startField(HEADERS, F_HEADERS);
         c.startGroup();
         Header[] headers = row.headers;

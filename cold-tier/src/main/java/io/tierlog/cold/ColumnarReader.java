@@ -47,6 +47,9 @@ final class ColumnarReader {
     private final BatchEncoder out;
     private final ReadArena arena;
 
+    /** {@code batch_txn_state} of the transactional batches begun, by base offset. */
+    private final Map<Long, TxnState> states = new HashMap<>();
+
     ColumnarReader(
             ObjectPages pages,
             ObjectStoreInputFile file,
@@ -66,6 +69,14 @@ final class ColumnarReader {
         long t = startOffset + estimatedRows;
         this.targetOffset = t < startOffset ? Long.MAX_VALUE : t;
         this.out = new BatchEncoder(initialBuffer);
+    }
+
+    /**
+     * The stored {@code batch_txn_state} of the transactional batches {@link #read} decoded (and
+     * perhaps of one it dropped for size), by base offset; empty for an object without the column.
+     */
+    Map<Long, TxnState> txnStates() {
+        return states;
     }
 
     /**
@@ -94,6 +105,12 @@ final class ColumnarReader {
                 int attributes = group.batch[6].readInt();
                 long baseTimestamp = group.batch[7].readLong();
                 long maxTimestamp = group.batch[8].readLong();
+                ColumnCursor txn = group.txnState;
+                if (txn != null) {
+                    txn.beginEntry();
+                    txn.readBinaryValue();
+                    txn.endEntry();
+                }
                 boolean newBatch = out.inBatch() ? base != out.baseOffset() : base != skipping;
                 if (newBatch) {
                     if (out.inBatch()) {
@@ -111,6 +128,10 @@ final class ColumnarReader {
                         skipping = base;
                     } else {
                         skipping = Long.MIN_VALUE;
+                        if (txn != null
+                                && (attributes & RowBatchBuilder.TRANSACTIONAL_FLAG_MASK) != 0) {
+                            states.put(base, TxnState.ofColumn(txn.bytes, txn.offset, txn.length));
+                        }
                         out.begin(
                                 new BatchHeader(
                                         base,
@@ -154,6 +175,10 @@ final class ColumnarReader {
         private final ColumnCursor value;
         private final ColumnCursor headerKey;
         private final ColumnCursor headerValue;
+
+        /** {@code batch_txn_state}; null in objects of format 1, which lack it. */
+        final ColumnCursor txnState;
+
         private final List<ColumnCursor> all = new ArrayList<>();
 
         /** Page bytes fetched and not yet used, by file offset. */
@@ -175,6 +200,10 @@ final class ColumnarReader {
             value = cursor(ColdLayout.VALUE);
             headerKey = cursor(HEADER_KEY);
             headerValue = cursor(HEADER_VALUE);
+            txnState =
+                    group.chunks().containsKey(ColdLayout.BATCH_TXN_STATE)
+                            ? cursor(ColdLayout.BATCH_TXN_STATE)
+                            : null;
             for (ColumnCursor c : all) {
                 unfetched.put(c, c.chunk().pageOfRow(startRow));
             }

@@ -56,7 +56,14 @@ public final class ParquetLogReader {
             long firstOffset,
             long lastOffset,
             long recordCount,
-            long sourceBytes) {}
+            long sourceBytes,
+            int formatVersion) {}
+
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(ParquetLogReader.class);
+
+    /** Format 1 objects: the transaction markers inside, loaded at the first need. */
+    private volatile LegacyTxnStates legacyStates;
 
     /**
      * A reader of object {@code key} of {@code objectSize} bytes (as committed in the catalog). No
@@ -109,7 +116,8 @@ public final class ParquetLogReader {
                                 Long.parseLong(kv.get(ColdLayout.META_FIRST_OFFSET)),
                                 Long.parseLong(kv.get(ColdLayout.META_LAST_OFFSET)),
                                 Long.parseLong(kv.get(ColdLayout.META_RECORD_COUNT)),
-                                Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)));
+                                Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)),
+                                Integer.parseInt(version));
             } catch (NumberFormatException | NullPointerException e) {
                 throw new ObjectCorruptException(key, "missing or bad tierlog metadata: " + e, e);
             }
@@ -140,14 +148,31 @@ public final class ParquetLogReader {
      * past the object's last offset.
      */
     public MemoryRecords read(long startOffset, int maxBytes) throws IOException {
+        return readBatches(startOffset, maxBytes).records();
+    }
+
+    /** The object's format version ({@code tierlog.format.version}). */
+    public int formatVersion() throws IOException {
+        return footer().formatVersion();
+    }
+
+    /**
+     * As {@link #read}, with the transactional outcome of every batch and the aborted runs of the
+     * batches read (see {@link ColdBatches}): from {@code batch_txn_state}, or for an object of
+     * format 1 derived from the transaction markers inside the object (a WARN once per object when
+     * some batch's marker is not in it: that transaction counts as committed).
+     */
+    public ColdBatches readBatches(long startOffset, int maxBytes) throws IOException {
         if (maxBytes < 0) {
             throw new IllegalArgumentException("negative maxBytes " + maxBytes);
         }
         Footer f = footer();
         if (startOffset > f.lastOffset() || f.recordCount() == 0) {
-            return MemoryRecords.EMPTY;
+            return ColdBatches.EMPTY;
         }
         long avgRecordBytes = Math.max(1, f.sourceBytes() / Math.max(1, f.recordCount()));
+        Map<Long, TxnState> states = new java.util.HashMap<>();
+        MemoryRecords records = null;
         ObjectPages p = pages;
         if (p != null) {
             try {
@@ -158,18 +183,75 @@ public final class ParquetLogReader {
                                 Math.min(
                                         Math.min(maxBytes, f.sourceBytes()) + 64 * 1024L,
                                         MAX_INITIAL_BUFFER);
-                return readColumnar(p, startOffset, maxBytes, avgRecordBytes, initial);
+                records = readColumnar(p, startOffset, maxBytes, avgRecordBytes, initial, states);
             } catch (ObjectPages.UnsupportedLayoutException e) {
                 pages = null; // a page this reader does not decode: parquet-mr reads the object
+                states.clear();
             }
         }
-        return readRecords(startOffset, maxBytes);
+        if (records == null) {
+            records = readRecords(startOffset, maxBytes, states);
+        }
+        if (f.formatVersion() >= ColdLayout.TXN_STATE_FORMAT_VERSION) {
+            return ColdBatches.of(records, states, true);
+        }
+        return ColdBatches.of(records, legacyStates().statesOf(records), false);
+    }
+
+    /** The markers of a format 1 object, read once (only control rows, by their statistics). */
+    private LegacyTxnStates legacyStates() throws IOException {
+        LegacyTxnStates l = legacyStates;
+        if (l != null) {
+            return l;
+        }
+        synchronized (this) {
+            if (legacyStates != null) {
+                return legacyStates;
+            }
+            FilterPredicate control =
+                    org.apache.parquet.filter2.predicate.FilterApi.eq(
+                            org.apache.parquet.filter2.predicate.FilterApi.booleanColumn(
+                                    ColdLayout.BATCH_IS_CONTROL),
+                            Boolean.TRUE);
+            LegacyTxnStates.Builder b = new LegacyTxnStates.Builder(key);
+            try (ParquetReader<ColdRow> reader =
+                    filtered(
+                            new Builder(
+                                    file,
+                                    conf,
+                                    List.of(
+                                            ColdLayout.BATCH_BASE_OFFSET,
+                                            ColdLayout.BATCH_PRODUCER_ID,
+                                            ColdLayout.BATCH_ATTRIBUTES,
+                                            ColdLayout.BATCH_IS_CONTROL,
+                                            ColdLayout.KEY)),
+                            control)) {
+                ColdRow row;
+                while ((row = reader.read()) != null) {
+                    if (row.isControl() && row.isTransactional()) {
+                        b.marker(row.producerId, row.batchBaseOffset, row.key);
+                    }
+                }
+            } catch (ObjectStoreException e) {
+                throw e;
+            } catch (IOException | RuntimeException e) {
+                throw ObjectCorruptException.decodeFailure(
+                        key, "cannot read transaction markers", e);
+            }
+            legacyStates = b.build(LOG);
+            return legacyStates;
+        }
     }
 
     /**
      * {@link #read} through parquet-mr's record reader (objects the columnar reader cannot read).
      */
     MemoryRecords readRecords(long startOffset, int maxBytes) throws IOException {
+        return readRecords(startOffset, maxBytes, new java.util.HashMap<>());
+    }
+
+    private MemoryRecords readRecords(long startOffset, int maxBytes, Map<Long, TxnState> states)
+            throws IOException {
         Footer f = footer();
         if (startOffset > f.lastOffset() || f.recordCount() == 0) {
             return MemoryRecords.EMPTY;
@@ -177,31 +259,37 @@ public final class ParquetLogReader {
         long from = Math.max(startOffset, f.firstOffset());
         long avgRecordBytes = Math.max(1, f.sourceBytes() / Math.max(1, f.recordCount()));
         long upper = saturatedAdd(from, maxBytes / avgRecordBytes + 1);
-        MemoryRecords found = scan(startOffset, from, upper, maxBytes);
+        MemoryRecords found = scan(startOffset, from, upper, maxBytes, states);
         if (found.sizeInBytes() == 0 && upper < f.lastOffset()) {
             // startOffset lies in an offset gap (compaction, transaction markers) wider than the
             // estimated window: the next batch starts beyond it, and is still owed to the caller.
-            found = scan(startOffset, from, f.lastOffset(), maxBytes);
+            found = scan(startOffset, from, f.lastOffset(), maxBytes, states);
         }
         return found;
     }
 
     private MemoryRecords readColumnar(
-            ObjectPages p, long startOffset, int maxBytes, long avgRecordBytes, int initialBuffer)
+            ObjectPages p,
+            long startOffset,
+            int maxBytes,
+            long avgRecordBytes,
+            int initialBuffer,
+            Map<Long, TxnState> states)
             throws IOException {
         ReadArena arena = ReadArena.forThisThread();
         try (PageDecompressor codecs = new PageDecompressor(conf)) {
-            ByteBuffer b =
+            ColumnarReader reader =
                     new ColumnarReader(
-                                    p,
-                                    file,
-                                    codecs,
-                                    startOffset,
-                                    maxBytes,
-                                    avgRecordBytes,
-                                    initialBuffer,
-                                    arena)
-                            .read();
+                            p,
+                            file,
+                            codecs,
+                            startOffset,
+                            maxBytes,
+                            avgRecordBytes,
+                            initialBuffer,
+                            arena);
+            ByteBuffer b = reader.read();
+            states.putAll(reader.txnStates());
             return MemoryRecords.readableRecords(b);
         } catch (ObjectStoreException | ObjectPages.UnsupportedLayoutException e) {
             throw e;
@@ -218,7 +306,8 @@ public final class ParquetLogReader {
     }
 
     /** Whole batches with last offset >= {@code from} and base offset <= {@code upper}. */
-    private MemoryRecords scan(long startOffset, long from, long upper, int maxBytes)
+    private MemoryRecords scan(
+            long startOffset, long from, long upper, int maxBytes, Map<Long, TxnState> states)
             throws IOException {
         FilterPredicate wanted =
                 and(
@@ -243,6 +332,9 @@ public final class ParquetLogReader {
                 }
                 if (current == null) {
                     current = new RowBatchBuilder(out, row);
+                    if (row.isTransactional()) {
+                        states.put(row.batchBaseOffset, row.txnState);
+                    }
                 }
                 current.append(row);
             }

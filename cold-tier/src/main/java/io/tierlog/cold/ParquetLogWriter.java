@@ -178,14 +178,36 @@ public final class ParquetLogWriter implements Closeable {
     }
 
     /**
-     * Appends every record of {@code batch} (magic v2, any codec); its base offset must be greater
-     * than the last offset of the previous batch.
-     *
-     * @throws IllegalArgumentException for an older magic or out-of-order offsets; nothing of the
-     *     batch is written then
+     * Appends every record of {@code batch} (magic v2, any codec) as {@link #append(RecordBatch,
+     * TxnState)} with the state of a batch of no aborted transaction ({@link
+     * TxnState#assumingCommitted}): for callers that know the batch's transaction committed, or
+     * that it has none.
      */
     public void append(RecordBatch batch) throws IOException {
+        append(batch, TxnState.assumingCommitted(batch));
+    }
+
+    /**
+     * Appends every record of {@code batch} (magic v2, any codec) with the outcome {@code txnState}
+     * of its transaction; its base offset must be greater than the last offset of the previous
+     * batch. The state must be {@code NONE} exactly for a non-transactional batch, and a marker's
+     * own type for a control batch.
+     *
+     * @throws IllegalArgumentException for an older magic, out-of-order offsets or a state that
+     *     contradicts the batch; nothing of the batch is written then
+     */
+    public void append(RecordBatch batch, TxnState txnState) throws IOException {
         ensureOpen();
+        Objects.requireNonNull(txnState, "txnState");
+        if ((txnState == TxnState.NONE) == batch.isTransactional()) {
+            throw new IllegalArgumentException(
+                    "batch at offset "
+                            + batch.baseOffset()
+                            + (batch.isTransactional()
+                                    ? " is transactional: its state cannot be none"
+                                    : " is not transactional: its state must be none, not "
+                                            + txnState.columnValue()));
+        }
         if (batch.magic() != RecordBatch.MAGIC_VALUE_V2) {
             throw new IllegalArgumentException(
                     "only record batch magic v2 is supported, got v"
@@ -206,6 +228,15 @@ public final class ParquetLogWriter implements Closeable {
         }
         DefaultRecordBatch b = asDefault(batch);
         b.ensureValid(); // a corrupt batch fails before any of its rows is written
+        if (b.isControlBatch() && b.isTransactional() && TxnState.ofMarker(b) != txnState) {
+            throw new IllegalArgumentException(
+                    "control batch at offset "
+                            + b.baseOffset()
+                            + " is a "
+                            + TxnState.ofMarker(b).columnValue()
+                            + " marker, not "
+                            + txnState.columnValue());
+        }
         if (failed) {
             throw new IllegalStateException("an earlier append to " + file + " failed");
         }
@@ -215,6 +246,7 @@ public final class ParquetLogWriter implements Closeable {
         }
         boolean logAppendTime = b.timestampType() == TimestampType.LOG_APPEND_TIME;
         row.setBatch(b, RowBatchBuilder.attributesOf(b), b.baseTimestamp());
+        row.txnState = txnState;
         try (CloseableIterator<Record> it = b.streamingIterator(buffers)) {
             while (it.hasNext()) {
                 Record r = it.next();

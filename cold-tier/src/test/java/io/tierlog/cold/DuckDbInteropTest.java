@@ -112,7 +112,7 @@ class DuckDbInteropTest {
                     .containsEntry("tierlog.first.offset", "500")
                     .containsEntry("tierlog.last.offset", Long.toString(written.lastOffset()))
                     .containsEntry("tierlog.record.count", Long.toString(rows))
-                    .containsEntry("tierlog.format.version", "1");
+                    .containsEntry("tierlog.format.version", "2");
             // header values are readable as a list of structs
             try (ResultSet rs =
                     s.executeQuery("SELECT sum(len(headers)) FROM read_parquet('" + f + "')")) {

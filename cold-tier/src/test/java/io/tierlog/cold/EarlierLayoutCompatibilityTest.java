@@ -48,6 +48,17 @@ class EarlierLayoutCompatibilityTest {
             BatchFidelityPropertyTest.assertSameBatches(got, original);
         }
         assertThat(reader.pageMap()).as("read by the columnar reader").isNotNull();
+        // no batch_txn_state: the marker's outcome comes from its own key
+        ColdBatches c = reader.readBatches(original.get(0).baseOffset(), Integer.MAX_VALUE);
+        assertThat(reader.formatVersion()).isEqualTo(1);
+        assertThat(c.txnStatesStored()).isFalse();
+        for (RecordBatch b : c.records().batches()) {
+            if (b.isControlBatch()) {
+                assertThat(c.txnState(b)).isEqualTo(TxnState.ofMarker(b));
+            } else if (!b.isTransactional()) {
+                assertThat(c.txnState(b)).isEqualTo(TxnState.NONE);
+            }
+        }
     }
 
     @Test
@@ -81,6 +92,8 @@ class EarlierLayoutCompatibilityTest {
                 .isEqualTo(ColdLayout.F_BATCH_IS_CONTROL);
         assertThat(s.getFieldIndex(ColdLayout.BATCH_LAST_OFFSET))
                 .isEqualTo(ColdLayout.F_BATCH_LAST_OFFSET);
+        assertThat(s.getFieldIndex(ColdLayout.BATCH_TXN_STATE))
+                .isEqualTo(ColdLayout.F_BATCH_TXN_STATE);
         assertThat(s.getFieldIndex(ColdLayout.HEADERS)).isEqualTo(ColdLayout.F_HEADERS);
         assertThat(s.getFieldIndex(ColdLayout.KEY)).isEqualTo(ColdLayout.F_KEY);
         assertThat(s.getFieldIndex(ColdLayout.VALUE))

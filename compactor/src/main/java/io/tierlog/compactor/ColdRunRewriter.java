@@ -1,10 +1,12 @@
 package io.tierlog.compactor;
 
 import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.ColdBatches;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogReader;
 import io.tierlog.cold.ParquetLogWriter;
+import io.tierlog.cold.TxnState;
 import io.tierlog.cold.WrittenObject;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -21,6 +23,12 @@ import org.apache.kafka.common.utils.internals.BufferSupplier;
  * ParquetLogReader} rebuilds them) and either feeds their keys to a {@link ColdKeyMap} or writes
  * the records a {@link ColdRecordFilter} keeps into one compacted Parquet file that stands for the
  * run's exact offset range. Batch by batch, so memory stays at one read chunk.
+ *
+ * <p>Transactions (Kafka's cleaner rules): batches of aborted transactions ({@code batch_txn_state
+ * = aborted}) neither enter the key map (an aborted value never shadows an older committed one) nor
+ * the compacted object; transaction markers are kept whole (a reader may still need a marker to end
+ * the aborted run of a transaction whose data lie in earlier objects); kept batches keep their
+ * outcome.
  *
  * <p>Not thread-safe: one per pass.
  */
@@ -50,8 +58,8 @@ final class ColdRunRewriter {
     void map(ColdObject obj, ColdKeyMap map) throws IOException {
         forEachBatch(
                 obj,
-                b -> {
-                    if (b.isControlBatch()) {
+                (b, state) -> {
+                    if (b.isControlBatch() || state == TxnState.ABORTED) {
                         return;
                     }
                     try (var it = b.streamingIterator(buffers)) {
@@ -81,7 +89,11 @@ final class ColdRunRewriter {
             for (ColdObject obj : run) {
                 forEachBatch(
                         obj,
-                        b -> {
+                        (b, state) -> {
+                            if (state == TxnState.ABORTED && !b.isControlBatch()) {
+                                changed[0] = true; // an aborted transaction's data: dropped
+                                return;
+                            }
                             ByteBuffer one = ByteBuffer.allocate(b.sizeInBytes());
                             b.writeTo(one);
                             one.flip();
@@ -100,7 +112,7 @@ final class ColdRunRewriter {
                             }
                             for (MutableRecordBatch k :
                                     MemoryRecords.readableRecords(kept.slice()).batches()) {
-                                writer.append(k);
+                                writer.append(k, state); // filterTo keeps the base offset
                             }
                         });
             }
@@ -111,7 +123,7 @@ final class ColdRunRewriter {
     }
 
     private interface BatchAction {
-        void accept(MutableRecordBatch batch) throws IOException;
+        void accept(MutableRecordBatch batch, TxnState state) throws IOException;
     }
 
     private void forEachBatch(ColdObject obj, BatchAction action) throws IOException {
@@ -119,12 +131,13 @@ final class ColdRunRewriter {
         ParquetLogReader reader = new ParquetLogReader(store, obj.key(), obj.sizeInBytes());
         long next = obj.firstOffset();
         while (next <= obj.lastOffset()) {
-            MemoryRecords chunk = reader.read(next, READ_BYTES);
+            ColdBatches read = reader.readBatches(next, READ_BYTES);
+            MemoryRecords chunk = read.records();
             if (chunk.sizeInBytes() == 0) {
                 return; // the object's tail holds no batch (compacted away)
             }
             for (MutableRecordBatch b : chunk.batches()) {
-                action.accept(b);
+                action.accept(b, read.txnState(b));
                 next = b.lastOffset() + 1;
             }
         }

@@ -383,7 +383,8 @@ public final class Compactor implements Closeable {
                             fresh.pendingBytes(),
                             fresh.activeBytes(),
                             last,
-                            Optional.empty()));
+                            Optional.empty(),
+                            fresh.heldBack()));
         } catch (Exception e) {
             lag.computeIfPresent(tp, (k, v) -> v.withError(String.valueOf(e.getMessage())));
         }
@@ -567,7 +568,8 @@ public final class Compactor implements Closeable {
                                 Math.max(0, old.pendingBytes() - report.sourceBytes()),
                                 old.activeBytes(),
                                 time.milliseconds(),
-                                Optional.empty()));
+                                Optional.empty(),
+                                old.heldBack()));
             }
             listeners.forEach(l -> l.onObjectCommitted(report));
         }

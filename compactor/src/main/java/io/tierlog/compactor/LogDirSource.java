@@ -1,6 +1,8 @@
 package io.tierlog.compactor;
 
+import io.tierlog.hot.AbortedTxn;
 import io.tierlog.hot.FileSlice;
+import io.tierlog.hot.OngoingTxn;
 import io.tierlog.hot.ReadOnlyLogDir;
 import io.tierlog.hot.SegmentInfo;
 import java.io.IOException;
@@ -9,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -17,6 +21,9 @@ import org.apache.kafka.common.TopicPartition;
  * tier's {@link ReadOnlyLogDir}: nothing in the directory is ever written, and only batches whose
  * CRC verified are offloaded. Partitions and segments are re-listed on every call, so new
  * partitions and rolled segments show up.
+ *
+ * <p>Transactions come from a {@link TxnHeaderScan} of the partition's segments (cached until its
+ * segment list changes): a Kafka dir's {@code .txnindex} files are not needed.
  *
  * <p>Thread-safe.
  */
@@ -45,6 +52,11 @@ public final class LogDirSource implements SegmentSource {
     private final Path logDir;
     private final ReadOnlyLogDir dir;
     private final ActiveSegments activeSegments;
+
+    /** The last scan of each partition's transactions, valid while its segments stay the same. */
+    private final ConcurrentHashMap<TopicPartition, Scanned> scans = new ConcurrentHashMap<>();
+
+    private record Scanned(List<SegmentInfo> segments, TxnHeaderScan scan) {}
 
     private LogDirSource(Path logDir, ReadOnlyLogDir dir, ActiveSegments activeSegments) {
         this.logDir = logDir;
@@ -122,6 +134,38 @@ public final class LogDirSource implements SegmentSource {
         // keeps its bound on open files from closing it while the stream reads.
         FileSlice.Pin pin = slice.pin();
         return new BatchStream(pin.channel(), slice.position(), slice.sizeInBytes(), pin::close);
+    }
+
+    @Override
+    public long lastStableOffset(TopicPartition tp) throws IOException {
+        return scan(tp).lastStableOffset();
+    }
+
+    @Override
+    public List<AbortedTxn> abortedTransactions(TopicPartition tp, long from, long upTo)
+            throws IOException {
+        return scan(tp).aborted(from, upTo);
+    }
+
+    @Override
+    public Optional<OngoingTxn> oldestOpenTransaction(TopicPartition tp) throws IOException {
+        return scan(tp).oldestOpen();
+    }
+
+    private TxnHeaderScan scan(TopicPartition tp) throws IOException {
+        List<SegmentInfo> now;
+        try {
+            now = dir.segments(tp);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        Scanned last = scans.get(tp);
+        if (last != null && last.segments().equals(now)) {
+            return last.scan();
+        }
+        TxnHeaderScan fresh = TxnHeaderScan.of(now);
+        scans.put(tp, new Scanned(now, fresh));
+        return fresh;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.tierlog.compactor;
 
+import io.tierlog.hot.AbortedTxn;
 import io.tierlog.hot.LogListener;
 import io.tierlog.hot.LogManager;
+import io.tierlog.hot.OngoingTxn;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.SegmentInfo;
 import java.io.IOException;
@@ -66,6 +68,23 @@ public final class LogManagerSource implements SegmentSource {
         }
         FileChannel channel = FileChannel.open(segment.logFile(), StandardOpenOption.READ);
         return new BatchStream(channel, 0, segment.sizeInBytes(), channel);
+    }
+
+    @Override
+    public long lastStableOffset(TopicPartition tp) {
+        return logManager.partition(tp).map(PartitionLog::lastStableOffset).orElse(0L);
+    }
+
+    @Override
+    public List<AbortedTxn> abortedTransactions(TopicPartition tp, long from, long upTo)
+            throws IOException {
+        Optional<PartitionLog> log = logManager.partition(tp);
+        return log.isEmpty() ? List.of() : log.get().abortedTransactions(from, upTo);
+    }
+
+    @Override
+    public Optional<OngoingTxn> oldestOpenTransaction(TopicPartition tp) {
+        return logManager.partition(tp).flatMap(l -> l.ongoingTransactions().stream().findFirst());
     }
 
     @Override

@@ -17,6 +17,9 @@ import org.apache.kafka.common.TopicPartition;
  * @param activeBytes bytes of the active segment, offloaded once it rolls
  * @param lastCommitMs wall-clock time of the last commit by this compactor, or -1
  * @param lastError the last failure for this partition, cleared by a successful pass
+ * @param heldBack why closed segments wait although they are due, as of the last look: {@code open
+ *     transaction of producer P since offset O} while a transaction holds the last stable offset
+ *     inside them (the cold tier never holds an open transaction's batches)
  */
 public record PartitionLag(
         TopicPartition tp,
@@ -26,7 +29,30 @@ public record PartitionLag(
         long pendingBytes,
         long activeBytes,
         long lastCommitMs,
-        Optional<String> lastError) {
+        Optional<String> lastError,
+        Optional<String> heldBack) {
+
+    /** A lag with nothing held back. */
+    public PartitionLag(
+            TopicPartition tp,
+            long coldHighWatermark,
+            long closedEndOffset,
+            long pendingOffsets,
+            long pendingBytes,
+            long activeBytes,
+            long lastCommitMs,
+            Optional<String> lastError) {
+        this(
+                tp,
+                coldHighWatermark,
+                closedEndOffset,
+                pendingOffsets,
+                pendingBytes,
+                activeBytes,
+                lastCommitMs,
+                lastError,
+                Optional.empty());
+    }
 
     PartitionLag withError(String error) {
         return new PartitionLag(
@@ -37,6 +63,7 @@ public record PartitionLag(
                 pendingBytes,
                 activeBytes,
                 lastCommitMs,
-                Optional.of(error));
+                Optional.of(error),
+                heldBack);
     }
 }

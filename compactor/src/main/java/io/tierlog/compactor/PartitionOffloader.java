@@ -13,15 +13,20 @@ import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectKeys;
 import io.tierlog.cold.ObjectStore;
 import io.tierlog.cold.ParquetLogWriter;
+import io.tierlog.cold.TxnState;
 import io.tierlog.cold.WrittenObject;
 import io.tierlog.common.Time;
+import io.tierlog.hot.AbortedTxn;
+import io.tierlog.hot.OngoingTxn;
 import io.tierlog.hot.SegmentInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -41,6 +46,14 @@ import org.slf4j.LoggerFactory;
  * unknown it never is (the sweeper decides later, against the catalog). An upload older than half
  * the orphan grace period is never committed, so the sweeper cannot delete an object a slow commit
  * is about to reference.
+ *
+ * <p>Transactions: a closed segment is offloaded only when its next offset is at or below the
+ * partition's last stable offset (Kafka's rule for remote storage: whole segments, no trailing
+ * object cut at the LSO), so no batch of an open transaction ever reaches the cold tier; each
+ * transactional batch is written with its transaction's outcome ({@code batch_txn_state}): aborted
+ * iff the source lists an aborted transaction of its producer around its base offset, a marker by
+ * its own type. A segment held back names the transaction in the lag ({@link
+ * PartitionLag#heldBack}).
  *
  * <p>Object ranges: an object covers from the cold high watermark (or, for a partition's first
  * object, its first batch) to its last batch's last offset, so offsets a Kafka log cleaner removed
@@ -124,8 +137,17 @@ final class PartitionOffloader {
         }
         List<SegmentInfo> pending = new ArrayList<>();
         long pendingBytes = 0;
+        long lso = Long.MAX_VALUE;
+        Optional<String> heldBack = Optional.empty();
         for (SegmentInfo s : closed) {
             if (s.nextOffset() > start && s.sizeInBytes() > 0) {
+                if (lso == Long.MAX_VALUE) {
+                    lso = env.source().lastStableOffset(tp);
+                }
+                if (s.nextOffset() > lso) {
+                    heldBack = Optional.of(heldBackReason(lso));
+                    break; // segments are contiguous: every later one is above the LSO too
+                }
                 pending.add(s);
                 long offsets = Math.max(1, s.nextOffset() - s.baseOffset());
                 long from = Math.max(start, s.baseOffset());
@@ -142,7 +164,8 @@ final class PartitionOffloader {
                         pendingBytes,
                         activeBytes,
                         -1,
-                        Optional.empty());
+                        Optional.empty(),
+                        heldBack);
         if (!state.empty() && !pending.isEmpty() && pending.get(0) == closed.get(0)) {
             SegmentInfo first = pending.get(0);
             if (first.baseOffset() > start) {
@@ -160,6 +183,49 @@ final class PartitionOffloader {
         return new Plan(state, start, pending, lag);
     }
 
+    private String heldBackReason(long lso) throws IOException {
+        Optional<OngoingTxn> open = env.source().oldestOpenTransaction(tp);
+        if (open.isPresent() && open.get().firstOffset() <= lso) {
+            return "open transaction of producer "
+                    + open.get().producerId()
+                    + " since offset "
+                    + open.get().firstOffset();
+        }
+        return "last stable offset " + lso + " (a transaction's marker is not yet stable)";
+    }
+
+    /**
+     * The producers' aborted transactions of the offsets {@code plan} will offload, by producer:
+     * complete for them, since they all lie below the last stable offset.
+     */
+    private Map<Long, List<AbortedTxn>> abortedOf(Plan plan) throws IOException {
+        Map<Long, List<AbortedTxn>> out = new HashMap<>();
+        if (plan.pending().isEmpty()) {
+            return out;
+        }
+        long upTo = plan.pending().get(plan.pending().size() - 1).nextOffset();
+        for (AbortedTxn a : env.source().abortedTransactions(tp, plan.start(), upTo)) {
+            out.computeIfAbsent(a.producerId(), p -> new ArrayList<>()).add(a);
+        }
+        return out;
+    }
+
+    /** The outcome of {@code batch}'s transaction. */
+    static TxnState txnState(RecordBatch batch, Map<Long, List<AbortedTxn>> aborted) {
+        if (!batch.isTransactional()) {
+            return TxnState.NONE;
+        }
+        if (batch.isControlBatch()) {
+            return TxnState.ofMarker(batch);
+        }
+        for (AbortedTxn a : aborted.getOrDefault(batch.producerId(), List.of())) {
+            if (a.firstOffset() <= batch.baseOffset() && batch.baseOffset() <= a.lastOffset()) {
+                return TxnState.ABORTED;
+            }
+        }
+        return TxnState.COMMITTED;
+    }
+
     /** Offloads what {@code plan} lists; stops early (without error) when the compactor stops. */
     Outcome offload(Plan plan) throws Exception {
         long target = env.options().targetObjectBytes();
@@ -167,6 +233,7 @@ final class PartitionOffloader {
         boolean first = plan.state().empty();
         Outcome done = Outcome.NONE;
         ObjectBuilder current = null;
+        Map<Long, List<AbortedTxn>> aborted = abortedOf(plan);
         try {
             for (SegmentInfo segment : plan.pending()) {
                 try (BatchStream batches = env.source().batches(segment)) {
@@ -210,7 +277,7 @@ final class PartitionOffloader {
                             current = new ObjectBuilder(first ? batch.baseOffset() : start);
                         }
                         try {
-                            current.append(batch);
+                            current.append(batch, txnState(batch, aborted));
                         } catch (org.apache.kafka.common.KafkaException e) {
                             String why =
                                     "batch "
@@ -256,8 +323,8 @@ final class PartitionOffloader {
                     ParquetLogWriter.open(file, tp.topic(), tp.partition(), env.coldOptions());
         }
 
-        void append(RecordBatch batch) throws IOException {
-            writer.append(batch);
+        void append(RecordBatch batch, TxnState txnState) throws IOException {
+            writer.append(batch, txnState);
             sourceBytes += batch.sizeInBytes();
         }
 

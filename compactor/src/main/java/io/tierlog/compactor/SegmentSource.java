@@ -1,9 +1,12 @@
 package io.tierlog.compactor;
 
+import io.tierlog.hot.AbortedTxn;
+import io.tierlog.hot.OngoingTxn;
 import io.tierlog.hot.SegmentInfo;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -15,6 +18,10 @@ import org.apache.kafka.common.TopicPartition;
  * active ({@code closed() == false}); the compactor only reads closed ones. {@link #batches}
  * streams the batches of one closed segment in offset order and must not change anything on disk.
  * The caller closes the source. Implementations are thread-safe.
+ *
+ * <p>Transactions: the offloader never ships an offset at or above {@link #lastStableOffset}, so
+ * every transactional batch it writes belongs to a finished transaction, whose outcome {@link
+ * #abortedTransactions} tells.
  */
 public interface SegmentSource extends Closeable {
 
@@ -58,6 +65,25 @@ public interface SegmentSource extends Closeable {
         @Override
         void close();
     }
+
+    /**
+     * The partition's last stable offset: no offset below it belongs to an open transaction (the
+     * first offset of the oldest open one, else the end of the readable log). May be conservative
+     * (lower than the truth), never higher.
+     */
+    long lastStableOffset(TopicPartition tp) throws IOException;
+
+    /**
+     * The aborted transactions of the partition that hold any offset of {@code [from, upTo)}, where
+     * {@code upTo <= lastStableOffset(tp)}: complete for that range (every transactional data batch
+     * there of an aborted transaction lies in an entry {@code firstOffset <= base <= lastOffset} of
+     * its producer), in marker order.
+     */
+    List<AbortedTxn> abortedTransactions(TopicPartition tp, long from, long upTo)
+            throws IOException;
+
+    /** The partition's oldest open transaction, if any (it holds the last stable offset back). */
+    Optional<OngoingTxn> oldestOpenTransaction(TopicPartition tp) throws IOException;
 
     /** A short description for logs ("log dir /var/kafka-logs"). */
     String describe();

@@ -61,6 +61,24 @@ class CatalogGuardedOffloadIT {
                 throw new IOException("not used");
             }
 
+            // only non-transactional batches: no transaction ever holds the offload back
+            @Override
+            public long lastStableOffset(TopicPartition tp) {
+                return Long.MAX_VALUE;
+            }
+
+            @Override
+            public List<io.tierlog.hot.AbortedTxn> abortedTransactions(
+                    TopicPartition tp, long from, long upTo) {
+                return List.of();
+            }
+
+            @Override
+            public java.util.Optional<io.tierlog.hot.OngoingTxn> oldestOpenTransaction(
+                    TopicPartition tp) {
+                return java.util.Optional.empty();
+            }
+
             @Override
             public String describe() {
                 return "test source";

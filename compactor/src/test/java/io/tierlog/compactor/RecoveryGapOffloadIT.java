@@ -97,6 +97,23 @@ class RecoveryGapOffloadIT {
             }
 
             @Override
+            public long lastStableOffset(TopicPartition tp) {
+                return real.lastStableOffset(tp);
+            }
+
+            @Override
+            public List<io.tierlog.hot.AbortedTxn> abortedTransactions(
+                    TopicPartition tp, long from, long upTo) throws IOException {
+                return real.abortedTransactions(tp, from, upTo);
+            }
+
+            @Override
+            public java.util.Optional<io.tierlog.hot.OngoingTxn> oldestOpenTransaction(
+                    TopicPartition tp) {
+                return real.oldestOpenTransaction(tp);
+            }
+
+            @Override
             public String describe() {
                 return "first offsets of " + real.describe();
             }

@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.catalog.CatalogException;
 import io.tierlog.catalog.ColdObject;
+import io.tierlog.cold.AbortedRun;
+import io.tierlog.cold.ColdBatches;
 import io.tierlog.cold.ObjectCorruptException;
 import io.tierlog.cold.ObjectNotFoundException;
 import io.tierlog.cold.ObjectStore;
@@ -15,6 +17,8 @@ import io.tierlog.cold.ParquetLogReader;
 import io.tierlog.common.Time;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -64,10 +68,24 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * at WARN with the object key, its offset range, the offset read and the cause, at most once per
  * object (or partition, when no object was found) per minute.
  *
+ * <p>Transactions: every cold offset lies below the partition's last stable offset (the offload
+ * stops there), so a cold read needs no cap for {@code read_committed}; what such a reader must
+ * skip comes with the chunk ({@link #readCommitted}): the aborted runs {@link ParquetLogReader}
+ * found in its batches from {@code batch_txn_state}, no hot data needed.
+ *
  * <p>Thread-safe.
  */
 final class ColdReader {
     private record ChunkKey(String objectKey, long startOffset) {}
+
+    /**
+     * A cold read and the aborted transactions a {@code read_committed} reader of its batches must
+     * skip: for the read's range {@code [offset, read.nextOffset())}, each producer's aborted run
+     * of the chunk overlapping it as {@code (producerId, firstOffset)}, the first offset lying
+     * inside that transaction (in or before the range), ordered by first offset; empty when the
+     * range holds no aborted batch.
+     */
+    record CommittedRead(TierRead.Cold read, List<AbortedTransaction> abortedTransactions) {}
 
     /**
      * Decoded batches of one object from {@code firstOffset} (a batch base) to {@code next}, or the
@@ -81,9 +99,24 @@ final class ColdReader {
             long nextOffset,
             Throwable error,
             long[] indexBaseOffsets,
-            int[] indexPositions) {
+            int[] indexPositions,
+            List<AbortedRun> abortedRuns) {
         static Chunk failed(Throwable error) {
-            return new Chunk(null, -1, -1, error, null, null);
+            return new Chunk(null, -1, -1, error, null, null, List.of());
+        }
+
+        /** The aborted transactions of this chunk holding offsets of {@code [from, next)}. */
+        List<AbortedTransaction> abortedTransactions(long from, long next) {
+            if (abortedRuns.isEmpty()) {
+                return List.of();
+            }
+            List<AbortedTransaction> out = new ArrayList<>();
+            for (AbortedRun r : abortedRuns) {
+                if (r.overlaps(from, next)) {
+                    out.add(new AbortedTransaction(r.producerId(), r.firstOffset()));
+                }
+            }
+            return out;
         }
 
         /**
@@ -218,12 +251,23 @@ final class ColdReader {
      */
     CompletableFuture<TierRead.Cold> read(
             TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
-        TierRead.Cold cached = servedFromCache(tp, offset, maxBytes, stopBefore, hw, logStart);
+        return readCommitted(tp, offset, maxBytes, stopBefore, hw, logStart)
+                .thenApply(CommittedRead::read);
+    }
+
+    /**
+     * As {@link #read}, with the aborted transactions a {@code read_committed} reader of the
+     * returned batches must skip (Fetch's {@code aborted_transactions} for this range; see {@link
+     * CommittedRead}). Costs no more than {@link #read}: the list comes from the decoded chunk.
+     */
+    CompletableFuture<CommittedRead> readCommitted(
+            TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
+        CommittedRead cached = servedFromCache(tp, offset, maxBytes, stopBefore, hw, logStart);
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
         AtomicReference<ColdObject> located = new AtomicReference<>();
-        CompletableFuture<TierRead.Cold> f =
+        CompletableFuture<CommittedRead> f =
                 attempt(tp, offset, maxBytes, stopBefore, hw, logStart, located)
                         .exceptionallyCompose(
                                 e -> {
@@ -246,12 +290,12 @@ final class ColdReader {
         f =
                 f.thenCompose(
                         r ->
-                                r.isEmpty()
-                                                && r.nextOffset() > offset
-                                                && r.nextOffset() < stopBefore
-                                        ? read(
+                                r.read().isEmpty()
+                                                && r.read().nextOffset() > offset
+                                                && r.read().nextOffset() < stopBefore
+                                        ? readCommitted(
                                                 tp,
-                                                r.nextOffset(),
+                                                r.read().nextOffset(),
                                                 maxBytes,
                                                 stopBefore,
                                                 hw,
@@ -268,15 +312,15 @@ final class ColdReader {
      * {@code f}, or a {@link TimeoutException} after {@code cold.read.timeout.ms}. The timeout
      * completes only the copy the caller sees: the shared chunk load goes on for other readers.
      */
-    private CompletableFuture<TierRead.Cold> withDeadline(
+    private <T> CompletableFuture<T> withDeadline(
             TopicPartition tp,
             long offset,
-            CompletableFuture<TierRead.Cold> f,
+            CompletableFuture<T> f,
             AtomicReference<ColdObject> located) {
         if (f.isDone()) {
             return f;
         }
-        CompletableFuture<TierRead.Cold> out = new CompletableFuture<>();
+        CompletableFuture<T> out = new CompletableFuture<>();
         java.util.concurrent.ScheduledFuture<?> t;
         try {
             t =
@@ -318,7 +362,7 @@ final class ColdReader {
      * the caller's thread: it does no I/O (read-ahead it triggers loads on the executor), so the
      * hop to the cold-read executor would only cost. Null otherwise.
      */
-    private TierRead.Cold servedFromCache(
+    private CommittedRead servedFromCache(
             TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
         Optional<ColdObject> obj = index.cached(tp).flatMap(s -> s.objectFor(offset));
         if (obj.isEmpty()) {
@@ -334,12 +378,12 @@ final class ColdReader {
             return null;
         }
         hits.increment();
-        TierRead.Cold r = serve(tp, obj.get(), chunk, offset, maxBytes, stopBefore, hw, logStart);
-        return r.isEmpty() && r.nextOffset() < stopBefore ? null : r;
+        CommittedRead r = serve(tp, obj.get(), chunk, offset, maxBytes, stopBefore, hw, logStart);
+        return r.read().isEmpty() && r.read().nextOffset() < stopBefore ? null : r;
     }
 
     /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
-    private CompletableFuture<TierRead.Cold> attempt(
+    private CompletableFuture<CommittedRead> attempt(
             TopicPartition tp,
             long offset,
             int maxBytes,
@@ -494,7 +538,8 @@ final class ColdReader {
         try {
             ParquetLogReader reader =
                     readers.get(obj.key(), k -> new ParquetLogReader(store, k, obj.sizeInBytes()));
-            MemoryRecords records = reader.read(offset, bytes);
+            ColdBatches batches = reader.readBatches(offset, bytes);
+            MemoryRecords records = batches.records();
             long first = -1;
             long next = offset;
             int pos = 0;
@@ -528,7 +573,9 @@ final class ColdReader {
             first = Math.min(first, Math.max(offset, obj.firstOffset()));
             indexBase = java.util.Arrays.copyOf(indexBase, entries);
             indexPos = java.util.Arrays.copyOf(indexPos, entries);
-            Chunk c = new Chunk(records, first, next, null, indexBase, indexPos);
+            Chunk c =
+                    new Chunk(
+                            records, first, next, null, indexBase, indexPos, batches.abortedRuns());
             cachedBytes.addAndGet(records.sizeInBytes());
             if (records.sizeInBytes() >= chunkBytes / 2) {
                 typicalSpan.set(next - first);
@@ -546,7 +593,7 @@ final class ColdReader {
         }
     }
 
-    private TierRead.Cold serve(
+    private CommittedRead serve(
             TopicPartition tp,
             ColdObject obj,
             Chunk chunk,
@@ -586,8 +633,10 @@ final class ColdReader {
                         "chunk of " + obj.key() + " does not cover offset " + offset);
             }
             // A compacted object's tail without batches: the reader continues after the object.
-            return new TierRead.Cold(
-                    MemoryRecords.EMPTY, obj.key(), chunk.nextOffset(), hw, logStart);
+            return new CommittedRead(
+                    new TierRead.Cold(
+                            MemoryRecords.EMPTY, obj.key(), chunk.nextOffset(), hw, logStart),
+                    List.of());
         }
         ByteBuffer slice = buf.duplicate();
         slice.position(buf.position() + start).limit(buf.position() + end);
@@ -595,7 +644,9 @@ final class ColdReader {
         if (readAhead && next < stopBefore) {
             readAhead(tp, obj, chunk, offset, next, stopBefore);
         }
-        return new TierRead.Cold(records, obj.key(), next, hw, logStart);
+        return new CommittedRead(
+                new TierRead.Cold(records, obj.key(), next, hw, logStart),
+                chunk.abortedTransactions(offset, next));
     }
 
     /**

@@ -208,6 +208,23 @@ public final class SegmentFiles implements SegmentSource {
         return new BatchStream(ch, 0, segment.sizeInBytes(), ch);
     }
 
+    /** Generated batches are never transactional: nothing holds the offload back. */
+    @Override
+    public long lastStableOffset(TopicPartition tp) {
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public List<io.tierlog.hot.AbortedTxn> abortedTransactions(
+            TopicPartition tp, long from, long upTo) {
+        return List.of();
+    }
+
+    @Override
+    public java.util.Optional<io.tierlog.hot.OngoingTxn> oldestOpenTransaction(TopicPartition tp) {
+        return java.util.Optional.empty();
+    }
+
     @Override
     public String describe() {
         return "segment files in " + dir;
