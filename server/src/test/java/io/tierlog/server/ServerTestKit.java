@@ -178,6 +178,11 @@ public final class ServerTestKit implements AutoCloseable {
         }
     }
 
+    /** The coordinator of classic groups and of every group's offsets. */
+    public GroupCoordinator groups() {
+        return groups;
+    }
+
     public MetadataService metadata() {
         return metadata;
     }

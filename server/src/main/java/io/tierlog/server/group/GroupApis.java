@@ -55,7 +55,8 @@ public final class GroupApis {
     /**
      * The consumer-group coordinator configured by the {@code group.consumer.*} options, seeing the
      * topics of {@code metadata}, persisting its groups under {@code metaDir}; a classic group with
-     * members keeps its id from it.
+     * members keeps its id from it, and {@code classic}'s transactional offset commits check its
+     * members.
      */
     public static ConsumerGroupCoordinator consumerGroups(
             java.nio.file.Path metaDir,
@@ -70,32 +71,43 @@ public final class GroupApis {
                 ServerOptions.assignorNames(config.get(ServerOptions.GROUP_CONSUMER_ASSIGNORS))) {
             assignors.add(ConsumerGroupCoordinator.knownAssignors().get(name));
         }
-        return ConsumerGroupCoordinator.open(
-                metaDir,
-                new ConsumerGroupCoordinator.Settings(
-                        Math.toIntExact(
-                                config.get(ServerOptions.GROUP_CONSUMER_SESSION_TIMEOUT_MS)
-                                        .toMillis()),
-                        Math.toIntExact(
-                                config.get(ServerOptions.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS)
-                                        .toMillis()),
-                        assignors,
-                        config.get(ServerOptions.GROUP_CONSUMER_MAX_SIZE)),
-                new ConsumerGroupCoordinator.Topics() {
-                    @Override
-                    public OptionalInt partitions(String topic) {
-                        return metadata.topic(topic)
-                                .map(t -> OptionalInt.of(t.partitions()))
-                                .orElse(OptionalInt.empty());
-                    }
+        ConsumerGroupCoordinator consumer =
+                ConsumerGroupCoordinator.open(
+                        metaDir,
+                        new ConsumerGroupCoordinator.Settings(
+                                Math.toIntExact(
+                                        config.get(ServerOptions.GROUP_CONSUMER_SESSION_TIMEOUT_MS)
+                                                .toMillis()),
+                                Math.toIntExact(
+                                        config.get(
+                                                        ServerOptions
+                                                                .GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS)
+                                                .toMillis()),
+                                assignors,
+                                config.get(ServerOptions.GROUP_CONSUMER_MAX_SIZE)),
+                        new ConsumerGroupCoordinator.Topics() {
+                            @Override
+                            public OptionalInt partitions(String topic) {
+                                return metadata.topic(topic)
+                                        .map(t -> OptionalInt.of(t.partitions()))
+                                        .orElse(OptionalInt.empty());
+                            }
 
-                    @Override
-                    public Collection<String> names() {
-                        return metadata.topics().stream().map(t -> t.name()).toList();
-                    }
-                },
-                id -> classic.describeGroup(id).map(d -> !d.members().isEmpty()).orElse(false),
-                timer,
-                time);
+                            @Override
+                            public Collection<String> names() {
+                                return metadata.topics().stream().map(t -> t.name()).toList();
+                            }
+                        },
+                        id ->
+                                classic.describeGroup(id)
+                                        .map(d -> !d.members().isEmpty())
+                                        .orElse(false),
+                        timer,
+                        time);
+        // TxnOffsetCommit of a consumer group checks member epochs as OffsetCommit does.
+        classic.useConsumerGroups(
+                (groupId, memberId, epoch) ->
+                        consumer.checkOffsetAccess(groupId, memberId, epoch, true));
+        return consumer;
     }
 }

@@ -15,11 +15,14 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * OffsetFetch (v1-v9; one group before v8, a batch of groups from v8): committed offsets, or -1
- * with no error when nothing was committed. A null topic list means every committed partition.
- * Thread-safe.
+ * with no error when nothing was committed. A null topic list means every committed partition. With
+ * {@code require_stable} (v7+, set by read_committed consumers) a partition whose offsets an open
+ * transaction has committed answers {@code UNSTABLE_OFFSET_COMMIT} (and -1) until that transaction
+ * ends, as Kafka does: the consumer retries. Thread-safe.
  */
 final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
     private final GroupCoordinator groups;
@@ -29,6 +32,10 @@ final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
         super(ApiKeys.OFFSET_FETCH, 9, OffsetFetchRequestData.class);
         this.groups = groups;
         this.consumerGroups = consumerGroups;
+    }
+
+    private static short unstableError(boolean unstable) {
+        return (unstable ? Errors.UNSTABLE_OFFSET_COMMIT : Errors.NONE).code();
     }
 
     /** (topic, partitions) asked for, or all committed ones when {@code topics} is null. */
@@ -46,6 +53,7 @@ final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
     @Override
     protected ApiMessage handle(RequestContext context, OffsetFetchRequestData r, short version) {
         OffsetFetchResponseData out = new OffsetFetchResponseData();
+        boolean stable = version >= 7 && r.requireStable();
         if (version < 8) {
             Map<String, List<Integer>> asked = null;
             if (r.topics() != null) {
@@ -58,12 +66,15 @@ final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
                 OffsetFetchResponseData.OffsetFetchResponseTopic rt =
                         new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(t.getKey());
                 for (int p : t.getValue()) {
+                    TopicPartition tp = new TopicPartition(t.getKey(), p);
+                    boolean unstable = stable && groups.hasPendingTxnOffsets(r.groupId(), tp);
                     Optional<OffsetStore.Committed> c =
-                            groups.committed(r.groupId(), new TopicPartition(t.getKey(), p));
+                            unstable ? Optional.empty() : groups.committed(r.groupId(), tp);
                     rt.partitions()
                             .add(
                                     new OffsetFetchResponseData.OffsetFetchResponsePartition()
                                             .setPartitionIndex(p)
+                                            .setErrorCode(unstableError(unstable))
                                             .setCommittedOffset(
                                                     c.map(OffsetStore.Committed::offset)
                                                             .orElse(-1L))
@@ -89,14 +100,14 @@ final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
             OffsetFetchResponseData.OffsetFetchResponseGroup rg =
                     new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
             // A member of a consumer group must fetch at its member epoch (v9+), as in Kafka.
-            org.apache.kafka.common.protocol.Errors access =
+            Errors access =
                     version >= 9
                             ? consumerGroups
                                     .checkOffsetAccess(
                                             g.groupId(), g.memberId(), g.memberEpoch(), false)
-                                    .orElse(org.apache.kafka.common.protocol.Errors.NONE)
-                            : org.apache.kafka.common.protocol.Errors.NONE;
-            if (access != org.apache.kafka.common.protocol.Errors.NONE) {
+                                    .orElse(Errors.NONE)
+                            : Errors.NONE;
+            if (access != Errors.NONE) {
                 out.groups().add(rg.setErrorCode(access.code()));
                 continue;
             }
@@ -104,12 +115,15 @@ final class OffsetFetchHandler extends SyncApiHandler<OffsetFetchRequestData> {
                 OffsetFetchResponseData.OffsetFetchResponseTopics rt =
                         new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(t.getKey());
                 for (int p : t.getValue()) {
+                    TopicPartition tp = new TopicPartition(t.getKey(), p);
+                    boolean unstable = stable && groups.hasPendingTxnOffsets(g.groupId(), tp);
                     Optional<OffsetStore.Committed> c =
-                            groups.committed(g.groupId(), new TopicPartition(t.getKey(), p));
+                            unstable ? Optional.empty() : groups.committed(g.groupId(), tp);
                     rt.partitions()
                             .add(
                                     new OffsetFetchResponseData.OffsetFetchResponsePartitions()
                                             .setPartitionIndex(p)
+                                            .setErrorCode(unstableError(unstable))
                                             .setCommittedOffset(
                                                     c.map(OffsetStore.Committed::offset)
                                                             .orElse(-1L))

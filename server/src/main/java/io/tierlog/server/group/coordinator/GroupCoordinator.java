@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -182,6 +183,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final Rebalances rebalances;
     private final Joins joins;
     private final ScheduledFuture<?> expiry;
+    private volatile ConsumerGroupCheck consumerGroupCheck = (g, m, e) -> Optional.empty();
 
     private GroupCoordinator(
             OffsetStore offsets,
@@ -391,6 +393,108 @@ public final class GroupCoordinator implements AutoCloseable {
 
     public Map<TopicPartition, OffsetStore.Committed> committed(String groupId) {
         return offsets.all(groupId);
+    }
+
+    /**
+     * How a KIP-848 consumer group checks an offset commit of one of its members: empty when {@code
+     * groupId} is no consumer group (the classic rules apply), else {@code NONE}, {@code
+     * UNKNOWN_MEMBER_ID} or {@code STALE_MEMBER_EPOCH}. Thread-safe.
+     */
+    @FunctionalInterface
+    public interface ConsumerGroupCheck {
+        Optional<Errors> checkCommit(String groupId, String memberId, int memberEpoch);
+    }
+
+    /**
+     * Makes transactional offset commits of consumer groups check member epochs with {@code check}
+     * (set once at startup, before requests are served; without it every group is classic).
+     */
+    public void useConsumerGroups(ConsumerGroupCheck check) {
+        this.consumerGroupCheck = check;
+    }
+
+    /**
+     * TxnOffsetCommit: records {@code offsets} of {@code groupId} as pending in the transaction of
+     * {@code producerId} (durably, in the offsets journal); they become the committed offsets when
+     * {@link #completeTransaction} commits that transaction (unless a plain commit of the same
+     * partition came after them), and are dropped when it aborts. The member is checked as Kafka's
+     * {@code validateTransactionalOffsetCommit} does: a classic group its member id, instance id
+     * and generation ({@code ILLEGAL_GENERATION}, {@code UNKNOWN_MEMBER_ID}, {@code
+     * FENCED_INSTANCE_ID}; no check of the group's state, and a commit without member and
+     * generation is accepted), a consumer group its member epoch ({@code STALE_MEMBER_EPOCH}
+     * answered as {@code ILLEGAL_GENERATION}); an unknown group accepts only generation -1. A
+     * producer epoch below the one of offsets already pending for {@code producerId} is {@code
+     * INVALID_PRODUCER_EPOCH}. The caller checks the partitions exist and the producer's
+     * transaction state; {@code memberId} is "" and {@code generation} -1 for TxnOffsetCommit v0-2.
+     * Blocks on the journal write (call it from the blocking executor).
+     *
+     * @return one error per partition of {@code offsets} (the same group-level error for all)
+     * @throws IOException the offsets could not be persisted (nothing was acknowledged)
+     */
+    public Map<TopicPartition, Errors> txnCommitOffsets(
+            String groupId,
+            long producerId,
+            short producerEpoch,
+            String memberId,
+            int generation,
+            String groupInstanceId,
+            Map<TopicPartition, OffsetStore.Committed> offsets)
+            throws IOException {
+        Errors e =
+                consumerGroupCheck
+                        .checkCommit(groupId, memberId, generation)
+                        .map(c -> c == Errors.STALE_MEMBER_EPOCH ? Errors.ILLEGAL_GENERATION : c)
+                        .orElseGet(
+                                () ->
+                                        rebalances.checkTxnCommit(
+                                                groupId, generation, memberId, groupInstanceId));
+        if (e == Errors.NONE
+                && !this.offsets.txnCommit(groupId, producerId, producerEpoch, offsets)) {
+            e = Errors.INVALID_PRODUCER_EPOCH;
+        }
+        Map<TopicPartition, Errors> out = new LinkedHashMap<>();
+        for (TopicPartition tp : offsets.keySet()) {
+            out.put(tp, e);
+        }
+        return out;
+    }
+
+    /**
+     * The group side of a transaction marker: applies (commit) or drops (abort) the offsets pending
+     * in {@code groupId} for {@code producerId}, and journals that outcome, so that a restart does
+     * not find them pending again. Idempotent: with nothing pending it does nothing (a marker
+     * re-sent after a coordinator restart). Runs on the calling thread and blocks on the journal
+     * write; the future is complete when this returns: normally once the outcome is durable,
+     * exceptionally with an {@code IOException} (retry later) or {@code
+     * InvalidProducerEpochException} (the marker's epoch is below the pending offsets' epoch: a
+     * zombie coordinator's marker, nothing changed).
+     */
+    public CompletableFuture<Void> completeTransaction(
+            String groupId, long producerId, short producerEpoch, boolean commit) {
+        try {
+            if (offsets.endTxn(groupId, producerId, producerEpoch, commit)
+                    == OffsetStore.TxnEnd.FENCED) {
+                return CompletableFuture.failedFuture(
+                        new InvalidProducerEpochException(
+                                "Group "
+                                        + groupId
+                                        + " has offsets of producer "
+                                        + producerId
+                                        + " pending at an epoch above the marker's "
+                                        + producerEpoch));
+            }
+            return CompletableFuture.completedFuture(null);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Whether some transaction has offsets of {@code tp} pending in {@code groupId} (OffsetFetch
+     * with {@code require_stable} then answers {@code UNSTABLE_OFFSET_COMMIT}). Lock-free.
+     */
+    public boolean hasPendingTxnOffsets(String groupId, TopicPartition tp) {
+        return offsets.hasPendingTxnOffsets(groupId, tp);
     }
 
     /** Every group: those with members or in memory, and those that only have committed offsets. */

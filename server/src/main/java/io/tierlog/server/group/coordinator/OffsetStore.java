@@ -31,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * <data.dir>/meta/groups/} as an append-only journal plus snapshots ({@link OffsetJournal}; byte
  * format in docs/formats.md, "Group offsets").
  *
+ * <p>Transactions: offsets of a TxnOffsetCommit are pending ({@link #txnCommit}), not visible as
+ * committed, until the transaction's marker ({@link #endTxn}) commits them (each one unless a later
+ * change committed its partition: {@link OffsetState}) or aborts them; pending offsets are
+ * journaled and stay pending across a restart.
+ *
  * <p>Durability: a commit, offset deletion or group deletion returns once its record is in the page
  * cache ({@link Durability#PAGE_CACHE}, the default, like Kafka's {@code __consumer_offsets}:
  * survives kill -9 of the server, not a power loss) or fsynced ({@link Durability#FSYNC}).
@@ -74,11 +79,11 @@ public final class OffsetStore implements Closeable {
     private static final String GROUP_KEY = "group.id";
     private static final int MAX_FILE_NAME_BYTES = 255;
 
-    private final Map<String, Map<TopicPartition, Committed>> groups;
+    private final OffsetState groups;
     private final OffsetJournal journal;
 
     private OffsetStore(
-            Map<String, Map<TopicPartition, Committed>> groups,
+            OffsetState groups,
             OffsetFiles files,
             Path dir,
             Durability durability,
@@ -128,10 +133,10 @@ public final class OffsetStore implements Closeable {
                 legacy.add(p);
             }
         }
-        Map<String, Map<TopicPartition, Committed>> state = new ConcurrentHashMap<>();
+        OffsetState state = new OffsetState();
         long base = -1;
         for (Map.Entry<Long, Path> s : snapshots.descendingMap().entrySet()) {
-            Map<String, Map<TopicPartition, Committed>> read = readSnapshot(files, s.getValue());
+            OffsetState read = readSnapshot(files, s.getValue());
             if (read != null) {
                 state = read;
                 base = s.getKey();
@@ -172,8 +177,7 @@ public final class OffsetStore implements Closeable {
     }
 
     /** The offsets of a snapshot file, or null (with an ERROR) if it is unreadable. */
-    private static Map<String, Map<TopicPartition, Committed>> readSnapshot(
-            OffsetFiles files, Path f) {
+    private static OffsetState readSnapshot(OffsetFiles files, Path f) {
         try {
             byte[] b = files.read(f);
             int m = OffsetRecords.SNAPSHOT_MAGIC.length;
@@ -181,7 +185,7 @@ public final class OffsetStore implements Closeable {
                 LOG.error("{} is not a snapshot of committed group offsets (bad magic)", f);
                 return null;
             }
-            Map<String, Map<TopicPartition, Committed>> state = new ConcurrentHashMap<>();
+            OffsetState state = new OffsetState();
             ByteBuffer buf = ByteBuffer.wrap(b);
             buf.position(m);
             OffsetRecords.Replayed r = OffsetRecords.replay(buf, state);
@@ -200,8 +204,7 @@ public final class OffsetStore implements Closeable {
         }
     }
 
-    private static void replayJournal(
-            OffsetFiles files, Path f, Map<String, Map<TopicPartition, Committed>> state)
+    private static void replayJournal(OffsetFiles files, Path f, OffsetState state)
             throws IOException {
         byte[] b = files.read(f);
         int m = OffsetRecords.JOURNAL_MAGIC.length;
@@ -225,8 +228,7 @@ public final class OffsetStore implements Closeable {
         }
     }
 
-    private static void loadLegacy(
-            OffsetFiles files, Path f, Map<String, Map<TopicPartition, Committed>> state)
+    private static void loadLegacy(OffsetFiles files, Path f, OffsetState state)
             throws IOException {
         try {
             Properties p = new Properties();
@@ -255,7 +257,7 @@ public final class OffsetStore implements Closeable {
                         new Committed(Long.parseLong(v[0]), Integer.parseInt(v[1]), v[2]));
             }
             if (!m.isEmpty()) {
-                state.put(group, m);
+                state.commit(group, m);
             }
         } catch (IOException | RuntimeException e) {
             moveAside(
@@ -292,17 +294,21 @@ public final class OffsetStore implements Closeable {
     }
 
     Optional<Committed> committed(String group, TopicPartition tp) {
-        Map<TopicPartition, Committed> m = groups.get(group);
-        return m == null ? Optional.empty() : Optional.ofNullable(m.get(tp));
+        return groups.committed(group, tp);
     }
 
     Map<TopicPartition, Committed> all(String group) {
-        return Map.copyOf(groups.getOrDefault(group, Map.of()));
+        return groups.all(group);
     }
 
-    /** Ids of every group with committed offsets. */
+    /** Ids of every group with committed offsets or offsets pending in a transaction. */
     Set<String> groupIds() {
-        return Set.copyOf(groups.keySet());
+        return groups.groupIds();
+    }
+
+    /** Whether an open transaction has offsets of {@code tp} pending in {@code group}. */
+    boolean hasPendingTxnOffsets(String group, TopicPartition tp) {
+        return groups.hasPending(group, tp);
     }
 
     /** Commits {@code offsets} of {@code group} durably (all or none after a crash). */
@@ -313,40 +319,97 @@ public final class OffsetStore implements Closeable {
         byte[] record = OffsetRecords.commit(group, offsets);
         journal.append(
                 () -> {
-                    groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>()).putAll(offsets);
+                    groups.commit(group, offsets);
                     return record;
                 });
     }
 
     /**
-     * Removes the committed offsets of {@code partitions} (those without one are ignored); a group
-     * left without offsets is gone. Idempotent.
+     * Records {@code offsets} of {@code group} as pending in {@code producerId}'s transaction,
+     * durably (all or none after a crash); false, with nothing changed, if offsets of that producer
+     * are already pending at a higher epoch (a fenced producer).
+     */
+    boolean txnCommit(
+            String group, long producerId, short epoch, Map<TopicPartition, Committed> offsets)
+            throws IOException {
+        byte[] record = OffsetRecords.pending(group, producerId, epoch, offsets);
+        boolean[] accepted = new boolean[1];
+        journal.append(
+                () -> {
+                    accepted[0] = groups.acceptsEpoch(group, producerId, epoch);
+                    if (!accepted[0] || offsets.isEmpty()) {
+                        return null;
+                    }
+                    groups.addPending(group, producerId, epoch, offsets);
+                    return record;
+                });
+        return accepted[0];
+    }
+
+    /** The outcome of a transaction in {@code group}. */
+    enum TxnEnd {
+        /** The outcome is durable (nothing was pending, or it was applied). */
+        DONE,
+        /** Offsets of that producer are pending at a higher epoch than the marker's. */
+        FENCED
+    }
+
+    /**
+     * Applies (commit) or drops (abort) {@code producerId}'s pending offsets in {@code group} and
+     * journals that outcome. The record is written even when nothing is pending: a retry after a
+     * failed write then persists what memory already holds.
+     */
+    TxnEnd endTxn(String group, long producerId, short markerEpoch, boolean commit)
+            throws IOException {
+        byte[] record = OffsetRecords.txnEnd(group, producerId, commit);
+        TxnEnd[] out = {TxnEnd.DONE};
+        int[] applied = new int[1];
+        journal.append(
+                () -> {
+                    Optional<Short> pendingEpoch = groups.pendingEpoch(group, producerId);
+                    if (pendingEpoch.isPresent() && pendingEpoch.get() > markerEpoch) {
+                        out[0] = TxnEnd.FENCED;
+                        return null;
+                    }
+                    applied[0] = groups.endTxn(group, producerId, commit);
+                    return record;
+                });
+        if (out[0] == TxnEnd.DONE && applied[0] > 0) {
+            LOG.debug(
+                    "Group {}: transaction of producer {} committed {} offsets",
+                    group,
+                    producerId,
+                    applied[0]);
+        }
+        return out[0];
+    }
+
+    /**
+     * Removes the committed and pending offsets of {@code partitions} (those without one are
+     * ignored); a group left without offsets is gone. Idempotent.
      */
     void delete(String group, Collection<TopicPartition> partitions) throws IOException {
         byte[] record = OffsetRecords.delete(group, List.copyOf(partitions));
-        journal.append(
-                () -> {
-                    Map<TopicPartition, Committed> m = groups.get(group);
-                    if (m == null || !m.keySet().removeAll(partitions)) {
-                        return null;
-                    }
-                    if (m.isEmpty()) {
-                        groups.remove(group);
-                    }
-                    return record;
-                });
+        journal.append(() -> groups.delete(group, partitions) ? record : null);
     }
 
-    /** Removes every committed offset of {@code group}; true if it had any. Idempotent. */
+    /**
+     * Removes every committed and pending offset of {@code group}; true if it had any. Idempotent.
+     */
     boolean deleteGroup(String group) throws IOException {
         byte[] record = OffsetRecords.deleteGroup(group);
         boolean[] had = new boolean[1];
         journal.append(
                 () -> {
-                    had[0] = groups.remove(group) != null;
+                    had[0] = groups.deleteGroup(group);
                     return had[0] ? record : null;
                 });
         return had[0];
+    }
+
+    /** The in-memory state, for tests of recovery. */
+    OffsetState state() {
+        return groups;
     }
 
     /** The journal, for tests of group commit. */

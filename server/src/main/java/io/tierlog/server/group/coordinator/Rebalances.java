@@ -227,6 +227,35 @@ final class Rebalances {
         }
     }
 
+    /**
+     * Checks a TxnOffsetCommit as Kafka's {@code validateTransactionalOffsetCommit}: an unknown
+     * group accepts only generation -1 ({@code ILLEGAL_GENERATION}); a member id, instance id or
+     * generation given is checked as for OffsetCommit; without them the commit is accepted whatever
+     * the group's state (TxnOffsetCommit v0-2 carry none); the group's state is not enforced.
+     */
+    Errors checkTxnCommit(String groupId, int generation, String memberId, String groupInstanceId) {
+        ClassicGroup g = groups.get(groupId);
+        boolean anonymous =
+                generation < 0
+                        && (memberId == null || memberId.isEmpty())
+                        && groupInstanceId == null;
+        if (g == null) {
+            if (generation < 0) {
+                return Errors.NONE;
+            }
+            // a group that only has offsets is Empty in Kafka: no member is known
+            return offsets.groupIds().contains(groupId)
+                    ? Errors.UNKNOWN_MEMBER_ID
+                    : Errors.ILLEGAL_GENERATION;
+        }
+        synchronized (g) {
+            if ((generation < 0 && g.state == State.EMPTY) || anonymous) {
+                return Errors.NONE;
+            }
+            return checkMember(g, generation, memberId, groupInstanceId);
+        }
+    }
+
     void prepareRebalance(ClassicGroup g, List<Runnable> after) {
         if (g.state != State.PREPARING_REBALANCE) {
             LOG.info(
