@@ -181,6 +181,91 @@ public final class ServerOptions {
                 : io.tierlog.server.group.coordinator.OffsetStore.Durability.PAGE_CACHE;
     }
 
+    public static final ConfigOption<Boolean> TRANSACTION_COORDINATOR_ENABLE =
+            ConfigOption.booleanOption("transaction.coordinator.enable")
+                    .defaultValue(false)
+                    .doc(
+                            "Serve transactions: the transaction coordinator answers"
+                                    + " FindCoordinator for transactional ids and ApiVersions"
+                                    + " finalizes transaction.version; false = transactional"
+                                    + " producers get COORDINATOR_NOT_AVAILABLE.")
+                    .build();
+
+    public static final ConfigOption<Integer> TRANSACTION_VERSION =
+            ConfigOption.intOption("transaction.version")
+                    .defaultValue(2)
+                    .validator(v -> v < 0 || v > 2 ? "must be 0, 1 or 2" : null)
+                    .doc(
+                            "The finalized level of Kafka's transaction.version feature that"
+                                    + " ApiVersions advertises: 2 = KIP-890 transactions (epoch"
+                                    + " bump per transaction, implicit partition add), 0 or 1 ="
+                                    + " clients use the older protocol. Takes effect at restart.")
+                    .build();
+
+    public static final ConfigOption<Duration> TRANSACTION_MAX_TIMEOUT_MS =
+            ConfigOption.durationOption("transaction.max.timeout.ms")
+                    .defaultValue(Duration.ofMillis(900_000))
+                    .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                    .doc(
+                            "The largest transaction.timeout.ms a producer may ask for;"
+                                    + " InitProducerId above it fails with"
+                                    + " INVALID_TRANSACTION_TIMEOUT.")
+                    .build();
+
+    public static final ConfigOption<Duration>
+            TRANSACTION_ABORT_TIMED_OUT_TRANSACTION_CLEANUP_INTERVAL_MS =
+                    ConfigOption.durationOption(
+                                    "transaction.abort.timed.out.transaction.cleanup.interval.ms")
+                            .defaultValue(Duration.ofMillis(10_000))
+                            .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                            .doc(
+                                    "How often the coordinator looks for transactions open"
+                                            + " longer than their timeout, and aborts them.")
+                            .build();
+
+    public static final ConfigOption<Duration> TRANSACTIONAL_ID_EXPIRATION_MS =
+            ConfigOption.durationOption("transactional.id.expiration.ms")
+                    .defaultValue(Duration.ofMillis(604_800_000))
+                    .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                    .doc(
+                            "A transactional id with no transaction in progress and no request"
+                                    + " for this long is forgotten.")
+                    .build();
+
+    public static final ConfigOption<Duration>
+            TRANSACTION_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS =
+                    ConfigOption.durationOption(
+                                    "transaction.remove.expired.transaction.cleanup.interval.ms")
+                            .defaultValue(Duration.ofMillis(3_600_000))
+                            .validator(v -> v.toMillis() < 1 ? "must be positive" : null)
+                            .doc("How often expired transactional ids are removed.")
+                            .build();
+
+    public static final ConfigOption<String> TRANSACTION_STATE_DURABILITY =
+            ConfigOption.stringOption("transaction.state.durability")
+                    .defaultValue("")
+                    .validator(
+                            v ->
+                                    v.isEmpty() || v.equals("page_cache") || v.equals("fsync")
+                                            ? null
+                                            : "must be empty, page_cache or fsync")
+                    .doc(
+                            "When a transaction state change (partition added, prepare, complete)"
+                                    + " counts as written: page_cache = its journal record is in"
+                                    + " the page cache (survives kill -9), fsync = after an fsync"
+                                    + " shared by concurrent changes; empty = as log.durability.")
+                    .build();
+
+    /** {@link #TRANSACTION_STATE_DURABILITY}, or {@code log.durability} when that is empty. */
+    public static boolean transactionStateFsync(io.tierlog.common.Config config) {
+        String v = config.get(TRANSACTION_STATE_DURABILITY);
+        if (v.isEmpty()) {
+            String log = config.raw("log.durability");
+            v = log == null ? "page_cache" : log.trim().toLowerCase(java.util.Locale.ROOT);
+        }
+        return v.equals("fsync");
+    }
+
     /** The engine's option (hot tier only when false), read by the server too. */
     public static final ConfigOption<Boolean> TIERED_ENABLED =
             io.tierlog.engine.EngineOptions.TIERED_ENABLED;
@@ -263,6 +348,13 @@ public final class ServerOptions {
                 NUM_NETWORK_THREADS,
                 PRODUCER_ID_BLOCK_SIZE,
                 OFFSETS_DURABILITY,
+                TRANSACTION_COORDINATOR_ENABLE,
+                TRANSACTION_VERSION,
+                TRANSACTION_MAX_TIMEOUT_MS,
+                TRANSACTION_ABORT_TIMED_OUT_TRANSACTION_CLEANUP_INTERVAL_MS,
+                TRANSACTIONAL_ID_EXPIRATION_MS,
+                TRANSACTION_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS,
+                TRANSACTION_STATE_DURABILITY,
                 EPOLL_ENABLE,
                 GROUP_CONSUMER_SESSION_TIMEOUT_MS,
                 GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,

@@ -12,6 +12,9 @@ import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.net.NettyServer;
+import io.tierlog.server.txn.EngineMarkerWriter;
+import io.tierlog.server.txn.TxnApis;
+import io.tierlog.server.txn.coordinator.TransactionCoordinator;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -39,9 +42,11 @@ import org.slf4j.LoggerFactory;
  * anything else, then check that the listener ports are free; open the engine ({@link TieredLog}:
  * the hot tier in {@code <data.dir>/log}, recovering after an unclean stop, the catalog with the
  * topics, and with {@code tiered.enabled} the object store, offloader and cold reader); open {@code
- * <data.dir>/meta} (producer ids, committed offsets); start extra services ({@link
- * Builder#service}); build the fetch source over the engine (optionally wrapped, {@link
- * Builder#fetchSource}); bind the listeners last, so no client is served before storage is ready.
+ * <data.dir>/meta} (producer ids, committed offsets, and with {@code
+ * transaction.coordinator.enable} the transaction coordinator's state, replayed and its pending
+ * markers re-queued); start extra services ({@link Builder#service}); build the fetch source over
+ * the engine (optionally wrapped, {@link Builder#fetchSource}); bind the listeners last, so no
+ * client is served before storage is ready.
  *
  * <p>Shutdown ({@link #close()}, also on SIGTERM through the CLI): stop accepting, close
  * connections and event loops, stop services, then close the engine (offload and cold reads
@@ -215,6 +220,23 @@ public final class TierlogServer implements Closeable {
                     io.tierlog.server.group.GroupApis.consumerGroups(
                             metaDir, config, groups, metadata, scheduler, b.time);
             opened.push(consumerGroups);
+            // The transaction coordinator replays its journal and re-queues the markers of
+            // transactions caught mid-commit before any client is served; its markers go through
+            // the engine, its group completions through the group coordinator.
+            TransactionCoordinator transactions = null;
+            if (config.get(ServerOptions.TRANSACTION_COORDINATOR_ENABLE)) {
+                transactions =
+                        TransactionCoordinator.open(
+                                metaDir,
+                                TxnApis.coordinatorConfig(config),
+                                producerIds::nextProducerId,
+                                new EngineMarkerWriter(engine, blocking),
+                                ApiHandlers.groupCompleter(groups, blocking),
+                                blocking,
+                                scheduler,
+                                b.time);
+                opened.push(transactions);
+            }
             ApiHandlers.Parts parts =
                     new ApiHandlers.Parts(
                             config,
@@ -225,9 +247,15 @@ public final class TierlogServer implements Closeable {
                             producerIds,
                             groups,
                             consumerGroups,
+                            transactions,
                             blocking);
             ApiRegistry[] registry = new ApiRegistry[1];
-            registry[0] = new ApiRegistry(ApiHandlers.all(parts, () -> registry[0]));
+            registry[0] =
+                    new ApiRegistry(
+                            ApiHandlers.all(parts, () -> registry[0]),
+                            new io.tierlog.server.dispatch.ResponseErrorLog(Time.SYSTEM),
+                            ApiHandlers.features(
+                                    config, transactions != null, System.currentTimeMillis()));
             net[0] =
                     NettyServer.start(
                             new NettyServer.Settings(

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class ServerLayoutTest {
     private static final List<String> AREAS =
-            List.of("produce", "fetch", "metadata", "admin", "group", "storage");
+            List.of("produce", "fetch", "metadata", "admin", "group", "storage", "txn");
     private static final String ROOT = "io/tierlog/server/";
     private static Map<String, String> classFiles; // internal name -> constant pool as text
 
@@ -118,6 +118,7 @@ class ServerLayoutTest {
                         ROOT + "net/");
         assertThat(violations("group/coordinator", wire)).as("classic").isEmpty();
         assertThat(violations("group/consumer", wire)).as("KIP-848").isEmpty();
+        assertThat(violations("txn/coordinator", wire)).as("transactions").isEmpty();
     }
 
     @Test

@@ -18,6 +18,9 @@ import io.tierlog.server.group.coordinator.GroupCoordinator;
 import io.tierlog.server.meta.MetadataService;
 import io.tierlog.server.meta.ProducerIdManager;
 import io.tierlog.server.net.ZeroCopyRecords;
+import io.tierlog.server.txn.EngineMarkerWriter;
+import io.tierlog.server.txn.TxnApis;
+import io.tierlog.server.txn.coordinator.TransactionCoordinator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -54,6 +57,9 @@ public final class ServerTestKit implements AutoCloseable {
     /** How long a test waits for a response that should come (a rebalance, a long poll). */
     public static final long TIMEOUT_SECONDS = 30;
 
+    /** The finalized features epoch the kit's ApiVersions answers with (a fixed start time). */
+    public static final long FEATURES_EPOCH = 1_700_000_000_000L;
+
     private final Config config;
     private final MockTime time = new MockTime();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
@@ -63,6 +69,7 @@ public final class ServerTestKit implements AutoCloseable {
     private final TieredLog engine;
     private final TopicRegistry topics;
     private final GroupCoordinator groups;
+    private final TransactionCoordinator transactions;
     private final MetadataService metadata;
     private final ApiRegistry registry;
     private int correlationId;
@@ -91,6 +98,20 @@ public final class ServerTestKit implements AutoCloseable {
                                 Listener.parseList(config.get(ServerOptions.ADVERTISED_LISTENERS))
                                         .get(0),
                         topics);
+        // With transaction.coordinator.enable, the coordinator as the server wires it, on the
+        // kit's clock and timer.
+        this.transactions =
+                config.get(ServerOptions.TRANSACTION_COORDINATOR_ENABLE)
+                        ? TransactionCoordinator.open(
+                                metaDir,
+                                TxnApis.coordinatorConfig(config),
+                                producerIds::nextProducerId,
+                                new EngineMarkerWriter(engine, blocking),
+                                ApiHandlers.groupCompleter(groups, blocking),
+                                blocking,
+                                scheduler,
+                                time)
+                        : null;
         ApiHandlers.Parts parts =
                 new ApiHandlers.Parts(
                         config,
@@ -102,9 +123,14 @@ public final class ServerTestKit implements AutoCloseable {
                         groups,
                         io.tierlog.server.group.GroupApis.consumerGroups(
                                 metaDir, config, groups, metadata, scheduler, time),
+                        transactions,
                         blocking);
         ApiRegistry[] ref = new ApiRegistry[1];
-        ref[0] = new ApiRegistry(ApiHandlers.all(parts, () -> ref[0]));
+        ref[0] =
+                new ApiRegistry(
+                        ApiHandlers.all(parts, () -> ref[0]),
+                        new io.tierlog.server.dispatch.ResponseErrorLog(time),
+                        ApiHandlers.features(config, transactions != null, FEATURES_EPOCH));
         this.registry = ref[0];
     }
 
@@ -200,6 +226,11 @@ public final class ServerTestKit implements AutoCloseable {
         return config;
     }
 
+    /** The transaction coordinator, or null without {@code transaction.coordinator.enable}. */
+    public TransactionCoordinator transactions() {
+        return transactions;
+    }
+
     /** The group coordinator's clock. */
     public MockTime time() {
         return time;
@@ -238,6 +269,13 @@ public final class ServerTestKit implements AutoCloseable {
 
     @Override
     public void close() {
+        if (transactions != null) {
+            try {
+                transactions.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         groups.close();
         try {
             engine.close();

@@ -1,10 +1,13 @@
 package io.tierlog.server.admin;
 
 import io.tierlog.engine.ActiveProducer;
+import io.tierlog.engine.OpenTransaction;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.server.dispatch.RequestContext;
 import io.tierlog.server.dispatch.SyncApiHandler;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
@@ -19,10 +22,14 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * DescribeProducers v0: the idempotent producers each partition's hot tier remembers (id, epoch,
- * last sequence, last batch timestamp). Transactions are not served, so the coordinator epoch and
- * the current transaction start offset are always -1. From memory, but under each partition's lock,
- * so on the blocking executor. Thread-safe.
+ * DescribeProducers v0: the producers each partition's hot tier remembers (id, epoch, last
+ * sequence, last batch timestamp) and, for a producer with a transaction open in the partition, the
+ * transaction's first offset ({@code CurrentTxnStartOffset}, -1 with none), which {@code
+ * kafka-transactions find-hanging} and {@code abort --start-offset} read. A transaction open in the
+ * partition whose producer the hot tier no longer lists (an expired entry) is still reported, so a
+ * hanging transaction never hides. {@code CoordinatorEpoch} stays -1: the engine does not report
+ * the epoch of the producer's last marker. From memory, but under each partition's lock, so on the
+ * blocking executor. Thread-safe.
  */
 final class DescribeProducersHandler extends SyncApiHandler<DescribeProducersRequestData> {
     private final TieredLog engine;
@@ -65,7 +72,12 @@ final class DescribeProducersHandler extends SyncApiHandler<DescribeProducersReq
 
     private void describe(TopicPartition tp, PartitionResponse pr) {
         try {
+            Map<Long, OpenTransaction> open = new LinkedHashMap<>();
+            for (OpenTransaction t : engine.transactions().openTransactions(tp)) {
+                open.put(t.producerId(), t);
+            }
             for (ActiveProducer a : engine.activeProducers(tp)) {
+                OpenTransaction t = open.remove(a.producerId());
                 pr.activeProducers()
                         .add(
                                 new ProducerState()
@@ -74,7 +86,19 @@ final class DescribeProducersHandler extends SyncApiHandler<DescribeProducersReq
                                         .setLastSequence(a.lastSequence())
                                         .setLastTimestamp(a.lastTimestamp())
                                         .setCoordinatorEpoch(-1)
-                                        .setCurrentTxnStartOffset(-1));
+                                        .setCurrentTxnStartOffset(
+                                                t == null ? -1 : t.firstOffset()));
+            }
+            for (OpenTransaction t : open.values()) {
+                pr.activeProducers()
+                        .add(
+                                new ProducerState()
+                                        .setProducerId(t.producerId())
+                                        .setProducerEpoch(t.producerEpoch())
+                                        .setLastSequence(-1)
+                                        .setLastTimestamp(t.lastTimestamp())
+                                        .setCoordinatorEpoch(-1)
+                                        .setCurrentTxnStartOffset(t.firstOffset()));
             }
         } catch (ApiException e) {
             Errors err = Errors.forException(e);

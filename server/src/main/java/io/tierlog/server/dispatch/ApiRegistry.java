@@ -19,6 +19,44 @@ public final class ApiRegistry {
     private final ApiHandler[] byKey = new ApiHandler[Short.MAX_VALUE + 1];
     private final List<ApiHandler> handlers = new ArrayList<>();
     private final ResponseErrorLog errorLog;
+    private final Features features;
+
+    /**
+     * A feature (Kafka's KIP-584 feature flags) this server supports, with the level it runs at.
+     *
+     * @param name Kafka's feature name, e.g. {@code transaction.version}
+     * @param minSupported lowest level this server could run at
+     * @param maxSupported highest level this server could run at
+     * @param finalizedLevel the level in force; 0 = finalized features omit it, as Kafka does
+     */
+    public record Feature(
+            String name, short minSupported, short maxSupported, short finalizedLevel) {
+        public Feature {
+            if (minSupported < 0
+                    || minSupported > maxSupported
+                    || finalizedLevel < minSupported
+                    || finalizedLevel > maxSupported) {
+                throw new IllegalArgumentException("bad levels for feature " + name);
+            }
+        }
+    }
+
+    /**
+     * The features ApiVersions v3+ advertises.
+     *
+     * @param features supported and finalized levels
+     * @param finalizedEpoch {@code FinalizedFeaturesEpoch}: clients act on finalized levels only
+     *     when it is above the last one they saw, so it must grow across restarts (the server's
+     *     start time in ms); -1 with no features
+     */
+    public record Features(List<Feature> features, long finalizedEpoch) {
+        /** No features: what a server without transactions advertises. */
+        public static final Features NONE = new Features(List.of(), -1);
+
+        public Features {
+            features = List.copyOf(features);
+        }
+    }
 
     public ApiRegistry(Collection<? extends ApiHandler> handlers) {
         this(handlers, new ResponseErrorLog(Time.SYSTEM));
@@ -26,7 +64,16 @@ public final class ApiRegistry {
 
     /** A registry whose responses with errors of interest are logged to {@code errorLog}. */
     public ApiRegistry(Collection<? extends ApiHandler> handlers, ResponseErrorLog errorLog) {
+        this(handlers, errorLog, Features.NONE);
+    }
+
+    /** A registry advertising {@code features} in ApiVersions v3+. */
+    public ApiRegistry(
+            Collection<? extends ApiHandler> handlers,
+            ResponseErrorLog errorLog,
+            Features features) {
         this.errorLog = java.util.Objects.requireNonNull(errorLog);
+        this.features = java.util.Objects.requireNonNull(features);
         for (ApiHandler h : handlers) {
             if (byKey[h.apiKey().id] != null) {
                 throw new IllegalArgumentException("two handlers for " + h.apiKey());
@@ -61,7 +108,40 @@ public final class ApiRegistry {
         return List.copyOf(handlers);
     }
 
-    /** The ApiVersions response body listing every served API. */
+    /** The advertised features. */
+    public Features features() {
+        return features;
+    }
+
+    /**
+     * The ApiVersions response body of {@code version}: every served API and, from v3 (where the
+     * fields exist), the supported and finalized features.
+     */
+    public ApiVersionsResponseData apiVersions(short errorCode, short version) {
+        ApiVersionsResponseData r = apiVersions(errorCode);
+        if (version < 3 || features.features().isEmpty()) {
+            return r;
+        }
+        for (Feature f : features.features()) {
+            r.supportedFeatures()
+                    .add(
+                            new ApiVersionsResponseData.SupportedFeatureKey()
+                                    .setName(f.name())
+                                    .setMinVersion(f.minSupported())
+                                    .setMaxVersion(f.maxSupported()));
+            if (f.finalizedLevel() > 0) {
+                r.finalizedFeatures()
+                        .add(
+                                new ApiVersionsResponseData.FinalizedFeatureKey()
+                                        .setName(f.name())
+                                        .setMinVersionLevel(f.finalizedLevel())
+                                        .setMaxVersionLevel(f.finalizedLevel()));
+            }
+        }
+        return r.setFinalizedFeaturesEpoch(features.finalizedEpoch());
+    }
+
+    /** The ApiVersions response body listing every served API (no features: any version). */
     public ApiVersionsResponseData apiVersions(short errorCode) {
         ApiVersionCollection keys = new ApiVersionCollection();
         for (ApiHandler h : handlers) {

@@ -11,20 +11,28 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * FindCoordinator: this server coordinates every consumer group (classic protocol, see {@link
- * io.tierlog.server.group.coordinator.GroupCoordinator}); transaction keys get {@code
- * COORDINATOR_NOT_AVAILABLE} as there is no transaction coordinator. (librdkafka also needs the API
- * advertised to use LZ4.) Thread-safe.
+ * FindCoordinator: this server coordinates every consumer group (key type 0, see {@link
+ * io.tierlog.server.group.coordinator.GroupCoordinator}) and, when the transaction coordinator is
+ * wired, every transactional id (key type 1); without it transaction keys get the retriable {@code
+ * COORDINATOR_NOT_AVAILABLE}. Other key types (share groups) get {@code INVALID_REQUEST}, as Kafka
+ * answers a type it does not know. (librdkafka also needs the API advertised to use LZ4.)
+ * Thread-safe.
  */
 final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinatorRequestData> {
-    private static final String NO_TXN = "tierlog has no transaction coordinator";
+    private static final String NO_TXN = "tierlog serves no transactions";
     private static final byte GROUP = 0;
+    private static final byte TRANSACTION = 1;
 
     private final MetadataService metadata;
+    private final boolean transactions;
 
-    FindCoordinatorHandler(MetadataService metadata) {
+    /**
+     * @param transactions true when a transaction coordinator serves transactional ids
+     */
+    FindCoordinatorHandler(MetadataService metadata, boolean transactions) {
         super(ApiKeys.FIND_COORDINATOR, 4, FindCoordinatorRequestData.class);
         this.metadata = metadata;
+        this.transactions = transactions;
     }
 
     @Override
@@ -32,11 +40,11 @@ final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinatorRequest
             RequestContext context, FindCoordinatorRequestData request, short version) {
         FindCoordinatorResponseData r = new FindCoordinatorResponseData();
         Listener ep = metadata.advertised();
-        boolean group = request.keyType() == GROUP;
+        Errors error = error(request.keyType());
         if (version < 4) {
-            if (!group) {
-                return r.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setErrorMessage(NO_TXN)
+            if (error != Errors.NONE) {
+                return r.setErrorCode(error.code())
+                        .setErrorMessage(message(error))
                         .setNodeId(-1)
                         .setHost("")
                         .setPort(-1);
@@ -46,17 +54,31 @@ final class FindCoordinatorHandler extends SyncApiHandler<FindCoordinatorRequest
         for (String key : request.coordinatorKeys()) {
             FindCoordinatorResponseData.Coordinator c =
                     new FindCoordinatorResponseData.Coordinator().setKey(key);
-            if (group) {
+            if (error == Errors.NONE) {
                 c.setNodeId(metadata.nodeId()).setHost(ep.host()).setPort(ep.port());
             } else {
                 c.setNodeId(-1)
                         .setHost("")
                         .setPort(-1)
-                        .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code())
-                        .setErrorMessage(NO_TXN);
+                        .setErrorCode(error.code())
+                        .setErrorMessage(message(error));
             }
             r.coordinators().add(c);
         }
         return r;
+    }
+
+    private Errors error(byte keyType) {
+        if (keyType == GROUP) {
+            return Errors.NONE;
+        }
+        if (keyType == TRANSACTION) {
+            return transactions ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        return Errors.INVALID_REQUEST;
+    }
+
+    private static String message(Errors error) {
+        return error == Errors.COORDINATOR_NOT_AVAILABLE ? NO_TXN : "unknown coordinator key type";
     }
 }

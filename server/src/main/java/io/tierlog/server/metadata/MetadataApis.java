@@ -23,6 +23,8 @@ public final class MetadataApis {
      * @param defaultPartitions {@code num.partitions}, the partition count of auto-created topics
      * @param blockingExecutor where a Metadata request that may auto-create a topic runs (catalog
      *     write, partition folders), off the event loops
+     * @param transactions true when a transaction coordinator serves transactional ids
+     *     (FindCoordinator key type 1)
      */
     public static List<ApiHandler> handlers(
             Supplier<ApiRegistry> registry,
@@ -30,12 +32,13 @@ public final class MetadataApis {
             TopicRegistry topics,
             boolean autoCreate,
             int defaultPartitions,
-            java.util.concurrent.Executor blockingExecutor) {
+            java.util.concurrent.Executor blockingExecutor,
+            boolean transactions) {
         return List.of(
                 new ApiVersionsHandler(registry),
                 new MetadataHandler(
                         metadata, topics, autoCreate, defaultPartitions, blockingExecutor),
-                new FindCoordinatorHandler(metadata),
+                new FindCoordinatorHandler(metadata, transactions),
                 new DescribeClusterHandler(metadata));
     }
 }

@@ -4,6 +4,7 @@ import io.tierlog.engine.Appended;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
+import io.tierlog.engine.TxnVerification;
 import io.tierlog.server.dispatch.ApiHandlerBase;
 import io.tierlog.server.dispatch.CloseConnectionException;
 import io.tierlog.server.dispatch.PartitionFailureLog;
@@ -61,33 +62,65 @@ final class ProduceHandler extends ApiHandlerBase {
     private final TieredLog engine;
     private final TopicRegistry topics;
     private final Executor blockingExecutor;
+    private final TxnProduce txn;
 
-    ProduceHandler(TieredLog engine, Executor blockingExecutor) {
-        super(ApiKeys.PRODUCE, 11);
+    /**
+     * @param txnCheck the transaction coordinator's partition check, or null when transactions are
+     *     not served (then Produce stops at v11 and transactional batches are not verified)
+     */
+    ProduceHandler(TieredLog engine, Executor blockingExecutor, TxnPartitionCheck txnCheck) {
+        super(ApiKeys.PRODUCE, txnCheck == null ? 11 : 12);
         this.engine = engine;
         this.topics = engine.topicRegistry();
         this.blockingExecutor = blockingExecutor;
+        this.txn = txnCheck == null ? null : new TxnProduce(engine, txnCheck);
     }
 
     /** A partition whose append is left to the blocking executor. */
-    private record Deferred(TopicPartition tp, ByteBuffer batches, PartitionProduceResponse pr) {}
+    private record Deferred(
+            TopicPartition tp,
+            ByteBuffer batches,
+            TxnVerification verification,
+            PartitionProduceResponse pr) {}
 
     @Override
     public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
         ProduceRequestData request = (ProduceRequestData) message;
+        short version = context.apiVersion();
+        TxnProduce.Scan scan = TxnProduce.scan(request, version);
+        if (scan.refusal() != null) {
+            return CompletableFuture.completedFuture(
+                    answer(request, refuseAll(request, scan.refusal())));
+        }
+        if (scan.transactional() && txn != null) {
+            // Verification reads producer state under partition locks and may make the
+            // coordinator write its journal: never on the event loop.
+            return CompletableFuture.supplyAsync(
+                            () -> txn.startVerifications(request, version, scan), blockingExecutor)
+                    .thenCompose(started -> txn.check(request, version, started))
+                    .thenApplyAsync(
+                            outcome ->
+                                    answer(request, appendAll(request, scan, outcome, true, null)),
+                            blockingExecutor);
+        }
         if (waitsForFsync(request)) {
             return CompletableFuture.supplyAsync(
-                    () -> answer(request, appendAll(request, true, null)), blockingExecutor);
+                    () ->
+                            answer(
+                                    request,
+                                    appendAll(request, scan, TxnProduce.Outcome.NONE, true, null)),
+                    blockingExecutor);
         }
         List<Deferred> deferred = new ArrayList<>();
-        ProduceResponseData response = appendAll(request, false, deferred);
+        ProduceResponseData response =
+                appendAll(request, scan, TxnProduce.Outcome.NONE, false, deferred);
         if (deferred.isEmpty()) {
             return CompletableFuture.completedFuture(answer(request, response));
         }
         return CompletableFuture.supplyAsync(
                 () -> {
                     for (Deferred d : deferred) {
-                        append(d.tp(), d.batches(), d.pr(), true);
+                        append(d.tp(), d.batches(), d.verification(), d.pr(), true);
                     }
                     return answer(request, response);
                 },
@@ -96,10 +129,15 @@ final class ProduceHandler extends ApiHandlerBase {
 
     /**
      * Appends every partition of the request, or, when {@code mayBlock} is false, those that need
-     * no blocking call, adding the others to {@code deferred}.
+     * no blocking call, adding the others to {@code deferred}. Partitions the transaction checks
+     * refused in {@code txnOutcome} are answered with that error and not appended.
      */
     private ProduceResponseData appendAll(
-            ProduceRequestData request, boolean mayBlock, List<Deferred> deferred) {
+            ProduceRequestData request,
+            TxnProduce.Scan scan,
+            TxnProduce.Outcome txnOutcome,
+            boolean mayBlock,
+            List<Deferred> deferred) {
         short acks = request.acks();
         boolean badAcks = acks != 0 && acks != 1 && acks != -1;
         ProduceResponseData response = new ProduceResponseData();
@@ -107,20 +145,19 @@ final class ProduceHandler extends ApiHandlerBase {
             TopicProduceResponse tr = new TopicProduceResponse().setName(td.name());
             Optional<TopicInfo> topic = topics.topic(td.name());
             for (PartitionProduceData pd : td.partitionData()) {
-                PartitionProduceResponse pr =
-                        new PartitionProduceResponse()
-                                .setIndex(pd.index())
-                                .setBaseOffset(-1)
-                                .setLogAppendTimeMs(-1)
-                                .setLogStartOffset(-1);
+                PartitionProduceResponse pr = partitionResponse(pd);
+                Errors refused = txnOutcome.error(pd);
                 if (badAcks) {
                     pr.setErrorCode(Errors.INVALID_REQUIRED_ACKS.code());
+                } else if (refused != null) {
+                    pr.setErrorCode(refused.code()).setErrorMessage(txnOutcome.message(pd));
                 } else {
-                    ByteBuffer batches = checked(topic, td.name(), pd, pr);
+                    ByteBuffer batches = checked(topic, td.name(), pd, scan, pr);
                     if (batches != null) {
                         TopicPartition tp = new TopicPartition(td.name(), pd.index());
-                        if (!append(tp, batches, pr, mayBlock)) {
-                            deferred.add(new Deferred(tp, batches, pr));
+                        TxnVerification v = txnOutcome.verification(pd);
+                        if (!append(tp, batches, v, pr, mayBlock)) {
+                            deferred.add(new Deferred(tp, batches, v, pr));
                         }
                     }
                 }
@@ -129,6 +166,31 @@ final class ProduceHandler extends ApiHandlerBase {
             response.responses().add(tr);
         }
         return response;
+    }
+
+    /** Every partition answered {@code error} (a refusal of the whole request, as Kafka's). */
+    private static ProduceResponseData refuseAll(ProduceRequestData request, Errors error) {
+        ProduceResponseData response = new ProduceResponseData();
+        for (TopicProduceData td : request.topicData()) {
+            TopicProduceResponse tr = new TopicProduceResponse().setName(td.name());
+            for (PartitionProduceData pd : td.partitionData()) {
+                tr.partitionResponses()
+                        .add(
+                                partitionResponse(pd)
+                                        .setErrorCode(error.code())
+                                        .setErrorMessage(error.message()));
+            }
+            response.responses().add(tr);
+        }
+        return response;
+    }
+
+    private static PartitionProduceResponse partitionResponse(PartitionProduceData pd) {
+        return new PartitionProduceResponse()
+                .setIndex(pd.index())
+                .setBaseOffset(-1)
+                .setLogAppendTimeMs(-1)
+                .setLogStartOffset(-1);
     }
 
     /** The response to send: none for {@code acks=0}, whose failure closes the connection. */
@@ -169,6 +231,7 @@ final class ProduceHandler extends ApiHandlerBase {
             Optional<TopicInfo> topic,
             String name,
             PartitionProduceData pd,
+            TxnProduce.Scan scan,
             PartitionProduceResponse pr) {
         if (topic.isEmpty() || pd.index() < 0 || pd.index() >= topic.get().partitions()) {
             pr.setErrorCode(
@@ -183,6 +246,13 @@ final class ProduceHandler extends ApiHandlerBase {
                     .setErrorMessage("produce request without record batches");
             return null;
         }
+        if (scan.tooManyBatches(pd)) {
+            pr.setErrorCode(Errors.INVALID_RECORD.code())
+                    .setErrorMessage(
+                            "Produce requests with version 3 and above must have exactly one"
+                                    + " record batch per partition");
+            return null;
+        }
         return mr.buffer();
     }
 
@@ -191,12 +261,21 @@ final class ProduceHandler extends ApiHandlerBase {
      * must be done where blocking is allowed (nothing was written then).
      */
     private boolean append(
-            TopicPartition tp, ByteBuffer batches, PartitionProduceResponse pr, boolean mayBlock) {
+            TopicPartition tp,
+            ByteBuffer batches,
+            TxnVerification verification,
+            PartitionProduceResponse pr,
+            boolean mayBlock) {
         try {
             Appended r;
             if (mayBlock) {
-                r = engine.append(tp, batches);
+                r =
+                        verification == TxnVerification.NONE
+                                ? engine.append(tp, batches)
+                                : engine.append(tp, batches, verification);
             } else {
+                // Only non-transactional partitions come here: a verified append never runs on
+                // an event loop.
                 Optional<Appended> done = engine.appendWithoutBlocking(tp, batches);
                 if (done.isEmpty()) {
                     return false;
