@@ -31,7 +31,10 @@ class TxnProduceBenchSmokeIT {
         Files.createDirectories(runDir);
         try (ServerUnderTest kafka = KafkaServer.start(runDir.resolve("kafka"));
                 ServerUnderTest tierlog =
-                        TierlogServer.start(launcher, runDir.resolve("tierlog"), List.of())) {
+                        TierlogServer.start(
+                                launcher,
+                                runDir.resolve("tierlog"),
+                                List.of("transaction.coordinator.enable=true"))) {
             Map<String, Map<String, List<SideBySide.Figures>>> serve = new LinkedHashMap<>();
             SideBySide.runOnce(
                     List.of(kafka, tierlog),

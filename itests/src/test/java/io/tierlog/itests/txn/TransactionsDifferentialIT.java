@@ -63,7 +63,9 @@ class TransactionsDifferentialIT {
                             KafkaBroker.start(
                                     dir.resolve("kafka-" + random.nextInt()),
                                     kafkaSettings,
-                                    List.of("--feature", "transaction.version=" + transactionVersion))) {
+                                    List.of(
+                                            "--feature",
+                                            "transaction.version=" + transactionVersion))) {
                         kafka = TxnOutcome.observe(broker.bootstrapServers(), script, open);
                     }
                     System.out.println("TV" + transactionVersion + " kafka 4.4: " + summary(kafka));
@@ -75,7 +77,8 @@ class TransactionsDifferentialIT {
                                     Config.of(tierlogSettings(random, transactionVersion)))) {
                         tierlog = TxnOutcome.observe("127.0.0.1:" + server.port(), script, open);
                     }
-                    System.out.println("TV" + transactionVersion + " tierlog:   " + summary(tierlog));
+                    System.out.println(
+                            "TV" + transactionVersion + " tierlog:   " + summary(tierlog));
                     tierlog.assertMatchesModel("tierlog", script, open);
                     assertThat(tierlog)
                             .as("tierlog (first) vs Kafka 4.4 (second)")
@@ -92,6 +95,7 @@ class TransactionsDifferentialIT {
     private Map<String, String> tierlogSettings(Random random, int transactionVersion) {
         Map<String, String> s = new HashMap<>(TxnOutcome.TXN_SETTINGS);
         s.put("transaction.version", Integer.toString(transactionVersion));
+        s.put(TxnOutcome.COORDINATOR_ENABLE, "true");
         s.put("listeners", "PLAINTEXT://127.0.0.1:0");
         s.put("data.dir", dir.resolve("tierlog-" + random.nextInt()).toString());
         s.put("num.network.threads", "2");

@@ -55,6 +55,7 @@ class TransactionsIT {
         Map<String, String> settings =
                 TieredServers.settings(dir.resolve("data-" + random.nextInt()), 0, 4096);
         settings.putAll(TxnOutcome.TXN_SETTINGS);
+        settings.put(TxnOutcome.COORDINATOR_ENABLE, "true");
         try (TierlogServer server = TierlogServer.start(Config.of(settings))) {
             String bootstrap = "127.0.0.1:" + server.port();
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {

@@ -138,31 +138,45 @@ class TxnKillCampaignIT {
         return TxnClients.endOffsets(bootstrap, TOPIC, PARTITIONS, READ_UNCOMMITTED);
     }
 
-    /** For a failure: the records between LSO and HW per partition, with their ledger state. */
+    /**
+     * For a failure: per partition, the first record at or above the LSO with its ledger state, and
+     * what DescribeTransactions says of the transactional ids holding the LSO back.
+     */
     private static String hanging(String bootstrap, TxnLedger ledger) {
         Map<Integer, Long> lso =
                 TxnClients.endOffsets(bootstrap, TOPIC, PARTITIONS, READ_COMMITTED);
-        StringBuilder b = new StringBuilder("records at or above the LSO:");
+        StringBuilder b = new StringBuilder("first record at or above the LSO:");
+        java.util.Set<String> txnIds = new java.util.TreeSet<>();
         TxnClients.readAll(bootstrap, TOPIC, PARTITIONS, READ_UNCOMMITTED)
                 .forEach(
                         (p, seen) ->
                                 seen.stream()
                                         .filter(s -> s.offset() >= lso.get(p))
-                                        .forEach(
-                                                s ->
-                                                        b.append(
-                                                                String.format(
-                                                                        "%n  partition %d offset %d: %s (%s)",
-                                                                        p,
-                                                                        s.offset(),
-                                                                        s.value()
-                                                                                .substring(
-                                                                                        0,
-                                                                                        s.value()
-                                                                                                .indexOf(
-                                                                                                        ':')),
-                                                                        ledger.stateOf(
-                                                                                s.value())))));
+                                        .findFirst()
+                                        .ifPresent(
+                                                s -> {
+                                                    String v = s.value();
+                                                    txnIds.add(
+                                                            "kill-"
+                                                                    + v.substring(
+                                                                            1, v.indexOf('-')));
+                                                    b.append(
+                                                            String.format(
+                                                                    "%n  partition %d offset %d:"
+                                                                            + " %s (%s)",
+                                                                    p,
+                                                                    s.offset(),
+                                                                    v.substring(0, v.indexOf(':')),
+                                                                    ledger.stateOf(v)));
+                                                }));
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.describeTransactions(txnIds)
+                    .all()
+                    .get()
+                    .forEach((id, d) -> b.append(String.format("%n  %s: %s", id, d)));
+        } catch (Exception e) {
+            b.append("\n  DescribeTransactions failed: ").append(e);
+        }
         return b.toString();
     }
 
@@ -280,6 +294,7 @@ class TxnKillCampaignIT {
                             dir.resolve("data"),
                             ServeProcess.QUICK_START,
                             "num.network.threads=2",
+                            TxnOutcome.COORDINATOR_ENABLE + "=true",
                             "segment.bytes=16384",
                             "local.retention.bytes=32768",
                             "retention.ms=-1",
@@ -309,10 +324,14 @@ class TxnKillCampaignIT {
     /** Apache Kafka 4.4 in a child JVM, killed with SIGKILL and started again on its log dir. */
     private static final class KafkaTarget implements Target {
         private final Path dir;
+        private final int port;
+        private final int controllerPort;
         private KafkaBroker broker;
 
-        KafkaTarget(Path dir) {
+        KafkaTarget(Path dir) throws IOException {
             this.dir = dir;
+            this.port = KafkaBroker.freePort();
+            this.controllerPort = KafkaBroker.freePort();
         }
 
         @Override
@@ -326,7 +345,10 @@ class TxnKillCampaignIT {
                                     "transaction.max.timeout.ms",
                                     "60000",
                                     "transaction.abort.timed.out.transaction.cleanup.interval.ms",
-                                    "500"));
+                                    "500"),
+                            List.of(),
+                            port,
+                            controllerPort);
         }
 
         @Override

@@ -52,6 +52,12 @@ record TxnOutcome(
                     "transaction.max.timeout.ms", "60000",
                     "transaction.abort.timed.out.transaction.cleanup.interval.ms", "500");
 
+    /**
+     * tierlog's switch for the transaction coordinator (off by default until transactions are
+     * complete): set by every test of transactions, harmless once it is on by default.
+     */
+    static final String COORDINATOR_ENABLE = "transaction.coordinator.enable";
+
     /** A timeout above {@link #TXN_SETTINGS}' maximum. */
     static final int TOO_LONG_TIMEOUT_MS = 120_000;
 
