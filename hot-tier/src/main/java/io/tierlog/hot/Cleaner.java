@@ -42,11 +42,10 @@ import org.slf4j.LoggerFactory;
  * never mapped; a marker goes only once its transaction has no data left and its delete horizon
  * ({@code delete.retention.ms}) passed; the cleaned segment's {@code .txnindex} keeps the aborted
  * transactions that still have data. A producer's last batch (or, with none, its last marker) is
- * kept, emptied of
- * removed records, so the producer's sequence survives a reopen. Batches keep their offsets,
- * timestamps, headers, attributes, producer id, epoch and sequence; a batch that lost records is
- * rebuilt in its own codec (Kafka's {@code MemoryRecords.filterTo}, whose record filter this class
- * supplies).
+ * kept, emptied of removed records, so the producer's sequence survives a reopen. Batches keep
+ * their offsets, timestamps, headers, attributes, producer id, epoch and sequence; a batch that
+ * lost records is rebuilt in its own codec (Kafka's {@code MemoryRecords.filterTo}, whose record
+ * filter this class supplies).
  *
  * <p>Not thread-safe: one per cleaner thread; the caller holds the partition's {@link
  * PartitionLog#tryExclusive() exclusion}.
@@ -113,7 +112,12 @@ final class Cleaner {
         CleanerTxns txns = new CleanerTxns();
         Filter filter =
                 new Filter(
-                        now, config.deleteRetentionMs(), map, producerLast, mayDropTombstones, txns);
+                        now,
+                        config.deleteRetentionMs(),
+                        map,
+                        producerLast,
+                        mayDropTombstones,
+                        txns);
         int groups = 0;
         for (List<LogSegment> group : groupSegmentsBySize(log.segmentArray(), end, config)) {
             checkDone();
@@ -169,8 +173,7 @@ final class Cleaner {
     }
 
     /** Puts the segment's keys; returns -1 when all fit, else the offset mapping stopped at. */
-    private long mapSegment(
-            LogSegment s, long firstDirty, long upper, Counters c, CleanerTxns txns)
+    private long mapSegment(LogSegment s, long firstDirty, long upper, Counters c, CleanerTxns txns)
             throws IOException, InterruptedException, AbortedException {
         long[] full = {-1};
         forEachChunk(

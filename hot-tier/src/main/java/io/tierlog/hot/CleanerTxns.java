@@ -23,11 +23,11 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       #addAborted}); one becomes "open" once a batch at or after its first offset is read.
  *   <li>A transactional data batch of a producer with an open aborted transaction is aborted
  *       (discardable); any other transactional batch marks its producer's transaction as seen.
- *   <li>An abort marker whose transaction still had data in this pass stays (and its entry goes
- *       to the cleaned index); with no data left it may go. A commit marker may go when no data
- *       of its transaction was read in this pass. A marker that may go is kept until its delete
- *       horizon ({@code delete.retention.ms} after the cleaning that found it removable) passed,
- *       so that a consumer reading meanwhile still sees the transaction end.
+ *   <li>An abort marker whose transaction still had data in this pass stays (and its entry goes to
+ *       the cleaned index); with no data left it may go. A commit marker may go when no data of its
+ *       transaction was read in this pass. A marker that may go is kept until its delete horizon
+ *       ({@code delete.retention.ms} after the cleaning that found it removable) passed, so that a
+ *       consumer reading meanwhile still sees the transaction end.
  * </ul>
  *
  * <p>Not thread-safe: one per cleaning.

@@ -416,6 +416,10 @@ final class LogLoader {
         }
         for (LogSegment s : segments) {
             if (from >= 0 && s.nextOffset() <= from) {
+                if (s.txnIndexStale) {
+                    s.txnIndex().rewrite(List.of()); // an empty segment at the snapshot: no marker
+                    s.txnIndexStale = false;
+                }
                 continue;
             }
             List<AbortedTxn> aborted = s.txnIndexStale ? new ArrayList<>() : null;

@@ -33,7 +33,9 @@ final class LogSegment {
     static final String TXN_INDEX_SUFFIX = ".txnindex";
 
     /** Every file a segment may have; the txn index only once an abort was written. */
-    static final String[] ALL_SUFFIXES = {LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX};
+    static final String[] ALL_SUFFIXES = {
+        LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX
+    };
 
     /** Bytes of a batch header read when scanning for offsets: base offset .. lastOffsetDelta. */
     private static final int SCAN_HEADER = LAST_OFFSET_DELTA_OFFSET + 4;

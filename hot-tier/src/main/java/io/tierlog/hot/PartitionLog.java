@@ -742,7 +742,8 @@ public final class PartitionLog implements Closeable {
     /**
      * Starts KIP-890 verification of a producer's transactional batch: the guard to hand back with
      * the append once the coordinator confirmed the partition, or {@link
-     * VerificationGuard#SENTINEL} when the producer's transaction is already ongoing here.
+     * VerificationGuard#SENTINEL} when the producer's transaction is already ongoing here (then no
+     * coordinator call is needed). Takes the append lock: may wait for a roll.
      */
     public VerificationGuard maybeStartTxnVerification(
             long producerId, int baseSequence, short producerEpoch, boolean supportsEpochBump) {
@@ -760,10 +761,31 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
+     * As {@link #maybeStartTxnVerification} if the append lock is free now (an event loop must not
+     * wait for a roll holding it), else null: the caller asks again from a thread that may block.
+     */
+    public VerificationGuard maybeStartTxnVerificationWithoutBlocking(
+            long producerId, int baseSequence, short producerEpoch, boolean supportsEpochBump) {
+        if (!lock.tryLock()) {
+            return null;
+        }
+        try {
+            return producers.maybeStartVerification(
+                    producerId,
+                    baseSequence,
+                    producerEpoch,
+                    supportsEpochBump,
+                    time.milliseconds());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * As {@link #append(ByteBuffer, int)}, with the KIP-890 guard of a transactional batch: a
      * transactional batch that starts a transaction here needs the guard {@link
-     * #maybeStartTxnVerification} handed out for its producer (and not cleared since by a marker
-     * or an append), else {@link ProducerStateException.Kind#INVALID_TXN_STATE}; the plain {@code
+     * #maybeStartTxnVerification} handed out for its producer (and not cleared since by a marker or
+     * an append), else {@link ProducerStateException.Kind#INVALID_TXN_STATE}; the plain {@code
      * append} passes {@link VerificationGuard#SENTINEL}, which verifies nothing.
      */
     public AppendResult append(
@@ -791,9 +813,9 @@ public final class PartitionLog implements Closeable {
      * Kafka's {@code appendAsLeader(origin = COORDINATOR)}: checks the coordinator epoch and the
      * producer epoch (TV2: above the current one, or equal with no open transaction: a retry),
      * completes the transaction, records an aborted one in the active segment's {@code .txnindex},
-     * and advances the last stable offset. A marker for a producer with no open transaction here
-     * is written too (Kafka does): it only updates the producer's epochs. In {@link
-     * Durability#FSYNC} mode returns once the marker is durable.
+     * and advances the last stable offset. A marker for a producer with no open transaction here is
+     * written too (Kafka does): it only updates the producer's epochs. In {@link Durability#FSYNC}
+     * mode returns once the marker is durable.
      *
      * @throws ProducerStateException when fenced (coordinator epoch) or the epoch is stale
      */
@@ -829,8 +851,7 @@ public final class PartitionLog implements Closeable {
                             now,
                             logAppendTime,
                             VerificationGuard.SENTINEL,
-                            new MarkerAppend(
-                                    producerId, producerEpoch, coordinatorEpoch, commit));
+                            new MarkerAppend(producerId, producerEpoch, coordinatorEpoch, commit));
         } finally {
             lock.unlock();
         }

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * Version 1 (before transactions) has no transaction fields: its producers have none open, and
- * their last timestamp is their last batch's. A snapshot that is torn or fails its CRC is deleted and an older one (or a full replay) is used.
+ * their last timestamp is their last batch's. A snapshot that is torn or fails its CRC is deleted
+ * and an older one (or a full replay) is used.
  *
  * <p>Stateless; callers serialise access per partition (the log's append lock or its loader).
  */
@@ -80,8 +81,7 @@ final class ProducerSnapshots {
     }
 
     /** Writes the snapshot file at {@code offset} in {@code version} (1 only for tests). */
-    static void writeFile(Path dir, long offset, List<ProducerEntry> entries)
-            throws IOException {
+    static void writeFile(Path dir, long offset, List<ProducerEntry> entries) throws IOException {
         writeFile(dir, offset, entries, VERSION);
     }
 
@@ -89,7 +89,12 @@ final class ProducerSnapshots {
             throws IOException {
         int size = HEADER + 8 + 4;
         for (ProducerEntry e : entries) {
-            size += 8 + 2 + (version >= VERSION ? 4 + 8 + 8 : 0) + 1 + e.batches().size() * BATCH_SIZE;
+            size +=
+                    8
+                            + 2
+                            + (version >= VERSION ? 4 + 8 + 8 : 0)
+                            + 1
+                            + e.batches().size() * BATCH_SIZE;
         }
         ByteBuffer buf = ByteBuffer.allocate(size);
         buf.putInt(MAGIC).putShort(version).putInt(0).putLong(offset).putInt(entries.size());
@@ -138,8 +143,8 @@ final class ProducerSnapshots {
 
     /**
      * As {@link #loadLatest(Path, long, ProducerStateManager)}, loading only a snapshot at or below
-     * {@code useAtOrBelow} (those between it and {@code maxOffset} are kept): the replay must
-     * cover a segment whose txn index is rebuilt.
+     * {@code useAtOrBelow} (those between it and {@code maxOffset} are kept): the replay must cover
+     * a segment whose txn index is rebuilt.
      */
     static long loadLatest(Path dir, long maxOffset, long useAtOrBelow, ProducerStateManager psm)
             throws IOException {

@@ -1,8 +1,8 @@
 package io.tierlog.hot;
 
 /**
- * An idempotent or transactional producer's batch (or a marker) does not fit its known state; nothing of the request was written.
- * The {@link Kind} maps to the Kafka error code. Immutable.
+ * An idempotent or transactional producer's batch (or a marker) does not fit its known state;
+ * nothing of the request was written. The {@link Kind} maps to the Kafka error code. Immutable.
  */
 public final class ProducerStateException extends RuntimeException {
     private static final long serialVersionUID = 1L;

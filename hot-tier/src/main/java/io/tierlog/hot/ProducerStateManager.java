@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * Idempotent and transactional producer state of one partition, as Kafka's {@code
@@ -48,24 +47,11 @@ import java.util.TreeMap;
 final class ProducerStateManager {
     private final Map<Long, MutableEntry> producers = new HashMap<>();
 
-    /** Open transactions: first offset -> producer id (Kafka's ongoingTxns). */
-    private final TreeMap<Long, Long> ongoing = new TreeMap<>();
+    /** Open and not yet published transactions: what holds the LSO. */
+    private final StableOffsets stable = new StableOffsets();
 
     /** KIP-890 verifications in progress, by producer id (Kafka's verificationStates). */
     private final Map<Long, Verification> verifications = new HashMap<>();
-
-    /**
-     * First offset of the oldest open transaction, or {@code Long.MAX_VALUE}; published under the
-     * lock, read lock-free.
-     */
-    private volatile long firstOngoingOffset = Long.MAX_VALUE;
-
-    /**
-     * Completed transactions whose marker may still be above the high watermark (FSYNC mode: the
-     * marker is not yet durable), as pairs {@code [first offset, marker offset]}, in marker order
-     * (Kafka's unreplicatedTxns). Replaced whole under the lock, read lock-free.
-     */
-    private volatile long[][] unstable = new long[0][];
 
     private static final class MutableEntry {
         short epoch;
@@ -126,6 +112,7 @@ final class ProducerStateManager {
     /** Pending view used while checking one request: later batches see earlier ones. */
     static final class Pending {
         final Map<Long, MutableEntry> staged = new HashMap<>();
+
         /** Producers whose transaction this request starts. */
         final List<Long> started = new ArrayList<>(1);
     }
@@ -253,7 +240,10 @@ final class ProducerStateManager {
                 && !(current.currentTxnFirstOffset >= 0 && current.epoch == epoch)
                 && !pending.started.contains(pid)) {
             Verification v = verifications.get(pid);
-            if (v == null || guard == null || guard == VerificationGuard.SENTINEL || v.guard() != guard) {
+            if (v == null
+                    || guard == null
+                    || guard == VerificationGuard.SENTINEL
+                    || v.guard() != guard) {
                 throw new ProducerStateException(
                         Kind.INVALID_TXN_STATE,
                         "Record from producer " + pid + " is not part of a verified transaction");
@@ -268,7 +258,9 @@ final class ProducerStateManager {
                                 + " above the verified lowest sequence "
                                 + v.lowestSequence());
             }
-            if (v.supportsEpochBump() && firstSeq != 0 && current.batches.isEmpty()
+            if (v.supportsEpochBump()
+                    && firstSeq != 0
+                    && current.batches.isEmpty()
                     && !current.fresh) {
                 throw new ProducerStateException(
                         Kind.OUT_OF_ORDER_SEQUENCE,
@@ -361,13 +353,10 @@ final class ProducerStateManager {
         }
         for (long pid : pending.started) {
             MutableEntry m = producers.get(pid);
-            ongoing.put(m.currentTxnFirstOffset, pid);
+            stable.open(m.currentTxnFirstOffset, pid);
             // the transaction is open now: later batches need no guard, and a late retry of the
             // verification step must not reuse this one after the marker
             verifications.remove(pid);
-        }
-        if (!pending.started.isEmpty()) {
-            publishFloor();
         }
     }
 
@@ -439,88 +428,37 @@ final class ProducerStateManager {
         CompletedTxn done = null;
         if (e.currentTxnFirstOffset >= 0) {
             done = new CompletedTxn(pid, e.currentTxnFirstOffset, markerOffset, !commit);
-            ongoing.remove(e.currentTxnFirstOffset);
-            if (unstableUntilDurable) {
-                long[][] u = unstable;
-                long[][] n = java.util.Arrays.copyOf(u, u.length + 1);
-                n[u.length] = new long[] {e.currentTxnFirstOffset, markerOffset};
-                unstable = n;
-            }
+            stable.complete(e.currentTxnFirstOffset, markerOffset, unstableUntilDurable);
         }
         e.endTxn(epoch, coordinatorEpoch, timestamp);
         e.fresh = false;
         verifications.remove(pid);
-        publishFloor();
         return done;
     }
 
-    /**
-     * The LSO an aborted transaction's index entry records: the first offset of another
-     * producer's open transaction, else one past its marker (Kafka's {@code
-     * lastStableOffset(completedTxn)}). Call before {@link #applyMarker}... or after: the
-     * completing producer is skipped either way.
-     */
+    /** See {@link StableOffsets#lastStableOffsetAfter}. */
     long lastStableOffsetAfter(long pid, long markerOffset) {
-        for (Map.Entry<Long, Long> o : ongoing.entrySet()) {
-            if (o.getValue() != pid) {
-                return o.getKey();
-            }
-        }
-        return markerOffset + 1;
+        return stable.lastStableOffsetAfter(pid, markerOffset);
     }
 
-    /**
-     * The last stable offset given the high watermark: the first offset of the oldest open
-     * transaction, or of a completed one whose marker is not below {@code highWatermark}, if below
-     * it. Lock-free.
-     */
+    /** See {@link StableOffsets#lastStableOffset}; lock-free. */
     long lastStableOffset(long highWatermark) {
-        long lso = Math.min(highWatermark, firstOngoingOffset);
-        for (long[] u : unstable) {
-            if (u[1] >= highWatermark && u[0] < lso) {
-                lso = u[0];
-            }
-        }
-        return lso;
+        return stable.lastStableOffset(highWatermark);
     }
 
-    /** Forgets completed transactions whose marker is below the high watermark (under the lock). */
+    /** Forgets completed transactions whose marker is below the high watermark. */
     void pruneUnstable(long highWatermark) {
-        long[][] u = unstable;
-        if (u.length == 0) {
-            return;
-        }
-        int keep = 0;
-        for (long[] x : u) {
-            if (x[1] >= highWatermark) {
-                keep++;
-            }
-        }
-        if (keep == u.length) {
-            return;
-        }
-        long[][] n = new long[keep][];
-        int i = 0;
-        for (long[] x : u) {
-            if (x[1] >= highWatermark) {
-                n[i++] = x;
-            }
-        }
-        unstable = n;
+        stable.prune(highWatermark);
     }
 
     /** The open transactions, oldest first. */
     List<OngoingTxn> ongoingTransactions() {
-        List<OngoingTxn> out = new ArrayList<>(ongoing.size());
-        for (Map.Entry<Long, Long> o : ongoing.entrySet()) {
+        List<OngoingTxn> out = new ArrayList<>(stable.ongoing().size());
+        for (Map.Entry<Long, Long> o : stable.ongoing().entrySet()) {
             MutableEntry e = producers.get(o.getValue());
             out.add(new OngoingTxn(o.getValue(), e.epoch, o.getKey(), e.lastTimestamp));
         }
         return out;
-    }
-
-    private void publishFloor() {
-        firstOngoingOffset = ongoing.isEmpty() ? Long.MAX_VALUE : ongoing.firstKey();
     }
 
     // ---------------------------------------------------------------- replay, snapshots, expiry
@@ -547,8 +485,7 @@ final class ProducerStateManager {
         e.lastTimestamp = ts;
         if (transactional && e.currentTxnFirstOffset < 0) {
             e.currentTxnFirstOffset = firstOffset;
-            ongoing.put(firstOffset, pid);
-            publishFloor();
+            stable.open(firstOffset, pid);
         }
         addBatch(e, new BatchMetadata(firstSeq, lastSeq, firstOffset, lastOffset, ts));
     }
@@ -588,10 +525,9 @@ final class ProducerStateManager {
             m.fresh = e.batches().isEmpty() && e.coordinatorEpoch() < 0;
             producers.put(e.producerId(), m);
             if (m.currentTxnFirstOffset >= 0) {
-                ongoing.put(m.currentTxnFirstOffset, e.producerId());
+                stable.open(m.currentTxnFirstOffset, e.producerId());
             }
         }
-        publishFloor();
     }
 
     /**
@@ -617,10 +553,8 @@ final class ProducerStateManager {
     /** Forgets everything (before a full replay). */
     void clear() {
         producers.clear();
-        ongoing.clear();
+        stable.clear();
         verifications.clear();
-        unstable = new long[0][];
-        publishFloor();
     }
 
     private static void addBatch(MutableEntry e, BatchMetadata b) {

@@ -26,9 +26,10 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * or a tierlog dir another process writes. Nothing is ever written into it: files are opened
  * read-only, indexes are not needed (segments are read whole and scanned batch by batch), and Kafka
  * files we do not use ({@code leader-epoch-checkpoint}, {@code *.snapshot}, {@code
- * partition.metadata}, {@code *.txnindex}, checkpoints, a tierlog dir's {@code .lock}) are ignored;
- * no lock is taken. A batch is served only after its CRC-32C was verified; the scan stops at a torn
- * tail (a segment the broker is still writing).
+ * partition.metadata}, checkpoints, a tierlog dir's {@code .lock}) are ignored; {@code *.txnindex}
+ * (Kafka's format and ours) answers {@link #abortedTransactions}; no lock is taken. A batch is
+ * served only after its CRC-32C was verified; the scan stops at a torn tail (a segment the broker
+ * is still writing).
  *
  * <p>Segment files are opened on use and closed while idle within {@link OpenFiles#defaultMax()} (a
  * broker's dir of 20,000 partitions must not exhaust the descriptors of an offload daemon); a slice
@@ -52,6 +53,93 @@ public final class ReadOnlyLogDir implements Closeable {
     private ReadOnlyLogDir(Path logDir, OpenFiles openFiles) {
         this.logDir = logDir;
         this.openFiles = openFiles;
+    }
+
+    /**
+     * The last stable offset of {@code tp} as far as a scan of the batch headers from the segment
+     * holding {@code from} shows: the first offset of the oldest transaction with data and no
+     * marker yet (a transactional data batch opens its producer's transaction, any control batch of
+     * the producer ends it), else the end of the valid batches. Conservative for transactions that
+     * began at or after the scan start; one opened before {@code from} is not seen, so callers pass
+     * the lowest offset they will use. Reads only.
+     */
+    public long lastStableOffset(TopicPartition tp, long from) throws IOException {
+        List<SegmentInfo> segs = segments(tp);
+        if (segs.isEmpty()) {
+            return from;
+        }
+        java.util.TreeMap<Long, Long> open = new java.util.TreeMap<>();
+        Map<Long, Long> firstOf = new java.util.HashMap<>();
+        long end = from;
+        for (int i = floor(segs, from); i < segs.size(); i++) {
+            SegmentInfo s = segs.get(i);
+            SegmentFile file = file(s.logFile());
+            LogScanner sc = new LogScanner(file.acquire(), 0, s.sizeInBytes(), -1, false, false);
+            try {
+                while (sc.next()) {
+                    end = sc.lastOffset + 1;
+                    if (sc.producerId < 0 || !TxnMarkers.isTransactional(sc.attributes)) {
+                        continue;
+                    }
+                    if (TxnMarkers.isControl(sc.attributes)) {
+                        Long first = firstOf.remove(sc.producerId);
+                        if (first != null) {
+                            open.remove(first);
+                        }
+                    } else if (!firstOf.containsKey(sc.producerId)) {
+                        firstOf.put(sc.producerId, sc.baseOffset);
+                        open.put(sc.baseOffset, sc.producerId);
+                    }
+                }
+            } finally {
+                file.release();
+            }
+        }
+        return open.isEmpty() ? end : open.firstKey();
+    }
+
+    /**
+     * The aborted transactions a {@code read_committed} reader of {@code [from, upTo)} of {@code
+     * tp} must know, from the segments' {@code .txnindex} files (Kafka's {@code
+     * collectAbortedTxns}; segments without the file have none). Reads only.
+     *
+     * @throws CorruptIndexException when a txn index is not a sequence of whole entries
+     */
+    public List<AbortedTxn> abortedTransactions(TopicPartition tp, long from, long upTo)
+            throws IOException {
+        List<AbortedTxn> out = new ArrayList<>();
+        List<SegmentInfo> segs = segments(tp);
+        if (segs.isEmpty() || upTo <= from) {
+            return out;
+        }
+        for (int i = floor(segs, from); i < segs.size(); i++) {
+            SegmentInfo s = segs.get(i);
+            Path f =
+                    s.logFile()
+                            .resolveSibling(
+                                    LogSegment.fileName(s.baseOffset())
+                                            + LogSegment.TXN_INDEX_SUFFIX);
+            TxnIndex idx;
+            try {
+                idx = TxnIndex.load(f, s.baseOffset(), Long.MAX_VALUE);
+            } catch (NoSuchFileException e) {
+                continue; // deleted by the broker's retention meanwhile
+            }
+            if (idx.collect(from, upTo, out)) {
+                break;
+            }
+        }
+        return out;
+    }
+
+    private static int floor(List<SegmentInfo> segs, long offset) {
+        int at = 0;
+        for (int i = 0; i < segs.size(); i++) {
+            if (segs.get(i).baseOffset() <= offset) {
+                at = i;
+            }
+        }
+        return at;
     }
 
     /** Opens {@code logDir} (which must exist) without writing anything. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -15,8 +16,9 @@ import org.apache.kafka.common.record.internal.Record;
 
 /**
  * Prints a segment file as Kafka's {@code kafka-dump-log} does: batches (and records with {@code
- * deep}) of a {@code .log}, entries of a {@code .index} or {@code .timeindex}. A torn or corrupt
- * tail is reported, not thrown. Reads only; never writes the file.
+ * deep}, with the marker of a control batch) of a {@code .log}, entries of a {@code .index}, {@code
+ * .timeindex} or {@code .txnindex}. A torn or corrupt tail is reported, not thrown. Reads only;
+ * never writes the file.
  *
  * <p>Stateless; thread-safe.
  */
@@ -48,13 +50,19 @@ public final class SegmentDump {
             long base = baseOf(file, LogSegment.TIME_INDEX_SUFFIX);
             out.println("Dumping " + file);
             return dumpTimeIndex(file, base, out);
+        } else if (name.endsWith(LogSegment.TXN_INDEX_SUFFIX)) {
+            long base = baseOf(file, LogSegment.TXN_INDEX_SUFFIX);
+            out.println("Dumping " + file);
+            return dumpTxnIndex(file, base, out);
         } else if (name.endsWith(LogSegment.INDEX_SUFFIX)) {
             long base = baseOf(file, LogSegment.INDEX_SUFFIX);
             out.println("Dumping " + file);
             return dumpIndex(file, base, out);
         } else {
             throw new IllegalArgumentException(
-                    file + ": not a segment file (expected a .log, .index or .timeindex file)");
+                    file
+                            + ": not a segment file (expected a .log, .index, .timeindex or .txnindex"
+                            + " file)");
         }
     }
 
@@ -134,7 +142,8 @@ public final class SegmentDump {
                                         + " sequence: "
                                         + r.sequence()
                                         + " headerKeys: "
-                                        + headerKeys(r.headers()));
+                                        + headerKeys(r.headers())
+                                        + (b.isControlBatch() ? controlText(r) : ""));
                     }
                 }
             }
@@ -151,6 +160,44 @@ public final class SegmentDump {
             }
             return new Summary(size, sc.validEnd(), sc.stopReason());
         }
+    }
+
+    /** Kafka's text for a control record: the marker type and coordinator epoch. */
+    private static String controlText(Record r) {
+        org.apache.kafka.common.record.internal.ControlRecordType type =
+                org.apache.kafka.common.record.internal.ControlRecordType.parse(r.key());
+        if (type == org.apache.kafka.common.record.internal.ControlRecordType.COMMIT
+                || type == org.apache.kafka.common.record.internal.ControlRecordType.ABORT) {
+            org.apache.kafka.common.record.internal.EndTransactionMarker m =
+                    org.apache.kafka.common.record.internal.EndTransactionMarker.deserialize(r);
+            return " endTxnMarker: " + type + " coordinatorEpoch: " + m.coordinatorEpoch();
+        }
+        return " controlType: " + type;
+    }
+
+    /** As Kafka's {@code DumpLogSegments} for a {@code .txnindex}: one line per aborted txn. */
+    private static Summary dumpTxnIndex(Path file, long base, PrintStream out) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        int whole = bytes.length - bytes.length % TxnIndex.ENTRY_SIZE;
+        for (AbortedTxn a : TxnIndex.decode(ByteBuffer.wrap(bytes, 0, whole).slice())) {
+            out.println(
+                    "version: "
+                            + TxnIndex.VERSION
+                            + " producerId: "
+                            + a.producerId()
+                            + " firstOffset: "
+                            + a.firstOffset()
+                            + " lastOffset: "
+                            + a.lastOffset()
+                            + " lastStableOffset: "
+                            + a.lastStableOffset());
+        }
+        String stop = null;
+        if (whole < bytes.length) {
+            stop = (bytes.length - whole) + " bytes after the last whole entry";
+            out.println("Found " + stop + " in " + file.getFileName());
+        }
+        return new Summary(bytes.length, whole, stop);
     }
 
     private static List<String> headerKeys(Header[] headers) {

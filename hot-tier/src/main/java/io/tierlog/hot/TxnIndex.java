@@ -140,7 +140,12 @@ final class TxnIndex {
         AbortedTxn[] cur = entries;
         if (cur.length > 0 && a.lastOffset() <= cur[cur.length - 1].lastOffset()) {
             throw new IllegalArgumentException(
-                    "Transaction index " + file + ": entry " + a + " does not follow " + cur[cur.length - 1]);
+                    "Transaction index "
+                            + file
+                            + ": entry "
+                            + a
+                            + " does not follow "
+                            + cur[cur.length - 1]);
         }
         ByteBuffer buf = encode(List.of(a));
         try (FileChannel ch =
@@ -186,7 +191,8 @@ final class TxnIndex {
             }
             ch.force(true);
         }
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+                tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** Drops the entries whose marker is at or after {@code offset} (Kafka's truncateTo). */

@@ -19,8 +19,8 @@ import org.apache.kafka.common.record.internal.Record;
  * builds a marker as Kafka's {@code MemoryRecords.withEndTransactionMarker} does (attributes
  * transactional + control, base sequence -1, one record whose key is {@code int16 version 0, int16
  * type} (0 abort, 1 commit) and whose value is {@code int16 version 0, int32 coordinatorEpoch}),
- * reads one back for replay, and collects aborted transactions from the segments' {@code
- * .txnindex} (Kafka's {@code collectAbortedTxns}). Stateless; thread-safe.
+ * reads one back for replay, and collects aborted transactions from the segments' {@code .txnindex}
+ * (Kafka's {@code collectAbortedTxns}). Stateless; thread-safe.
  */
 final class TxnMarkers {
     private TxnMarkers() {}
@@ -103,8 +103,8 @@ final class TxnMarkers {
 
     /**
      * The aborted transactions a reader of {@code [from, upTo)} must know, from the segments from
-     * the one holding {@code from}: Kafka's {@code collectAbortedTxns}, stopping at the first
-     * entry whose last stable offset reaches {@code upTo}.
+     * the one holding {@code from}: Kafka's {@code collectAbortedTxns}, stopping at the first entry
+     * whose last stable offset reaches {@code upTo}.
      */
     static List<AbortedTxn> collect(LogSegment[] segs, long from, long upTo) {
         List<AbortedTxn> out = new ArrayList<>();

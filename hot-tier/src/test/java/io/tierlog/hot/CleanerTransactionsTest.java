@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The cleaner's transaction rules (Kafka's): aborted data goes (and never hides a committed
- * value), nothing at or above the LSO is cleaned, an abort marker stays while its data does and
- * then until its delete horizon, and cleaned segments carry the right {@code .txnindex}.
+ * The cleaner's transaction rules (Kafka's): aborted data goes (and never hides a committed value),
+ * nothing at or above the LSO is cleaned, an abort marker stays while its data does and then until
+ * its delete horizon, and cleaned segments carry the right {@code .txnindex}.
  */
 class CleanerTransactionsTest {
     @TempDir Path tmp;
@@ -77,9 +77,7 @@ class CleanerTransactionsTest {
                 .extracting(AbortedTxn::producerId)
                 .containsExactly(B);
         // everything at or above the LSO is as written
-        assertThat(after)
-                .filteredOn(b -> b.baseOffset() >= openFirst)
-                .hasSize(61);
+        assertThat(after).filteredOn(b -> b.baseOffset() >= openFirst).hasSize(61);
         assertThat(dirtyUpTo(cleaner)).isLessThanOrEqualTo(openFirst);
 
         // no further cleaning while C holds the LSO

@@ -49,8 +49,14 @@ class ProducerTxnStatePropertiesTest {
                         int op = random.nextInt(10);
                         if (op < 2) {
                             short epoch = (short) (m.epoch + random.nextInt(2));
-                            int seq = m.lastSeq + 1 - random.nextInt(2) + (random.nextInt(8) == 0 ? 2 : 0);
-                            VerificationGuard g = psm.maybeStartVerification(pid, Math.max(seq, 0), epoch, true, 0);
+                            int seq =
+                                    m.lastSeq
+                                            + 1
+                                            - random.nextInt(2)
+                                            + (random.nextInt(8) == 0 ? 2 : 0);
+                            VerificationGuard g =
+                                    psm.maybeStartVerification(
+                                            pid, Math.max(seq, 0), epoch, true, 0);
                             boolean ongoing = m.txnFirst >= 0 && m.epoch == epoch && !m.fresh;
                             assertThat(g == VerificationGuard.SENTINEL).isEqualTo(ongoing);
                             if (!ongoing) {
@@ -65,25 +71,45 @@ class ProducerTxnStatePropertiesTest {
                             }
                         } else if (op < 7) {
                             boolean txn = random.nextInt(4) != 0;
-                            short epoch = (short) (m.epoch + (random.nextInt(6) == 0 ? 1 : 0) - (random.nextInt(10) == 0 ? 1 : 0));
-                            int seq = epoch != m.epoch ? (random.nextInt(4) == 0 ? 1 : 0)
-                                    : m.lastSeq + 1 + (random.nextInt(8) == 0 ? 1 : 0);
+                            short epoch =
+                                    (short)
+                                            (m.epoch
+                                                    + (random.nextInt(6) == 0 ? 1 : 0)
+                                                    - (random.nextInt(10) == 0 ? 1 : 0));
+                            int seq =
+                                    epoch != m.epoch
+                                            ? (random.nextInt(4) == 0 ? 1 : 0)
+                                            : m.lastSeq + 1 + (random.nextInt(8) == 0 ? 1 : 0);
                             if (m.fresh) {
                                 seq = random.nextInt(3);
                             }
                             int n = 1 + random.nextInt(3);
                             VerificationGuard g =
-                                    random.nextInt(5) == 0 || m.guard == null ? VerificationGuard.SENTINEL : m.guard;
+                                    random.nextInt(5) == 0 || m.guard == null
+                                            ? VerificationGuard.SENTINEL
+                                            : m.guard;
                             Kind expected = expectData(m, epoch, seq, txn, g);
                             Kind got = null;
                             ProducerStateManager.Pending p = new ProducerStateManager.Pending();
                             try {
-                                psm.checkAndStage(p, pid, epoch, seq, seq + n - 1, offset, offset + n - 1, 5, txn, g);
+                                psm.checkAndStage(
+                                        p,
+                                        pid,
+                                        epoch,
+                                        seq,
+                                        seq + n - 1,
+                                        offset,
+                                        offset + n - 1,
+                                        5,
+                                        txn,
+                                        g);
                                 psm.commit(p);
                             } catch (ProducerStateException e) {
                                 got = e.kind();
                             }
-                            assertThat(got).as("data pid %d epoch %d seq %d txn %b", pid, epoch, seq, txn).isEqualTo(expected);
+                            assertThat(got)
+                                    .as("data pid %d epoch %d seq %d txn %b", pid, epoch, seq, txn)
+                                    .isEqualTo(expected);
                             if (got == null) {
                                 if (m.fresh || epoch != m.epoch) {
                                     m.anyBatch = false;
@@ -100,7 +126,11 @@ class ProducerTxnStatePropertiesTest {
                             }
                         } else {
                             int tv = 1 + random.nextInt(2);
-                            short epoch = (short) (m.epoch + (tv == 2 ? random.nextInt(2) : 0) - (random.nextInt(8) == 0 ? 1 : 0));
+                            short epoch =
+                                    (short)
+                                            (m.epoch
+                                                    + (tv == 2 ? random.nextInt(2) : 0)
+                                                    - (random.nextInt(8) == 0 ? 1 : 0));
                             int coord = Math.max(0, m.coordEpoch + random.nextInt(3) - 1);
                             Kind expected = null;
                             if (!m.fresh || m.coordEpoch >= 0) {
@@ -114,14 +144,19 @@ class ProducerTxnStatePropertiesTest {
                             Kind got = null;
                             try {
                                 psm.checkMarker(pid, epoch, coord, tv);
-                                psm.applyMarker(pid, epoch, coord, random.nextBoolean(), offset, 5, false);
+                                psm.applyMarker(
+                                        pid, epoch, coord, random.nextBoolean(), offset, 5, false);
                             } catch (ProducerStateException e) {
                                 got = e.kind();
                             }
                             if (m.fresh && m.coordEpoch < 0 && psm.entry(pid).isEmpty()) {
                                 expected = null;
                             }
-                            assertThat(got).as("marker pid %d epoch %d coord %d tv %d", pid, epoch, coord, tv).isEqualTo(expected);
+                            assertThat(got)
+                                    .as(
+                                            "marker pid %d epoch %d coord %d tv %d",
+                                            pid, epoch, coord, tv)
+                                    .isEqualTo(expected);
                             if (got == null) {
                                 if (epoch != m.epoch) {
                                     m.lastSeq = -1;
@@ -136,11 +171,12 @@ class ProducerTxnStatePropertiesTest {
                             }
                         }
                         TreeMap<Long, Long> open = new TreeMap<>();
-                        model.forEach((k, v) -> {
-                            if (v.txnFirst >= 0) {
-                                open.put(v.txnFirst, k);
-                            }
-                        });
+                        model.forEach(
+                                (k, v) -> {
+                                    if (v.txnFirst >= 0) {
+                                        open.put(v.txnFirst, k);
+                                    }
+                                });
                         assertThat(psm.ongoingTransactions())
                                 .extracting(OngoingTxn::producerId)
                                 .containsExactlyElementsOf(open.values());
@@ -191,13 +227,14 @@ class ProducerTxnStatePropertiesTest {
         ProducerSnapshots.writeFile(dir, 20, v2);
         ProducerStateManager psm = new ProducerStateManager();
         assertThat(ProducerSnapshots.loadLatest(dir, 100, psm)).isEqualTo(20);
-        assertThat(new ArrayList<>(psm.entries()))
-                .containsExactlyInAnyOrderElementsOf(v2);
-        assertThat(psm.ongoingTransactions()).containsExactly(new OngoingTxn(1, (short) 3, 10, 888));
+        assertThat(new ArrayList<>(psm.entries())).containsExactlyInAnyOrderElementsOf(v2);
+        assertThat(psm.ongoingTransactions())
+                .containsExactly(new OngoingTxn(1, (short) 3, 10, 888));
         assertThat(psm.lastStableOffset(20)).isEqualTo(10);
 
         Files.delete(dir.resolve(LogSegment.fileName(20) + ProducerSnapshots.SUFFIX));
-        ProducerSnapshots.writeFile(dir, 30, List.of(new ProducerEntry(1, (short) 3, b)), (short) 1);
+        ProducerSnapshots.writeFile(
+                dir, 30, List.of(new ProducerEntry(1, (short) 3, b)), (short) 1);
         ProducerStateManager old = new ProducerStateManager();
         assertThat(ProducerSnapshots.loadLatest(dir, 100, old)).isEqualTo(30);
         ProducerEntry e = old.entry(1).orElseThrow();

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Transactions in one partition log: verification guards, markers, the LSO, the txn index, and
- * the state after a reopen.
+ * Transactions in one partition log: verification guards, markers, the LSO, the txn index, and the
+ * state after a reopen.
  */
 class TransactionsLogTest {
     @TempDir Path tmp;
@@ -38,7 +38,10 @@ class TransactionsLogTest {
     @Test
     void openTransactionHoldsTheLsoUntilItsMarker() throws Exception {
         try (PartitionLog log = open()) {
-            log.append(RandomBatches.batch(CompressionType.NONE, List.of(new SimpleRecord(now(), null, "x".getBytes()))));
+            log.append(
+                    RandomBatches.batch(
+                            CompressionType.NONE,
+                            List.of(new SimpleRecord(now(), null, "x".getBytes()))));
             appendTxn(log, A, (short) 0, 0, 3, now()); // offsets 1..3
             assertThat(log.highWatermark()).isEqualTo(4);
             assertThat(log.lastStableOffset()).isEqualTo(1);
@@ -98,6 +101,8 @@ class TransactionsLogTest {
             log.append(txnBatch(A, (short) 0, 0, 2, now(), "k"), -1, g);
             assertThat(log.maybeStartTxnVerification(A, 2, (short) 0, true))
                     .isSameAs(VerificationGuard.SENTINEL);
+            assertThat(log.maybeStartTxnVerificationWithoutBlocking(A, 2, (short) 0, true))
+                    .isSameAs(VerificationGuard.SENTINEL);
             log.append(txnBatch(A, (short) 0, 2, 2, now(), "k"), -1, VerificationGuard.SENTINEL);
             assertThat(log.logEndOffset()).isEqualTo(4);
         }
@@ -112,7 +117,9 @@ class TransactionsLogTest {
                                     log.append(
                                             RandomBatches.idempotentBatch(
                                                     CompressionType.NONE,
-                                                    List.of(new SimpleRecord(now(), null, "v".getBytes())),
+                                                    List.of(
+                                                            new SimpleRecord(
+                                                                    now(), null, "v".getBytes())),
                                                     A,
                                                     (short) 0,
                                                     1)))
@@ -189,7 +196,9 @@ class TransactionsLogTest {
         }
         try (PartitionLog log = open()) { // clean snapshot path
             assertThat(log.lastStableOffset()).isEqualTo(3);
-            assertThat(log.ongoingTransactions()).extracting(OngoingTxn::producerId).containsExactly(B);
+            assertThat(log.ongoingTransactions())
+                    .extracting(OngoingTxn::producerId)
+                    .containsExactly(B);
             assertThat(log.producerState(A).orElseThrow().coordinatorEpoch()).isEqualTo(9);
             assertThat(log.abortedTransactions(0, 4)).containsExactly(new AbortedTxn(A, 0, 2, 3));
             assertThatThrownBy(() -> log.appendEndTxnMarker(A, (short) 1, 8, true, 1))
@@ -215,7 +224,13 @@ class TransactionsLogTest {
     void retentionAndLogStartStopAtTheLso() throws Exception {
         LogConfig cfg =
                 LogConfig.from(
-                        Map.of("segment.bytes", "300", "local.retention.bytes", "1", "file.delete.delay.ms", "0"));
+                        Map.of(
+                                "segment.bytes",
+                                "300",
+                                "local.retention.bytes",
+                                "1",
+                                "file.delete.delay.ms",
+                                "0"));
         try (PartitionLog log = PartitionLog.open(tmp.resolve("t-0"), cfg, time)) {
             appendTxn(log, A, (short) 0, 0, 1, now()); // offset 0, open
             for (int i = 0; i < 20; i++) {

@@ -74,7 +74,11 @@ class TxnRecoveryPropertiesTest {
                         log.append(
                                 RandomBatches.batch(
                                         CompressionType.NONE,
-                                        List.of(new SimpleRecord(time.milliseconds(), null, "p".getBytes()))));
+                                        List.of(
+                                                new SimpleRecord(
+                                                        time.milliseconds(),
+                                                        null,
+                                                        "p".getBytes()))));
                 pid = -1;
             } else if (isOpen && choice < 5) {
                 marker = true;
@@ -99,8 +103,7 @@ class TxnRecoveryPropertiesTest {
         }
     }
 
-    private static void checkCut(Path src, long cut, List<Op> ops, MockTime time)
-            throws Exception {
+    private static void checkCut(Path src, long cut, List<Op> ops, MockTime time) throws Exception {
         Path dir = Files.createTempDirectory(src.getParent(), "cut").resolve("t-0");
         Files.createDirectories(dir);
         try (var files = Files.list(src)) {
@@ -154,9 +157,9 @@ class TxnRecoveryPropertiesTest {
         // and again from the rebuilt files (a clean open)
         try (PartitionLog log = PartitionLog.open(dir, LogConfig.defaults(), time)) {
             assertThat(log.abortedTransactions(0, end + 1)).containsExactlyElementsOf(aborted);
-            assertThat(TxnIndex.load(
-                                    dir.resolve(LogSegment.fileName(0) + ".txnindex"), 0, end)
-                            .entries())
+            assertThat(
+                            TxnIndex.load(dir.resolve(LogSegment.fileName(0) + ".txnindex"), 0, end)
+                                    .entries())
                     .containsExactlyElementsOf(aborted);
         }
     }

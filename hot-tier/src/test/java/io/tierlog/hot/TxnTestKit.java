@@ -58,13 +58,14 @@ final class TxnTestKit {
 
     /**
      * The records a read_committed consumer sees, by Kafka's client algorithm ({@code
-     * CompletedFetch}): up to the LSO, skipping the batches of aborted transactions named by
-     * {@code abortedTransactions}, never returning control batches.
+     * CompletedFetch}): up to the LSO, skipping the batches of aborted transactions named by {@code
+     * abortedTransactions}, never returning control batches.
      */
     static List<String> readCommitted(PartitionLog log) throws Exception {
         List<String> out = new ArrayList<>();
         long lso = log.lastStableOffset();
-        List<AbortedTxn> aborted = new ArrayList<>(log.abortedTransactions(log.logStartOffset(), lso));
+        List<AbortedTxn> aborted =
+                new ArrayList<>(log.abortedTransactions(log.logStartOffset(), lso));
         aborted.sort((a, b) -> Long.compare(a.firstOffset(), b.firstOffset()));
         java.util.Set<Long> abortedPids = new java.util.HashSet<>();
         int next = 0;
