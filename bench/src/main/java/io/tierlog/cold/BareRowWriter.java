@@ -260,6 +260,18 @@ public final class BareRowWriter {
                 case ColdLayout.BATCH_LAST_OFFSET:
                     return (c, r) ->
                             longField(c, n, i, r.batchBaseOffset() + r.batchLastOffsetDelta());
+                case ColdLayout.BATCH_TXN_STATE:
+                    // the outcome ParquetLogWriter.append(batch) assumes for a data batch; the
+                    // benchmark's batches hold no transaction markers
+                    return (c, r) -> {
+                        TxnState s =
+                                (r.attributes() & RowBatchBuilder.TRANSACTIONAL_FLAG_MASK) != 0
+                                        ? TxnState.COMMITTED
+                                        : TxnState.NONE;
+                        c.startField(n, i);
+                        c.addBinary(Binary.fromConstantByteArray(s.columnBytes()));
+                        c.endField(n, i);
+                    };
                 default:
                     throw new IllegalStateException(
                             "the bare writer does not know column "

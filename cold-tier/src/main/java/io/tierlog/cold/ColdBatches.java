@@ -46,7 +46,8 @@ public final class ColdBatches {
 
     /**
      * The batches of {@code records} with the states of their transactional batches by base offset
-     * ({@code states}; a transactional batch missing from it counts as committed).
+     * ({@code states}; a transactional data batch missing from it counts as committed, a marker
+     * missing from it has its own type).
      *
      * @param statesStored false when the states were derived (objects of format 1)
      */
@@ -61,7 +62,11 @@ public final class ColdBatches {
             if (!b.isTransactional()) {
                 continue;
             }
-            TxnState s = states.getOrDefault(b.baseOffset(), TxnState.COMMITTED);
+            TxnState s = states.get(b.baseOffset());
+            if (s == null) {
+                // not stored (format 1): a marker says its own outcome
+                s = b.isControlBatch() ? markerState(b) : TxnState.COMMITTED;
+            }
             bases.add(b.baseOffset());
             txn.add(s);
             long pid = b.producerId();
@@ -84,6 +89,14 @@ public final class ColdBatches {
         }
         return new ColdBatches(
                 records, b, txn.toArray(new TxnState[0]), List.copyOf(runs), statesStored);
+    }
+
+    private static TxnState markerState(RecordBatch controlBatch) {
+        try {
+            return TxnState.ofMarker(controlBatch);
+        } catch (IllegalArgumentException e) {
+            return TxnState.COMMITTED; // a transactional control batch that is no marker
+        }
     }
 
     /** The batches, whole, in offset order. */

@@ -34,6 +34,15 @@ public record ObjectFooter(
         int formatVersion,
         boolean compacted) {
 
+    /**
+     * Whether the object stores {@code batch_txn_state} (format 2 on). Without it, the outcome of a
+     * transactional batch whose marker lies in a later object is unknown ({@code tierlog verify}
+     * reports such objects).
+     */
+    public boolean hasTxnStates() {
+        return formatVersion >= ColdLayout.TXN_STATE_FORMAT_VERSION;
+    }
+
     /** The footer of an object as offloaded (not compacted). */
     public ObjectFooter(
             String key,

@@ -195,7 +195,19 @@ public final class ParquetLogReader {
         if (f.formatVersion() >= ColdLayout.TXN_STATE_FORMAT_VERSION) {
             return ColdBatches.of(records, states, true);
         }
+        if (!hasTransactionalData(records)) {
+            return ColdBatches.of(records, states, false); // no markers needed
+        }
         return ColdBatches.of(records, legacyStates().statesOf(records), false);
+    }
+
+    private static boolean hasTransactionalData(MemoryRecords records) {
+        for (org.apache.kafka.common.record.internal.MutableRecordBatch b : records.batches()) {
+            if (b.isTransactional() && !b.isControlBatch()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The markers of a format 1 object, read once (only control rows, by their statistics). */

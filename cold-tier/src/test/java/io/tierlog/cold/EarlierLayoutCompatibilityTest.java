@@ -50,6 +50,7 @@ class EarlierLayoutCompatibilityTest {
         assertThat(reader.pageMap()).as("read by the columnar reader").isNotNull();
         // no batch_txn_state: the marker's outcome comes from its own key
         ColdBatches c = reader.readBatches(original.get(0).baseOffset(), Integer.MAX_VALUE);
+        assertThat(original).anyMatch(RecordBatch::isControlBatch);
         assertThat(reader.formatVersion()).isEqualTo(1);
         assertThat(c.txnStatesStored()).isFalse();
         for (RecordBatch b : c.records().batches()) {

@@ -33,6 +33,10 @@ final class AppendErrors {
                 return new org.apache.kafka.common.errors.OutOfOrderSequenceException(m);
             case INVALID_PRODUCER_EPOCH:
                 return new org.apache.kafka.common.errors.InvalidProducerEpochException(m);
+            case INVALID_TXN_STATE:
+                return new org.apache.kafka.common.errors.InvalidTxnStateException(m);
+            case TRANSACTION_COORDINATOR_FENCED:
+                return new org.apache.kafka.common.errors.TransactionCoordinatorFencedException(m);
             default:
                 return new org.apache.kafka.common.errors.UnknownProducerIdException(m);
         }

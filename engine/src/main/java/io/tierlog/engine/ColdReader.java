@@ -69,23 +69,17 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  * object (or partition, when no object was found) per minute.
  *
  * <p>Transactions: every cold offset lies below the partition's last stable offset (the offload
- * stops there), so a cold read needs no cap for {@code read_committed}; what such a reader must
- * skip comes with the chunk ({@link #readCommitted}): the aborted runs {@link ParquetLogReader}
- * found in its batches from {@code batch_txn_state}, no hot data needed.
+ * stops there), so a cold read needs no cap for {@code read_committed}. Each answer carries in
+ * {@link TierRead#abortedTransactions()} what such a reader must skip, whatever the isolation (the
+ * caller drops it for read_uncommitted): the aborted runs {@link ParquetLogReader} found in the
+ * chunk's batches from {@code batch_txn_state} that hold any offset of {@code [offset read,
+ * nextOffset)}, each as {@code (producerId, first offset of the run)}, by first offset; no hot data
+ * needed.
  *
  * <p>Thread-safe.
  */
 final class ColdReader {
     private record ChunkKey(String objectKey, long startOffset) {}
-
-    /**
-     * A cold read and the aborted transactions a {@code read_committed} reader of its batches must
-     * skip: for the read's range {@code [offset, read.nextOffset())}, each producer's aborted run
-     * of the chunk overlapping it as {@code (producerId, firstOffset)}, the first offset lying
-     * inside that transaction (in or before the range), ordered by first offset; empty when the
-     * range holds no aborted batch.
-     */
-    record CommittedRead(TierRead.Cold read, List<AbortedTransaction> abortedTransactions) {}
 
     /**
      * Decoded batches of one object from {@code firstOffset} (a batch base) to {@code next}, or the
@@ -105,7 +99,11 @@ final class ColdReader {
             return new Chunk(null, -1, -1, error, null, null, List.of());
         }
 
-        /** The aborted transactions of this chunk holding offsets of {@code [from, next)}. */
+        /**
+         * The aborted transactions of this chunk holding offsets of {@code [from, next)}: a
+         * producer's run of aborted batches in the chunk, as {@code (producerId, its first
+         * offset)}, which lies inside that transaction, in or before the range.
+         */
         List<AbortedTransaction> abortedTransactions(long from, long next) {
             if (abortedRuns.isEmpty()) {
                 return List.of();
@@ -251,23 +249,12 @@ final class ColdReader {
      */
     CompletableFuture<TierRead.Cold> read(
             TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
-        return readCommitted(tp, offset, maxBytes, stopBefore, hw, logStart)
-                .thenApply(CommittedRead::read);
-    }
-
-    /**
-     * As {@link #read}, with the aborted transactions a {@code read_committed} reader of the
-     * returned batches must skip (Fetch's {@code aborted_transactions} for this range; see {@link
-     * CommittedRead}). Costs no more than {@link #read}: the list comes from the decoded chunk.
-     */
-    CompletableFuture<CommittedRead> readCommitted(
-            TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
-        CommittedRead cached = servedFromCache(tp, offset, maxBytes, stopBefore, hw, logStart);
+        TierRead.Cold cached = servedFromCache(tp, offset, maxBytes, stopBefore, hw, logStart);
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
         AtomicReference<ColdObject> located = new AtomicReference<>();
-        CompletableFuture<CommittedRead> f =
+        CompletableFuture<TierRead.Cold> f =
                 attempt(tp, offset, maxBytes, stopBefore, hw, logStart, located)
                         .exceptionallyCompose(
                                 e -> {
@@ -290,12 +277,12 @@ final class ColdReader {
         f =
                 f.thenCompose(
                         r ->
-                                r.read().isEmpty()
-                                                && r.read().nextOffset() > offset
-                                                && r.read().nextOffset() < stopBefore
-                                        ? readCommitted(
+                                r.isEmpty()
+                                                && r.nextOffset() > offset
+                                                && r.nextOffset() < stopBefore
+                                        ? read(
                                                 tp,
-                                                r.read().nextOffset(),
+                                                r.nextOffset(),
                                                 maxBytes,
                                                 stopBefore,
                                                 hw,
@@ -312,15 +299,15 @@ final class ColdReader {
      * {@code f}, or a {@link TimeoutException} after {@code cold.read.timeout.ms}. The timeout
      * completes only the copy the caller sees: the shared chunk load goes on for other readers.
      */
-    private <T> CompletableFuture<T> withDeadline(
+    private CompletableFuture<TierRead.Cold> withDeadline(
             TopicPartition tp,
             long offset,
-            CompletableFuture<T> f,
+            CompletableFuture<TierRead.Cold> f,
             AtomicReference<ColdObject> located) {
         if (f.isDone()) {
             return f;
         }
-        CompletableFuture<T> out = new CompletableFuture<>();
+        CompletableFuture<TierRead.Cold> out = new CompletableFuture<>();
         java.util.concurrent.ScheduledFuture<?> t;
         try {
             t =
@@ -362,7 +349,7 @@ final class ColdReader {
      * the caller's thread: it does no I/O (read-ahead it triggers loads on the executor), so the
      * hop to the cold-read executor would only cost. Null otherwise.
      */
-    private CommittedRead servedFromCache(
+    private TierRead.Cold servedFromCache(
             TopicPartition tp, long offset, int maxBytes, long stopBefore, long hw, long logStart) {
         Optional<ColdObject> obj = index.cached(tp).flatMap(s -> s.objectFor(offset));
         if (obj.isEmpty()) {
@@ -378,12 +365,12 @@ final class ColdReader {
             return null;
         }
         hits.increment();
-        CommittedRead r = serve(tp, obj.get(), chunk, offset, maxBytes, stopBefore, hw, logStart);
-        return r.read().isEmpty() && r.read().nextOffset() < stopBefore ? null : r;
+        TierRead.Cold r = serve(tp, obj.get(), chunk, offset, maxBytes, stopBefore, hw, logStart);
+        return r.isEmpty() && r.nextOffset() < stopBefore ? null : r;
     }
 
     /** One try: find the object holding {@code offset}, load its chunk, serve from it. */
-    private CompletableFuture<CommittedRead> attempt(
+    private CompletableFuture<TierRead.Cold> attempt(
             TopicPartition tp,
             long offset,
             int maxBytes,
@@ -593,7 +580,7 @@ final class ColdReader {
         }
     }
 
-    private CommittedRead serve(
+    private TierRead.Cold serve(
             TopicPartition tp,
             ColdObject obj,
             Chunk chunk,
@@ -633,10 +620,8 @@ final class ColdReader {
                         "chunk of " + obj.key() + " does not cover offset " + offset);
             }
             // A compacted object's tail without batches: the reader continues after the object.
-            return new CommittedRead(
-                    new TierRead.Cold(
-                            MemoryRecords.EMPTY, obj.key(), chunk.nextOffset(), hw, logStart),
-                    List.of());
+            return new TierRead.Cold(
+                    MemoryRecords.EMPTY, obj.key(), chunk.nextOffset(), hw, logStart);
         }
         ByteBuffer slice = buf.duplicate();
         slice.position(buf.position() + start).limit(buf.position() + end);
@@ -644,8 +629,14 @@ final class ColdReader {
         if (readAhead && next < stopBefore) {
             readAhead(tp, obj, chunk, offset, next, stopBefore);
         }
-        return new CommittedRead(
-                new TierRead.Cold(records, obj.key(), next, hw, logStart),
+        // the list is the chunk's: the caller sets the partition's real last stable offset
+        return new TierRead.Cold(
+                records,
+                obj.key(),
+                next,
+                hw,
+                logStart,
+                hw,
                 chunk.abortedTransactions(offset, next));
     }
 

@@ -25,7 +25,10 @@ import org.apache.kafka.common.TopicPartition;
  * from the cleaner's checkpoint files in the log dir, the cold cleaned offset and last cold
  * cleaning from the catalog. Reads the catalog (fresh, not cached) and the hot tier's segment files
  * through a {@link ReadOnlyLogDir}, so it writes nothing into the log dir and works while a server
- * has it open. The hot high watermark reported is the end of the valid batches on disk.
+ * has it open. The hot high watermark reported is the end of the valid batches on disk; the last
+ * stable offset and open transactions (producer, epoch, first offset, last write) come from a scan
+ * of the batch headers ({@link ReadOnlyLogDir#lastStableOffset}) and of the batches from the LSO on
+ * ({@link OpenTxnScan}).
  *
  * <p>Thread-safe (stateless between calls).
  */
@@ -135,6 +138,20 @@ final class Inspector {
             }
         }
         long lagOffsets = Math.max(0, closedEnd - Math.max(s.coldHighWatermark(), hotStart));
+        long lso = hw;
+        List<OpenTransaction> open = List.of();
+        if (!segs.isEmpty()) {
+            try {
+                // the hot tier holds every open transaction whole: retention and offload stop at
+                // the LSO
+                lso = Math.min(hw, hot.lastStableOffset(tp, hotStart));
+                if (lso < hw) {
+                    open = OpenTxnScan.scan(hot, tp, segs, lso);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Cannot scan the open transactions of {}: {}", tp, e.toString());
+            }
+        }
         return new PartitionReport(
                 tp,
                 hotStart,
@@ -147,6 +164,8 @@ final class Inspector {
                 s.bytes(),
                 lagOffsets,
                 lagOffsets == 0 ? 0 : lagBytes,
-                compaction(tp, segs, cleaned, lastCleaning));
+                compaction(tp, segs, cleaned, lastCleaning),
+                lso,
+                open);
     }
 }

@@ -8,13 +8,37 @@ package io.tierlog.engine;
  * @param coldHighWatermark next offset not in the cold tier (0 if nothing was ever offloaded)
  * @param hotLogStartOffset first offset in the hot tier
  * @param highWatermark next offset to be written and read (ListOffsets latest)
+ * @param lastStableOffset first offset of the oldest open transaction, else the high watermark
+ *     (ListOffsets latest for {@code read_committed}, Fetch's {@code last_stable_offset})
  */
 public record LogOffsets(
         long logStartOffset,
         long coldLogStartOffset,
         long coldHighWatermark,
         long hotLogStartOffset,
-        long highWatermark) {
+        long highWatermark,
+        long lastStableOffset) {
+
+    /** Offsets of a partition with no open transaction (last stable offset = high watermark). */
+    public LogOffsets(
+            long logStartOffset,
+            long coldLogStartOffset,
+            long coldHighWatermark,
+            long hotLogStartOffset,
+            long highWatermark) {
+        this(
+                logStartOffset,
+                coldLogStartOffset,
+                coldHighWatermark,
+                hotLogStartOffset,
+                highWatermark,
+                highWatermark);
+    }
+
+    /** The last offset a reader of {@code isolation} may fetch up to (exclusive). */
+    public long lastFetchableOffset(Isolation isolation) {
+        return isolation == Isolation.READ_COMMITTED ? lastStableOffset : highWatermark;
+    }
 
     /**
      * The last offset ever offloaded to the cold tier, -1 when nothing was (Kafka's ListOffsets -5,

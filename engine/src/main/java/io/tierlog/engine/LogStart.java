@@ -64,11 +64,18 @@ final class LogStart {
     LogOffsets offsets(TopicPartition tp, PartitionLog log) {
         ColdIndex.Bounds b = coldIndex.bounds(tp);
         long hotStart = log.logStartOffset();
+        // the LSO first: read after the high watermark it could pass it
+        long lso = log.lastStableOffset();
         long hw = log.highWatermark();
         long earliest = b.empty() ? hotStart : Math.min(b.coldLogStartOffset(), hotStart);
         earliest = Math.max(earliest, logStart(b, log));
         return new LogOffsets(
-                earliest, b.coldLogStartOffset(), b.coldHighWatermark(), hotStart, hw);
+                earliest,
+                b.coldLogStartOffset(),
+                b.coldHighWatermark(),
+                hotStart,
+                hw,
+                Math.min(lso, hw));
     }
 
     /** Kafka's DeleteRecords: see {@link TieredLog#deleteRecords} for the contract. */

@@ -1,5 +1,6 @@
 package io.tierlog.engine;
 
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 
@@ -18,6 +19,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param offloadLagBytes bytes of closed segments not yet committed to the cold tier
  * @param compaction how far compaction has got, for a partition of a compacted topic (or one the
  *     hot cleaner has cleaned)
+ * @param lastStableOffset first offset of the oldest open transaction, else the high watermark
+ * @param openTransactions the transactions with data and no marker yet, oldest first
  */
 public record PartitionReport(
         TopicPartition tp,
@@ -31,7 +34,44 @@ public record PartitionReport(
         long coldBytes,
         long offloadLagOffsets,
         long offloadLagBytes,
-        Optional<CompactionReport> compaction) {
+        Optional<CompactionReport> compaction,
+        long lastStableOffset,
+        List<OpenTransaction> openTransactions) {
+
+    public PartitionReport {
+        openTransactions = List.copyOf(openTransactions);
+    }
+
+    /** A partition with no open transaction. */
+    public PartitionReport(
+            TopicPartition tp,
+            long hotLogStartOffset,
+            long highWatermark,
+            long hotBytes,
+            int hotSegments,
+            long coldLogStartOffset,
+            long coldHighWatermark,
+            long coldObjects,
+            long coldBytes,
+            long offloadLagOffsets,
+            long offloadLagBytes,
+            Optional<CompactionReport> compaction) {
+        this(
+                tp,
+                hotLogStartOffset,
+                highWatermark,
+                hotBytes,
+                hotSegments,
+                coldLogStartOffset,
+                coldHighWatermark,
+                coldObjects,
+                coldBytes,
+                offloadLagOffsets,
+                offloadLagBytes,
+                compaction,
+                highWatermark,
+                List.of());
+    }
 
     /** A partition with no compaction state. */
     public PartitionReport(
@@ -61,27 +101,51 @@ public record PartitionReport(
                 Optional.empty());
     }
 
-    /**
-     * A human-readable form: one line of offsets, bytes and lag; a partition with {@link
-     * #compaction} adds an indented second line.
-     */
+    /** As {@link #format(long)} at the current time. */
     public String format() {
+        return format(System.currentTimeMillis());
+    }
+
+    /**
+     * A human-readable form: one line of offsets (the last stable offset included), bytes and lag;
+     * a partition with {@link #compaction} adds an indented line, and each open transaction one
+     * (producer id, epoch, first offset, time since its last write as of {@code nowMs}).
+     */
+    public String format(long nowMs) {
         String cold =
                 coldObjects == 0
                         ? "cold empty (high watermark " + coldHighWatermark + ")"
                         : String.format(
                                 "cold [%d, %d) %d objects %d bytes",
                                 coldLogStartOffset, coldHighWatermark, coldObjects, coldBytes);
-        return String.format(
-                        "%s  hot [%d, %d) %d segments %d bytes  %s  offload lag %d offsets %d bytes",
-                        tp,
-                        hotLogStartOffset,
-                        highWatermark,
-                        hotSegments,
-                        hotBytes,
-                        cold,
-                        offloadLagOffsets,
-                        offloadLagBytes)
-                + compaction.map(c -> "\n    " + c.format()).orElse("");
+        StringBuilder out =
+                new StringBuilder(
+                        String.format(
+                                "%s  hot [%d, %d) %d segments %d bytes  %s  offload lag %d"
+                                        + " offsets %d bytes  lso %d",
+                                tp,
+                                hotLogStartOffset,
+                                highWatermark,
+                                hotSegments,
+                                hotBytes,
+                                cold,
+                                offloadLagOffsets,
+                                offloadLagBytes,
+                                lastStableOffset));
+        compaction.ifPresent(c -> out.append("\n    ").append(c.format()));
+        for (OpenTransaction t : openTransactions) {
+            out.append(
+                    String.format(
+                            "\n    open transaction: producer %d epoch %d since offset %d, %s",
+                            t.producerId(),
+                            t.producerEpoch(),
+                            t.firstOffset(),
+                            t.lastTimestamp() < 0
+                                    ? "last write time unknown"
+                                    : "last write "
+                                            + Math.max(0, nowMs - t.lastTimestamp()) / 1000
+                                            + " s ago"));
+        }
+        return out.toString();
     }
 }

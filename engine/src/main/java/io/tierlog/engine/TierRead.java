@@ -1,6 +1,7 @@
 package io.tierlog.engine;
 
 import io.tierlog.hot.FileSlice;
+import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
@@ -48,19 +49,17 @@ public sealed interface TierRead permits TierRead.Hot, TierRead.Cold {
 
     /**
      * The partition's last stable offset as of the read (= the high watermark when no transaction
-     * is open): Fetch's {@code last_stable_offset}.
+     * is open), whatever the isolation: Fetch's {@code last_stable_offset}.
      */
-    default long lastStableOffset() {
-        return highWatermark();
-    }
+    long lastStableOffset();
 
     /**
      * For a {@link Isolation#READ_COMMITTED} read, the aborted transactions whose batches may lie
-     * in the returned range (Fetch's {@code aborted_transactions}); empty otherwise.
+     * in the returned range (Fetch's {@code aborted_transactions}), by first offset: every aborted
+     * transaction with a batch in the range is in it (others' may be too, which a reader ignores);
+     * empty for a {@link Isolation#READ_UNCOMMITTED} read or when no batch was returned.
      */
-    default java.util.List<AbortedTransaction> abortedTransactions() {
-        return java.util.List.of();
-    }
+    List<AbortedTransaction> abortedTransactions();
 
     /** The batches as a heap/direct buffer copy (copy path for the hot tier; no copy for cold). */
     MemoryRecords toMemoryRecords() throws java.io.IOException;
@@ -74,11 +73,28 @@ public sealed interface TierRead permits TierRead.Hot, TierRead.Cold {
         }
     }
 
-    /** Batches of the hot tier. */
-    record Hot(FileSlice slice, long startOffset, long highWatermark, long logStartOffset)
+    /**
+     * Batches of the hot tier.
+     *
+     * @param slice whole batches, never past the high watermark (nor the last stable offset for a
+     *     {@link Isolation#READ_COMMITTED} read)
+     */
+    record Hot(
+            FileSlice slice,
+            long startOffset,
+            long highWatermark,
+            long logStartOffset,
+            long lastStableOffset,
+            List<AbortedTransaction> abortedTransactions)
             implements TierRead {
         public Hot {
             Objects.requireNonNull(slice, "slice");
+            abortedTransactions = List.copyOf(abortedTransactions);
+        }
+
+        /** A read with no transaction open (last stable offset = high watermark). */
+        public Hot(FileSlice slice, long startOffset, long highWatermark, long logStartOffset) {
+            this(slice, startOffset, highWatermark, logStartOffset, highWatermark, List.of());
         }
 
         @Override
@@ -110,7 +126,15 @@ public sealed interface TierRead permits TierRead.Hot, TierRead.Cold {
     }
 
     /**
-     * Batches of the cold tier.
+     * Batches of the cold tier. Every cold offset lies below the last stable offset (nothing at or
+     * above it is offloaded), so a {@link Isolation#READ_COMMITTED} read needs no cap, only the
+     * aborted transactions, which the object itself tells ({@code batch_txn_state}).
+     *
+     * <p>Contract with {@link ColdReader}: it answers with {@code abortedTransactions} = the
+     * aborted runs of the chunk served that hold any offset of {@code [offset read, nextOffset)},
+     * each as {@code (producerId, first offset of the run)}, whatever the isolation (cheap, from
+     * the decoded chunk); {@link TierReads} then sets the partition's real last stable offset and
+     * drops the list for a {@link Isolation#READ_UNCOMMITTED} read.
      *
      * @param records whole batches; never empty
      * @param objectKey the object they came from
@@ -121,11 +145,31 @@ public sealed interface TierRead permits TierRead.Hot, TierRead.Cold {
             String objectKey,
             long nextOffset,
             long highWatermark,
-            long logStartOffset)
+            long logStartOffset,
+            long lastStableOffset,
+            List<AbortedTransaction> abortedTransactions)
             implements TierRead {
         public Cold {
             Objects.requireNonNull(records, "records");
             Objects.requireNonNull(objectKey, "objectKey");
+            abortedTransactions = List.copyOf(abortedTransactions);
+        }
+
+        /** Batches with no aborted transaction among them; last stable offset = high watermark. */
+        public Cold(
+                MemoryRecords records,
+                String objectKey,
+                long nextOffset,
+                long highWatermark,
+                long logStartOffset) {
+            this(
+                    records,
+                    objectKey,
+                    nextOffset,
+                    highWatermark,
+                    logStartOffset,
+                    highWatermark,
+                    List.of());
         }
 
         @Override

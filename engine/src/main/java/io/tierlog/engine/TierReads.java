@@ -2,11 +2,14 @@ package io.tierlog.engine;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tierlog.hot.AbortedTxn;
 import io.tierlog.hot.FileSlice;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.LogOfflineException;
 import io.tierlog.hot.PartitionLog;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -79,7 +82,19 @@ final class TierReads {
 
     /** As {@link TieredLog#read}. */
     CompletableFuture<TierRead> read(TopicPartition tp, long offset, int maxBytes) {
+        return read(tp, offset, maxBytes, Isolation.READ_UNCOMMITTED);
+    }
+
+    /**
+     * As {@link TieredLog#read(TopicPartition, long, int, Isolation)}. The last stable offset is
+     * read first: a transaction completed below it has its abort entry in the txn index already
+     * (the hot tier moves the LSO only after writing it), so the list read after the slice is
+     * complete for the slice.
+     */
+    CompletableFuture<TierRead> read(
+            TopicPartition tp, long offset, int maxBytes, Isolation isolation) {
         PartitionLog log = hot(tp);
+        boolean committed = isolation == Isolation.READ_COMMITTED;
         long hotStart = log.logStartOffset();
         long hw = log.highWatermark();
         long start = logStart.logStart(tp, log);
@@ -96,17 +111,30 @@ final class TierReads {
         if (offset >= hotStart) {
             long damagedEnd = log.damagedRangeEnd(offset);
             if (damagedEnd >= 0 && offset < hw && coldReader != null) {
-                return readDamaged(tp, log, offset, maxBytes, damagedEnd);
+                return readDamaged(tp, log, offset, maxBytes, damagedEnd, isolation);
             }
             try {
-                // a read stops before a damaged range, so that the next one can go to the cold tier
-                FileSlice slice =
-                        log.read(offset, Math.max(0, maxBytes), log.nextDamagedStart(offset));
+                long lso = log.lastStableOffset();
+                // a read stops before a damaged range, so that the next one can go to the cold
+                // tier; read_committed also at the LSO (a batch boundary: an open transaction's
+                // first batch), where [LSO, HW] answers empty, as Kafka
+                long maxOffset = log.nextDamagedStart(offset);
+                if (committed) {
+                    maxOffset = Math.min(maxOffset, lso);
+                }
+                FileSlice slice = log.read(offset, Math.max(0, maxBytes), maxOffset);
                 hotReads.increment();
                 hotBytesOut.increment(slice.sizeInBytes());
                 long reportedHw = Math.max(hw, slice.isEmpty() ? offset : slice.nextOffset());
                 return CompletableFuture.completedFuture(
-                        new TierRead.Hot(slice, offset, reportedHw, logStart.earliest(tp, log)));
+                        hotRead(
+                                log,
+                                slice,
+                                offset,
+                                reportedHw,
+                                logStart.earliest(tp, log),
+                                lso,
+                                committed));
             } catch (io.tierlog.hot.LogOffsetOutOfRangeException e) {
                 if (offset >= log.logStartOffset()) {
                     return CompletableFuture.failedFuture(
@@ -152,13 +180,13 @@ final class TierReads {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return CompletableFuture.failedFuture(new ColdReadException("the log is closing", e));
         }
-        return track(cold.handle((r, e) -> coldResult(tp, log, r, e)))
+        return track(cold.handle((r, e) -> coldResult(tp, log, r, e, committed)))
                 .thenCompose(
                         t ->
                                 // the end of a compacted object held no batch: go on where the
                                 // cold read stopped (the hot tier's start), never answer empty
                                 t.isEmpty() && t.nextOffset() > offset
-                                        ? read(tp, t.nextOffset(), maxBytes)
+                                        ? read(tp, t.nextOffset(), maxBytes, isolation)
                                         : CompletableFuture.completedFuture(t));
     }
 
@@ -168,7 +196,13 @@ final class TierReads {
      * does not hold the offset (then the consumer sees the corruption, as it would without tiers).
      */
     private CompletableFuture<TierRead> readDamaged(
-            TopicPartition tp, PartitionLog log, long offset, int maxBytes, long damagedEnd) {
+            TopicPartition tp,
+            PartitionLog log,
+            long offset,
+            int maxBytes,
+            long damagedEnd,
+            Isolation isolation) {
+        boolean committed = isolation == Isolation.READ_COMMITTED;
         CompletableFuture<TierRead.Cold> cold;
         try {
             cold =
@@ -191,7 +225,7 @@ final class TierReads {
                                         return null; // not in the cold tier: the hot bytes are all
                                         // there is
                                     }
-                                    return coldResult(tp, log, r, e);
+                                    return coldResult(tp, log, r, e, committed);
                                 })
                         .thenCompose(
                                 t -> {
@@ -199,18 +233,27 @@ final class TierReads {
                                         return CompletableFuture.completedFuture(t);
                                     }
                                     try {
-                                        FileSlice slice = log.read(offset, Math.max(0, maxBytes));
+                                        long lso = log.lastStableOffset();
+                                        FileSlice slice =
+                                                committed
+                                                        ? log.read(
+                                                                offset, Math.max(0, maxBytes), lso)
+                                                        : log.read(offset, Math.max(0, maxBytes));
                                         hotReads.increment();
                                         hotBytesOut.increment(slice.sizeInBytes());
                                         return CompletableFuture.completedFuture(
-                                                (TierRead)
-                                                        new TierRead.Hot(
-                                                                slice,
-                                                                offset,
-                                                                Math.max(
-                                                                        log.highWatermark(),
-                                                                        slice.nextOffset()),
-                                                                logStart.earliest(tp, log)));
+                                                hotRead(
+                                                        log,
+                                                        slice,
+                                                        offset,
+                                                        Math.max(
+                                                                log.highWatermark(),
+                                                                slice.isEmpty()
+                                                                        ? offset
+                                                                        : slice.nextOffset()),
+                                                        logStart.earliest(tp, log),
+                                                        lso,
+                                                        committed));
                                     } catch (IOException | RuntimeException ex) {
                                         return CompletableFuture.failedFuture(ex);
                                     }
@@ -218,7 +261,8 @@ final class TierReads {
     }
 
     /** The answer of a cold read, counted; a failure rethrown as the caller should see it. */
-    private TierRead coldResult(TopicPartition tp, PartitionLog log, TierRead.Cold r, Throwable e) {
+    private TierRead coldResult(
+            TopicPartition tp, PartitionLog log, TierRead.Cold r, Throwable e, boolean committed) {
         if (e != null) {
             throw ColdReader.translate(e); // counted and logged by the cold reader
         }
@@ -231,8 +275,43 @@ final class TierReads {
                         .map(s -> Math.min(s.coldLogStartOffset(), log.logStartOffset()))
                         .orElse(r.logStartOffset());
         start = Math.max(start, logStart.logStart(tp, log));
+        long lso = log.lastStableOffset();
+        long hw = log.highWatermark();
         return new TierRead.Cold(
-                r.records(), r.objectKey(), r.nextOffset(), log.highWatermark(), start);
+                r.records(),
+                r.objectKey(),
+                r.nextOffset(),
+                hw,
+                start,
+                Math.min(lso, hw),
+                committed && !r.isEmpty() ? r.abortedTransactions() : List.of());
+    }
+
+    /**
+     * A hot answer with the partition's last stable offset and, for read_committed, the aborted
+     * transactions of {@code [offset, slice end)} from the txn index.
+     */
+    private static TierRead.Hot hotRead(
+            PartitionLog log,
+            FileSlice slice,
+            long offset,
+            long hw,
+            long earliest,
+            long lso,
+            boolean committed)
+            throws IOException {
+        List<AbortedTransaction> aborted = List.of();
+        if (committed && !slice.isEmpty()) {
+            List<AbortedTxn> entries = log.abortedTransactions(offset, slice.nextOffset());
+            if (!entries.isEmpty()) {
+                aborted = new ArrayList<>(entries.size());
+                for (AbortedTxn a : entries) {
+                    aborted.add(new AbortedTransaction(a.producerId(), a.firstOffset()));
+                }
+            }
+        }
+        // the high watermark was read before the LSO: never report an LSO above it
+        return new TierRead.Hot(slice, offset, hw, earliest, Math.min(lso, hw), aborted);
     }
 
     /** Registers a cold-tier future so that {@link #close()} can fail it if still pending. */

@@ -7,13 +7,9 @@ import io.tierlog.common.Config;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
 import io.tierlog.compactor.PassResult;
-import io.tierlog.hot.AppendResult;
 import io.tierlog.hot.FileSlice;
-import io.tierlog.hot.InvalidBatchException;
 import io.tierlog.hot.LogManager;
-import io.tierlog.hot.LogOfflineException;
 import io.tierlog.hot.PartitionLog;
-import io.tierlog.hot.ProducerStateException;
 import io.tierlog.hot.ReadOnlyLogDir;
 import java.io.Closeable;
 import java.io.IOException;
@@ -82,6 +78,8 @@ public final class TieredLog implements Closeable {
     private final Counter hotBytesIn;
     private final LogStart logStart;
     private final TierReads reads;
+    private final TierAppends appends;
+    private final Transactions transactions;
     private final TimestampQueries timestamps;
 
     TieredLog(EngineResources res) {
@@ -97,6 +95,8 @@ public final class TieredLog implements Closeable {
         this.hotBytesIn = registry.counter(MetricNames.BYTES_IN, "tier", "hot");
         this.logStart = new LogStart(res);
         this.reads = new TierReads(res, logStart);
+        this.appends = new TierAppends(reads::hot, hotBytesIn);
+        this.transactions = new Transactions(reads::hot);
         this.timestamps = new TimestampQueries(res, reads, logStart);
     }
 
@@ -273,36 +273,7 @@ public final class TieredLog implements Closeable {
 
     private Optional<Appended> append(TopicPartition tp, ByteBuffer batches, boolean mayBlock)
             throws IOException {
-        int size = batches.remaining();
-        AppendResult r;
-        try {
-            PartitionLog log = hot(tp);
-            r =
-                    mayBlock
-                            ? log.append(batches)
-                            : log.appendWithoutBlocking(
-                                    batches, PartitionLog.NO_PARTITION_LEADER_EPOCH);
-            if (r == null) {
-                return Optional.empty();
-            }
-        } catch (InvalidBatchException e) {
-            throw AppendErrors.invalidBatch(e);
-        } catch (ProducerStateException e) {
-            throw AppendErrors.producerState(e);
-        } catch (LogOfflineException e) {
-            throw new org.apache.kafka.common.errors.KafkaStorageException(e.getMessage(), e);
-        }
-        if (!r.duplicate()) {
-            hotBytesIn.increment(size);
-        }
-        return Optional.of(
-                new Appended(
-                        r.firstOffset(),
-                        r.lastOffset(),
-                        r.logAppendTime(),
-                        r.logStartOffset(),
-                        r.recordCount(),
-                        r.duplicate()));
+        return appends.append(tp, batches, mayBlock, TxnVerification.NONE);
     }
 
     /** As {@link #append(TopicPartition, ByteBuffer)}, with the records' buffer (not consumed). */
@@ -332,28 +303,31 @@ public final class TieredLog implements Closeable {
      */
     public CompletableFuture<TierRead> read(
             TopicPartition tp, long offset, int maxBytes, Isolation isolation) {
-        return read(tp, offset, maxBytes); // stub: isolation ignored until transactions exist
+        return reads.read(tp, offset, maxBytes, isolation);
     }
 
     /** The partition side of transactions: markers, verification, last stable offset. */
     public Transactions transactions() {
-        return new Transactions(this);
+        return transactions;
     }
 
     /**
      * As {@link #append(TopicPartition, ByteBuffer)} for transactional batches, with the token of a
-     * KIP-890 verification ({@link TxnVerification#NONE} when none was needed).
+     * KIP-890 verification ({@link TxnVerification#NONE} when none was needed). A transactional
+     * batch starting a transaction in the partition without the token the partition handed out
+     * ({@link Transactions#startVerification}), or a non-transactional batch of a producer whose
+     * transaction is open there, fails with {@code InvalidTxnStateException}.
      */
     public Appended append(TopicPartition tp, ByteBuffer batches, TxnVerification verification)
             throws IOException {
-        throw new UnsupportedOperationException("transactions: not implemented yet");
+        return appends.append(tp, batches, true, verification).orElseThrow();
     }
 
     /** As {@link #appendWithoutBlocking(TopicPartition, ByteBuffer)} with a verification token. */
     public Optional<Appended> appendWithoutBlocking(
             TopicPartition tp, ByteBuffer batches, TxnVerification verification)
             throws IOException {
-        throw new UnsupportedOperationException("transactions: not implemented yet");
+        return appends.append(tp, batches, false, verification);
     }
 
     // ---------------------------------------------------------------- offsets
@@ -417,19 +391,24 @@ public final class TieredLog implements Closeable {
     }
 
     /**
-     * The idempotent producers the partition's hot tier remembers (from appends and producer
-     * snapshots, until {@code producer.id.expiration.ms}). From memory, never blocks.
+     * The idempotent and transactional producers the partition's hot tier remembers (from appends,
+     * markers and producer snapshots, until {@code producer.id.expiration.ms}; never while a
+     * transaction of theirs is open), with their coordinator epoch and open transaction's first
+     * offset (DescribeProducers). From memory, never blocks.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      */
     public List<ActiveProducer> activeProducers(TopicPartition tp) {
         List<ActiveProducer> out = new ArrayList<>();
         for (io.tierlog.hot.ProducerEntry e : hot(tp).producerStates()) {
-            long ts =
-                    e.batches().isEmpty()
-                            ? -1
-                            : e.batches().get(e.batches().size() - 1).timestamp();
-            out.add(new ActiveProducer(e.producerId(), e.producerEpoch(), e.lastSequence(), ts));
+            out.add(
+                    new ActiveProducer(
+                            e.producerId(),
+                            e.producerEpoch(),
+                            e.lastSequence(),
+                            e.lastTimestamp(),
+                            e.coordinatorEpoch(),
+                            e.currentTxnFirstOffset()));
         }
         return out;
     }

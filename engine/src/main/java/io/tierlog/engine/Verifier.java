@@ -47,6 +47,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *   <li>where both tiers hold offsets, they hold the same records (first batch; deep: all), field
  *       by field: offsets, timestamps, key, value, headers, producer fields, batch boundaries; not
  *       for a topic with {@code cleanup.policy} compact, whose tiers are cleaned apart;
+ *   <li>every cold object lies below the partition's last stable offset (no record of an open
+ *       transaction in the cold tier: invariant 10);
  *   <li>deep: every hot batch passes its checks (length, magic, CRC-32C, contiguous offsets); a
  *       corrupt one is named by segment file, byte position and offset.
  * </ul>
@@ -114,6 +116,7 @@ final class Verifier {
             return;
         }
         checkContiguity(tp, objects, state, out);
+        TxnInvariant.checkColdBelowLastStableOffset(hot, tp, segs, objects, out);
         if (deep) {
             checkHotBatches(tp, segs, state, compactTopic, out);
         }

@@ -36,7 +36,13 @@ public record Violation(TopicPartition tp, Kind kind, String message) {
          * An object a compaction replaced (retired, waiting for the sweeper) is also a committed
          * object of a partition: the sweeper would delete data the catalog serves.
          */
-        RETIRED_STILL_REFERENCED
+        RETIRED_STILL_REFERENCED,
+        /**
+         * A cold object reaches the partition's last stable offset: it may hold data of a
+         * transaction still open (offload stops below the LSO, which never moves back), which a
+         * {@code read_committed} reader of the cold tier could then see.
+         */
+        OPEN_TRANSACTION_IN_COLD
     }
 
     @Override

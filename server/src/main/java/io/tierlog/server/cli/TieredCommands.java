@@ -51,7 +51,9 @@ final class TieredCommands {
             mixinStandardHelpOptions = true,
             description = {
                 "Per partition: hot and cold offset ranges, cold object count and bytes, offload"
-                        + " lag. Read-only: safe while the server runs."
+                        + " lag, the last stable offset (lso) and each open transaction (producer"
+                        + " id, epoch, first offset, time since its last write). Read-only: safe"
+                        + " while the server runs."
             })
     static final class Inspect extends Base implements Callable<Integer> {
         @Parameters(arity = "0..1", paramLabel = "TOPIC", description = "Only this topic.")

@@ -1,5 +1,7 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.engine.AbortedTransaction;
+import io.tierlog.engine.Isolation;
 import io.tierlog.server.dispatch.PartitionFailureLog;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +51,7 @@ final class FetchReader {
     private final List<Target> targets;
     private final int maxBytes;
     private final boolean readCommitted;
+    private final Isolation isolation;
     private final boolean byTopicId;
 
     FetchReader(
@@ -61,6 +64,7 @@ final class FetchReader {
         this.targets = targets;
         this.maxBytes = maxBytes;
         this.readCommitted = readCommitted;
+        this.isolation = readCommitted ? Isolation.READ_COMMITTED : Isolation.READ_UNCOMMITTED;
         this.byTopicId = byTopicId;
     }
 
@@ -130,10 +134,18 @@ final class FetchReader {
                 int limit = (int) Math.min(t.partitionMaxBytes(), remaining);
                 CompletableFuture<PartitionRead> f =
                         async
-                                ? source.readAsync(t.tp(), t.fetchOffset(), Math.max(1, limit))
+                                ? source.readAsync(
+                                                t.tp(),
+                                                t.fetchOffset(),
+                                                Math.max(1, limit),
+                                                isolation)
                                         .toCompletableFuture()
                                 : CompletableFuture.completedFuture(
-                                        source.read(t.tp(), t.fetchOffset(), Math.max(1, limit)));
+                                        source.read(
+                                                t.tp(),
+                                                t.fetchOffset(),
+                                                Math.max(1, limit),
+                                                isolation));
                 if (f.isDone()) {
                     complete(st, t, pd, limit, f);
                     continue;
@@ -205,6 +217,19 @@ final class FetchReader {
         if (size > 0 && (st.bytes == 0 || size <= limit)) {
             pd.setRecords(read.records());
             st.bytes += size;
+            if (readCommitted) {
+                // Kafka's order: by first offset, as the client's CompletedFetch expects
+                List<FetchResponseData.AbortedTransaction> aborted = pd.abortedTransactions();
+                for (AbortedTransaction a : read.abortedTransactions()) {
+                    aborted.add(
+                            new FetchResponseData.AbortedTransaction()
+                                    .setProducerId(a.producerId())
+                                    .setFirstOffset(a.firstOffset()));
+                }
+                aborted.sort(
+                        java.util.Comparator.comparingLong(
+                                FetchResponseData.AbortedTransaction::firstOffset));
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.engine.Isolation;
 import java.io.IOException;
 import org.apache.kafka.common.TopicPartition;
 
@@ -34,6 +35,23 @@ public interface FetchSource {
         } catch (IOException | RuntimeException e) {
             return java.util.concurrent.CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * As {@link #read(TopicPartition, long, int)} with an isolation level: {@link
+     * Isolation#READ_COMMITTED} returns no batch at or above the last stable offset and carries the
+     * aborted transactions of the records. The default ignores the isolation (a source with no
+     * transactions).
+     */
+    default PartitionRead read(TopicPartition tp, long offset, int maxBytes, Isolation isolation)
+            throws IOException {
+        return read(tp, offset, maxBytes);
+    }
+
+    /** As {@link #readAsync(TopicPartition, long, int)} with an isolation level. */
+    default java.util.concurrent.CompletionStage<PartitionRead> readAsync(
+            TopicPartition tp, long offset, int maxBytes, Isolation isolation) {
+        return readAsync(tp, offset, maxBytes);
     }
 
     /** Offsets of a partition without reading. @throws UnknownTopicOrPartitionException */

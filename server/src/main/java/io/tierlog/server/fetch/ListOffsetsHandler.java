@@ -1,5 +1,6 @@
 package io.tierlog.server.fetch;
 
+import io.tierlog.engine.Isolation;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.TimestampOffset;
@@ -22,14 +23,17 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * ListOffsets v1-v11 with Kafka's special timestamps: -2 earliest (either tier), -1 latest (the
- * high watermark, which is also the last stable offset), -3 the record with the largest timestamp
- * (v7+), -4 earliest local, the hot tier's first offset (v8+), -5 latest tiered, the last offset
- * offloaded to the cold tier or -1 (v9+), -6 earliest pending upload, the first offset not
- * offloaded yet (v11+); any timestamp >= 0 gives the first offset whose timestamp is at least that,
- * or offset -1 when there is none. A special timestamp sent with a version older than the one
- * introducing it is answered {@code UNSUPPORTED_VERSION} for that partition, as Kafka's
- * ReplicaManager does. The {@code TimeoutMs} of v10+ is not needed: searches by time finish within
- * the handler's own bound. Thread-safe.
+ * high watermark; the last stable offset for {@code isolation_level} 1, read_committed), -3 the
+ * record with the largest timestamp (v7+), -4 earliest local, the hot tier's first offset (v8+), -5
+ * latest tiered, the last offset offloaded to the cold tier or -1 (v9+), -6 earliest pending
+ * upload, the first offset not offloaded yet (v11+); any timestamp >= 0 gives the first offset
+ * whose timestamp is at least that, or offset -1 when there is none; a search by time or -3 whose
+ * record a reader of the request's isolation cannot fetch yet (at or above the high watermark, or
+ * the last stable offset for read_committed) answers offset -1, as Kafka's {@code
+ * lastFetchableOffset} rule. A special timestamp sent with a version older than the one introducing
+ * it is answered {@code UNSUPPORTED_VERSION} for that partition, as Kafka's ReplicaManager does.
+ * The {@code TimeoutMs} of v10+ is not needed: searches by time finish within the handler's own
+ * bound. Thread-safe.
  */
 final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     static final long LATEST = -1L;
@@ -52,6 +56,10 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
     protected ApiMessage handle(
             RequestContext context, ListOffsetsRequestData request, short version) {
         ListOffsetsResponseData r = new ListOffsetsResponseData();
+        Isolation isolation =
+                request.isolationLevel() == 1
+                        ? Isolation.READ_COMMITTED
+                        : Isolation.READ_UNCOMMITTED;
         for (ListOffsetsTopic t : request.topics()) {
             ListOffsetsTopicResponse tr = new ListOffsetsTopicResponse().setName(t.name());
             Optional<TopicInfo> meta = metadata.topic(t.name());
@@ -73,6 +81,7 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
                             engine,
                             new TopicPartition(t.name(), p.partitionIndex()),
                             p.timestamp(),
+                            isolation,
                             pr);
                 }
                 tr.partitions().add(pr);
@@ -127,19 +136,30 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
      * the blocking executor, see {@link #mayBlock}).
      */
     private static void lookup(
-            TieredLog engine, TopicPartition tp, long ts, ListOffsetsPartitionResponse pr) {
+            TieredLog engine,
+            TopicPartition tp,
+            long ts,
+            Isolation isolation,
+            ListOffsetsPartitionResponse pr) {
         try {
             if (fromMemory(ts)) {
-                pr.setOffset(special(engine, engine.offsets(tp), ts));
-            } else if (ts == MAX_TIMESTAMP) {
-                engine.maxTimestamp(tp).ifPresent(to -> set(pr, to));
+                pr.setOffset(special(engine, engine.offsets(tp), ts, isolation));
+                return;
+            }
+            Optional<TimestampOffset> found;
+            if (ts == MAX_TIMESTAMP) {
+                found = engine.maxTimestamp(tp);
             } else {
                 // any other timestamp, a negative one too, is a search by time, as in Kafka:
                 // below every record's timestamp it finds the first record
-                engine.offsetForTimestamp(tp, ts)
-                        .get(60, java.util.concurrent.TimeUnit.SECONDS)
-                        .ifPresent(to -> set(pr, to));
+                found =
+                        engine.offsetForTimestamp(tp, ts)
+                                .get(60, java.util.concurrent.TimeUnit.SECONDS);
             }
+            // Kafka's lastFetchableOffset: a record a reader of this isolation cannot fetch yet
+            // (at or above the LSO for read_committed) is not an answer; offset -1
+            long lastFetchable = engine.offsets(tp).lastFetchableOffset(isolation);
+            found.filter(to -> to.offset() < lastFetchable).ifPresent(to -> set(pr, to));
         } catch (java.util.concurrent.ExecutionException e) {
             pr.setErrorCode(Errors.forException(e.getCause()).code());
         } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
@@ -154,9 +174,9 @@ final class ListOffsetsHandler extends SyncApiHandler<ListOffsetsRequestData> {
      * The offsets known from memory. Without a cold tier, -5 and -6 are -1, as Kafka answers for a
      * topic without remote storage.
      */
-    private static long special(TieredLog engine, LogOffsets o, long ts) {
+    private static long special(TieredLog engine, LogOffsets o, long ts, Isolation isolation) {
         if (ts == LATEST) {
-            return o.highWatermark();
+            return o.lastFetchableOffset(isolation);
         } else if (ts == EARLIEST) {
             return o.logStartOffset();
         } else if (ts == EARLIEST_LOCAL) {

@@ -1,6 +1,7 @@
 package io.tierlog.server.fetch;
 
 import io.tierlog.engine.ColdReadException;
+import io.tierlog.engine.Isolation;
 import io.tierlog.engine.LogOffsets;
 import io.tierlog.engine.TierRead;
 import io.tierlog.engine.TieredLog;
@@ -11,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
@@ -29,7 +31,13 @@ public final class TieredFetchSource implements FetchSource {
 
     @Override
     public PartitionRead read(TopicPartition tp, long offset, int maxBytes) throws IOException {
-        CompletableFuture<TierRead> f = log.read(tp, offset, maxBytes);
+        return read(tp, offset, maxBytes, Isolation.READ_UNCOMMITTED);
+    }
+
+    @Override
+    public PartitionRead read(TopicPartition tp, long offset, int maxBytes, Isolation isolation)
+            throws IOException {
+        CompletableFuture<TierRead> f = log.read(tp, offset, maxBytes, isolation);
         if (!f.isDone()) {
             return offsets(tp);
         }
@@ -45,20 +53,29 @@ public final class TieredFetchSource implements FetchSource {
 
     @Override
     public CompletionStage<PartitionRead> readAsync(TopicPartition tp, long offset, int maxBytes) {
-        return log.read(tp, offset, maxBytes).thenApply(TieredFetchSource::toRead);
+        return readAsync(tp, offset, maxBytes, Isolation.READ_UNCOMMITTED);
     }
 
+    @Override
+    public CompletionStage<PartitionRead> readAsync(
+            TopicPartition tp, long offset, int maxBytes, Isolation isolation) {
+        return log.read(tp, offset, maxBytes, isolation).thenApply(TieredFetchSource::toRead);
+    }
+
+    /** The engine's answer, with the real last stable offset and the aborted transactions. */
     private static PartitionRead toRead(TierRead r) {
+        BaseRecords records;
         if (r instanceof TierRead.Hot h) {
-            return new PartitionRead(
-                    h.isEmpty() ? MemoryRecords.EMPTY : new FileSliceRecords(h.region()),
-                    h.highWatermark(),
-                    h.highWatermark(),
-                    h.logStartOffset());
+            records = h.isEmpty() ? MemoryRecords.EMPTY : new FileSliceRecords(h.region());
+        } else {
+            records = ((TierRead.Cold) r).records();
         }
-        TierRead.Cold c = (TierRead.Cold) r;
         return new PartitionRead(
-                c.records(), c.highWatermark(), c.highWatermark(), c.logStartOffset());
+                records,
+                r.highWatermark(),
+                r.lastStableOffset(),
+                r.logStartOffset(),
+                r.abortedTransactions());
     }
 
     private static RuntimeException rethrow(Throwable t) {
@@ -74,6 +91,6 @@ public final class TieredFetchSource implements FetchSource {
     @Override
     public PartitionRead offsets(TopicPartition tp) {
         LogOffsets o = log.offsets(tp);
-        return PartitionRead.empty(o.highWatermark(), o.logStartOffset());
+        return PartitionRead.empty(o.highWatermark(), o.lastStableOffset(), o.logStartOffset());
     }
 }

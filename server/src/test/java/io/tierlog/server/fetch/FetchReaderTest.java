@@ -124,4 +124,91 @@ class FetchReaderTest {
         FetchReader.Result r = result.join();
         assertThat(r.bytes()).isEqualTo(partitionMax);
     }
+
+    /** A source whose reads name two aborted transactions, out of order, with LSO 40 < HW 100. */
+    private static final class TxnSource implements FetchSource {
+        final List<io.tierlog.engine.Isolation> asked = new ArrayList<>();
+
+        @Override
+        public PartitionRead read(TopicPartition tp, long offset, int maxBytes) {
+            throw new AssertionError("the isolation-aware read is used");
+        }
+
+        @Override
+        public PartitionRead read(
+                TopicPartition tp, long offset, int maxBytes, io.tierlog.engine.Isolation i) {
+            asked.add(i);
+            return new PartitionRead(
+                    records(tp.partition()),
+                    100,
+                    40,
+                    0,
+                    i == io.tierlog.engine.Isolation.READ_COMMITTED
+                            ? List.of(
+                                    new io.tierlog.engine.AbortedTransaction(9, 30),
+                                    new io.tierlog.engine.AbortedTransaction(8, 10))
+                            : List.of());
+        }
+
+        @Override
+        public PartitionRead offsets(TopicPartition tp) {
+            return PartitionRead.empty(100, 40, 0);
+        }
+    }
+
+    @Test
+    void readCommittedCarriesTheAbortedTransactionsByFirstOffsetAndTheRealLastStableOffset() {
+        TxnSource source = new TxnSource();
+        PartitionData committed =
+                new FetchReader(source, List.of(target(0, 1 << 20)), 1 << 20, true, false)
+                        .read()
+                        .response()
+                        .responses()
+                        .get(0)
+                        .partitions()
+                        .get(0);
+        assertThat(committed.lastStableOffset()).isEqualTo(40);
+        assertThat(committed.highWatermark()).isEqualTo(100);
+        assertThat(committed.abortedTransactions())
+                .extracting(a -> a.producerId() + "@" + a.firstOffset())
+                .containsExactly("8@10", "9@30");
+
+        PartitionData uncommitted =
+                new FetchReader(source, List.of(target(0, 1 << 20)), 1 << 20, false, false)
+                        .read()
+                        .response()
+                        .responses()
+                        .get(0)
+                        .partitions()
+                        .get(0);
+        assertThat(uncommitted.lastStableOffset())
+                .as("the real LSO for read_uncommitted too")
+                .isEqualTo(40);
+        assertThat(uncommitted.abortedTransactions()).isNull();
+        assertThat(source.asked)
+                .containsExactly(
+                        io.tierlog.engine.Isolation.READ_COMMITTED,
+                        io.tierlog.engine.Isolation.READ_UNCOMMITTED);
+    }
+
+    @Test
+    void aPartitionWhoseRecordsDoNotFitGetsNoAbortedList() {
+        TxnSource source = new TxnSource();
+        int size = records(0).sizeInBytes();
+        List<PartitionData> parts =
+                new FetchReader(
+                                source,
+                                List.of(target(10, size), target(11, size)),
+                                size + size / 2, // the second partition's records do not fit
+                                true,
+                                false)
+                        .read()
+                        .response()
+                        .responses()
+                        .get(0)
+                        .partitions();
+        assertThat(parts.get(0).abortedTransactions()).hasSize(2);
+        assertThat(parts.get(1).records().sizeInBytes()).isZero();
+        assertThat(parts.get(1).abortedTransactions()).isEmpty();
+    }
 }

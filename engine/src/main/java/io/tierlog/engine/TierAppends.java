@@ -1,0 +1,69 @@
+package io.tierlog.engine;
+
+import io.micrometer.core.instrument.Counter;
+import io.tierlog.hot.AppendResult;
+import io.tierlog.hot.InvalidBatchException;
+import io.tierlog.hot.LogOfflineException;
+import io.tierlog.hot.PartitionLog;
+import io.tierlog.hot.ProducerStateException;
+import io.tierlog.hot.VerificationGuard;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The append path of {@link TieredLog} (data batches and the transaction markers of {@link
+ * Transactions}): the hot tier's refusals as Kafka's exceptions ({@link AppendErrors}), the bytes
+ * counted in {@code tierlog_bytes_in_total{tier="hot"}}. See {@link TieredLog#append} for the
+ * contract. Thread-safe (the hot tier and the counter are).
+ */
+final class TierAppends {
+    private final Function<TopicPartition, PartitionLog> hot;
+    private final Counter hotBytesIn;
+
+    TierAppends(Function<TopicPartition, PartitionLog> hot, Counter hotBytesIn) {
+        this.hot = hot;
+        this.hotBytesIn = hotBytesIn;
+    }
+
+    /**
+     * Appends {@code batches}, or with {@code mayBlock} false returns empty when that would block.
+     */
+    Optional<Appended> append(
+            TopicPartition tp, ByteBuffer batches, boolean mayBlock, TxnVerification verification)
+            throws IOException {
+        int size = batches.remaining();
+        VerificationGuard guard = verification.guard();
+        AppendResult r;
+        try {
+            PartitionLog log = hot.apply(tp);
+            r =
+                    mayBlock
+                            ? log.append(batches, PartitionLog.NO_PARTITION_LEADER_EPOCH, guard)
+                            : log.appendWithoutBlocking(
+                                    batches, PartitionLog.NO_PARTITION_LEADER_EPOCH, guard);
+            if (r == null) {
+                return Optional.empty();
+            }
+        } catch (InvalidBatchException e) {
+            throw AppendErrors.invalidBatch(e);
+        } catch (ProducerStateException e) {
+            throw AppendErrors.producerState(e);
+        } catch (LogOfflineException e) {
+            throw new org.apache.kafka.common.errors.KafkaStorageException(e.getMessage(), e);
+        }
+        if (!r.duplicate()) {
+            hotBytesIn.increment(size);
+        }
+        return Optional.of(
+                new Appended(
+                        r.firstOffset(),
+                        r.lastOffset(),
+                        r.logAppendTime(),
+                        r.logStartOffset(),
+                        r.recordCount(),
+                        r.duplicate()));
+    }
+}
