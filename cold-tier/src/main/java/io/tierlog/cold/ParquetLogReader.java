@@ -262,6 +262,14 @@ public final class ParquetLogReader {
         return readRecords(startOffset, maxBytes, new java.util.HashMap<>());
     }
 
+    /** {@link #readBatches} through parquet-mr's record reader (the reference in tests). */
+    ColdBatches readBatchesWithRecordReader(long startOffset, int maxBytes) throws IOException {
+        Map<Long, TxnState> states = new java.util.HashMap<>();
+        MemoryRecords records = readRecords(startOffset, maxBytes, states);
+        return ColdBatches.of(
+                records, states, footer().formatVersion() >= ColdLayout.TXN_STATE_FORMAT_VERSION);
+    }
+
     private MemoryRecords readRecords(long startOffset, int maxBytes, Map<Long, TxnState> states)
             throws IOException {
         Footer f = footer();

@@ -102,6 +102,14 @@ class TxnStateRoundTripTest {
         for (int maxBytes : new int[] {1, 200, 400, Integer.MAX_VALUE}) {
             for (long from = 0; from < h.nextOffset(); from++) {
                 ColdBatches c = reader.readBatches(from, maxBytes);
+                ColdBatches reference = reader.readBatchesWithRecordReader(from, maxBytes);
+                assertThat(c.records().buffer()).isEqualTo(reference.records().buffer());
+                assertThat(c.abortedRuns())
+                        .as("columnar and record reader agree from %d", from)
+                        .isEqualTo(reference.abortedRuns());
+                for (RecordBatch b : reference.records().batches()) {
+                    assertThat(reference.txnState(b)).isEqualTo(stateOf(b));
+                }
                 List<AbortedRun> runs = c.abortedRuns();
                 for (RecordBatch b : c.records().batches()) {
                     assertThat(c.txnState(b)).isEqualTo(stateOf(b));

@@ -23,7 +23,8 @@ import org.apache.kafka.common.TopicPartition;
  * partitions and rolled segments show up.
  *
  * <p>Transactions come from a {@link TxnHeaderScan} of the partition's segments (cached until its
- * segment list changes): a Kafka dir's {@code .txnindex} files are not needed.
+ * segment list changes, then resumed after the closed segments already scanned): a Kafka dir's
+ * {@code .txnindex} files are not needed.
  *
  * <p>Thread-safe.
  */
@@ -163,7 +164,7 @@ public final class LogDirSource implements SegmentSource {
         if (last != null && last.segments().equals(now)) {
             return last.scan();
         }
-        TxnHeaderScan fresh = TxnHeaderScan.of(now);
+        TxnHeaderScan fresh = TxnHeaderScan.of(now, last == null ? null : last.scan());
         scans.put(tp, new Scanned(now, fresh));
         return fresh;
     }

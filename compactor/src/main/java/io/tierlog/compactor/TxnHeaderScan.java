@@ -33,7 +33,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * producer id int64 @43; a batch spans {@code 12 + length} bytes. A torn or impossible header ends
  * the segment's scan.
  *
- * <p>Immutable result, so thread-safe.
+ * <p>A result is immutable once returned, so thread-safe.
  */
 final class TxnHeaderScan {
     private static final int HEADER = 61;
@@ -46,6 +46,9 @@ final class TxnHeaderScan {
     private final long lastStableOffset;
     private final Optional<OngoingTxn> oldestOpen;
     private final List<AbortedTxn> aborted;
+
+    /** The state after the leading closed segments, from which a later scan resumes. */
+    private Progress afterClosed;
 
     private TxnHeaderScan(
             long lastStableOffset, Optional<OngoingTxn> oldestOpen, List<AbortedTxn> aborted) {
@@ -75,63 +78,116 @@ final class TxnHeaderScan {
 
     /** Scans {@code segments} (oldest first) of one partition. */
     static TxnHeaderScan of(List<SegmentInfo> segments) throws IOException {
-        // pid -> first offset of its open transaction, oldest first
-        Map<Long, Long> open = new LinkedHashMap<>();
-        Map<Long, Short> epochs = new HashMap<>();
-        List<AbortedTxn> aborted = new ArrayList<>();
-        long end = segments.isEmpty() ? 0 : segments.get(0).baseOffset();
-        ByteBuffer header = ByteBuffer.allocate(HEADER);
-        for (SegmentInfo s : segments) {
-            FileChannel ch;
-            try {
-                ch = FileChannel.open(s.logFile(), StandardOpenOption.READ);
-            } catch (NoSuchFileException e) {
-                continue; // deleted by the dir's writer meanwhile (retention)
-            }
-            try (ch) {
-                long size = ch.size();
-                long pos = 0;
-                while (size - pos >= HEADER) {
-                    header.clear();
-                    readFully(ch, header, pos);
-                    long base = header.getLong(0);
-                    int length = header.getInt(8);
-                    if (length < HEADER - 12 || pos + 12 + length > size) {
-                        break;
-                    }
-                    short attributes = header.getShort(ATTRIBUTES);
-                    long last = base + header.getInt(LAST_OFFSET_DELTA);
-                    long pid = header.getLong(PRODUCER_ID);
-                    end = Math.max(end, last + 1);
-                    if ((attributes & TRANSACTIONAL) != 0) {
-                        if ((attributes & CONTROL) == 0) {
-                            open.putIfAbsent(pid, base);
-                            epochs.put(pid, header.getShort(PRODUCER_ID + 8));
-                        } else {
-                            Long first = open.remove(pid);
-                            if (first != null && isAbort(ch, pos, 12 + length)) {
-                                long lso =
-                                        open.isEmpty() ? base + 1 : open.values().iterator().next();
-                                aborted.add(new AbortedTxn(pid, first, base, lso));
-                            }
-                        }
-                    }
-                    pos += 12 + length;
-                }
+        return of(segments, null);
+    }
+
+    /**
+     * As {@link #of(List)}, resuming after the closed segments {@code previous} scanned when they
+     * are still the first of {@code segments}, unchanged (a log dir's closed segments change only
+     * by retention or a cleaner, which both change the list): only the rest is read again.
+     */
+    static TxnHeaderScan of(List<SegmentInfo> segments, TxnHeaderScan previous) throws IOException {
+        Progress p = null;
+        if (previous != null && previous.afterClosed != null) {
+            List<SegmentInfo> done = previous.afterClosed.segments;
+            if (done.size() <= segments.size() && segments.subList(0, done.size()).equals(done)) {
+                p = previous.afterClosed.copy();
             }
         }
+        if (p == null) {
+            p = new Progress(segments.isEmpty() ? 0 : segments.get(0).baseOffset());
+        }
+        Progress afterClosed = p.copy();
+        boolean closedPrefix = true;
+        ByteBuffer header = ByteBuffer.allocate(HEADER);
+        for (int i = p.segments.size(); i < segments.size(); i++) {
+            SegmentInfo s = segments.get(i);
+            scanSegment(s, p, header);
+            p.segments.add(s);
+            closedPrefix &= s.closed();
+            if (closedPrefix) {
+                afterClosed = p.copy();
+            }
+        }
+        Progress state = p;
         Optional<OngoingTxn> oldest =
-                open.entrySet().stream()
+                state.open.entrySet().stream()
                         .findFirst()
                         .map(
                                 e ->
                                         new OngoingTxn(
                                                 e.getKey(),
-                                                epochs.get(e.getKey()),
+                                                state.epochs.get(e.getKey()),
                                                 e.getValue(),
                                                 -1));
-        long lso = oldest.map(OngoingTxn::firstOffset).orElse(end);
-        return new TxnHeaderScan(lso, oldest, List.copyOf(aborted));
+        long lso = oldest.map(OngoingTxn::firstOffset).orElse(p.end);
+        TxnHeaderScan out = new TxnHeaderScan(lso, oldest, List.copyOf(p.aborted));
+        out.afterClosed = afterClosed;
+        return out;
+    }
+
+    /** The scan's state after some segments. Not thread-safe; copied before being shared. */
+    private static final class Progress {
+        final List<SegmentInfo> segments = new ArrayList<>();
+        // pid -> first offset of its open transaction, oldest first
+        final Map<Long, Long> open = new LinkedHashMap<>();
+        final Map<Long, Short> epochs = new HashMap<>();
+        final List<AbortedTxn> aborted = new ArrayList<>();
+        long end;
+
+        Progress(long end) {
+            this.end = end;
+        }
+
+        Progress copy() {
+            Progress c = new Progress(end);
+            c.segments.addAll(segments);
+            c.open.putAll(open);
+            c.epochs.putAll(epochs);
+            c.aborted.addAll(aborted);
+            return c;
+        }
+    }
+
+    private static void scanSegment(SegmentInfo s, Progress p, ByteBuffer header)
+            throws IOException {
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(s.logFile(), StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            return; // deleted by the dir's writer meanwhile (retention)
+        }
+        try (ch) {
+            long size = ch.size();
+            long pos = 0;
+            while (size - pos >= HEADER) {
+                header.clear();
+                readFully(ch, header, pos);
+                long base = header.getLong(0);
+                int length = header.getInt(8);
+                if (length < HEADER - 12 || pos + 12 + length > size) {
+                    break;
+                }
+                short attributes = header.getShort(ATTRIBUTES);
+                long last = base + header.getInt(LAST_OFFSET_DELTA);
+                long pid = header.getLong(PRODUCER_ID);
+                p.end = Math.max(p.end, last + 1);
+                if ((attributes & TRANSACTIONAL) != 0) {
+                    if ((attributes & CONTROL) == 0) {
+                        p.open.putIfAbsent(pid, base);
+                        p.epochs.put(pid, header.getShort(PRODUCER_ID + 8));
+                    } else {
+                        Long first = p.open.remove(pid);
+                        if (first != null && isAbort(ch, pos, 12 + length)) {
+                            long lso =
+                                    p.open.isEmpty() ? base + 1 : p.open.values().iterator().next();
+                            p.aborted.add(new AbortedTxn(pid, first, base, lso));
+                        }
+                    }
+                }
+                pos += 12 + length;
+            }
+        }
     }
 
     private static boolean isAbort(FileChannel ch, long pos, int size) throws IOException {

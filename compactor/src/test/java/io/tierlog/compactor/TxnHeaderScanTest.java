@@ -86,6 +86,67 @@ class TxnHeaderScanTest {
         }
     }
 
+    @Test
+    void aResumedScanAfterRollsAndRetentionEqualsAFreshOne() throws Exception {
+        TxnBatches h =
+                new TxnBatches(0, CompressionType.NONE)
+                        .txn(1, 2) // 0-1
+                        .plain(1) // 2
+                        .txn(2, 1) // 3
+                        .marker(1, false) // 4
+                        .txn(3, 1) // 5
+                        .marker(2, false) // 6
+                        .marker(3, true) // 7
+                        .txn(1, 1); // 8, open
+        List<MemoryRecords> b = h.batches();
+        Path part = Files.createDirectories(dir.resolve("t-0"));
+        List<SegmentInfo> all = new ArrayList<>();
+        int[][] cuts = {{0, 2}, {2, 4}, {4, 6}, {6, 8}};
+        for (int[] c : cuts) {
+            long base = b.get(c[0]).firstBatch().baseOffset();
+            long next = b.get(c[1] - 1).firstBatch().lastOffset() + 1;
+            ByteBuffer bytes = concat(b.subList(c[0], c[1]));
+            Path f = part.resolve(String.format("%020d.log", base));
+            Files.write(f, bytes.array());
+            all.add(new SegmentInfo(TP, base, next, bytes.capacity(), -1, true, f));
+        }
+        TxnHeaderScan previous = null;
+        for (int n = 1; n <= all.size(); n++) {
+            List<SegmentInfo> now = new ArrayList<>(all.subList(0, n));
+            SegmentInfo last = now.get(n - 1);
+            now.set(
+                    n - 1,
+                    new SegmentInfo(
+                            TP,
+                            last.baseOffset(),
+                            last.nextOffset(),
+                            last.sizeInBytes(),
+                            -1,
+                            false,
+                            last.logFile()));
+            TxnHeaderScan resumed = TxnHeaderScan.of(now, previous);
+            TxnHeaderScan fresh = TxnHeaderScan.of(now);
+            assertSame(resumed, fresh);
+            previous = resumed;
+        }
+        assertThat(previous.lastStableOffset()).isEqualTo(8);
+        assertThat(previous.aborted(0, 9))
+                .extracting(a -> List.of(a.producerId(), a.firstOffset(), a.lastOffset()))
+                .containsExactly(List.of(1L, 0L, 4L), List.of(2L, 3L, 6L));
+        // retention removed the first segment: the list's prefix changed, so a full scan
+        List<SegmentInfo> retained = new ArrayList<>(all.subList(1, all.size()));
+        assertSame(TxnHeaderScan.of(retained, previous), TxnHeaderScan.of(retained));
+        assertThat(TxnHeaderScan.of(retained, previous).aborted(0, 9))
+                .extracting(a -> List.of(a.producerId(), a.firstOffset(), a.lastOffset()))
+                .containsExactly(List.of(2L, 3L, 6L));
+    }
+
+    private static void assertSame(TxnHeaderScan a, TxnHeaderScan b) {
+        assertThat(a.lastStableOffset()).isEqualTo(b.lastStableOffset());
+        assertThat(a.aborted(0, Long.MAX_VALUE)).isEqualTo(b.aborted(0, Long.MAX_VALUE));
+        assertThat(a.oldestOpen()).isEqualTo(b.oldestOpen());
+    }
+
     /** The truth of whole batches: open transactions, aborted ones, the LSO. */
     private static final class Model {
         long lso;
