@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,12 +13,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -98,7 +94,8 @@ public final class TransactionCoordinator implements AutoCloseable {
     private final TxnStateStore store;
     private final ProducerIdSource producerIds;
     private final TxnMarkerWriter markerWriter;
-    private final TxnMarkerQueue markers;
+    private final TxnPipeline pipeline;
+    private final TxnTimeouts timeouts;
     private final Executor io;
     private final ScheduledExecutorService timer;
     private final Time time;
@@ -122,8 +119,10 @@ public final class TransactionCoordinator implements AutoCloseable {
         this.io = io;
         this.timer = timer;
         this.time = time;
-        this.markers =
+        TxnMarkerQueue markers =
                 new TxnMarkerQueue(markerWriter, groups, io, timer, config.markerRetryBackoffMs());
+        this.pipeline = new TxnPipeline(config, store, producerIds, markers, io, timer, time, txns);
+        this.timeouts = new TxnTimeouts(config, pipeline, txns, time, () -> closed);
     }
 
     /**
@@ -185,7 +184,7 @@ public final class TransactionCoordinator implements AutoCloseable {
             synchronized (m) {
                 if (m.state.isPrepare()) {
                     prepared++;
-                    c.sendMarkers(m);
+                    c.pipeline.sendMarkers(m);
                 }
             }
         }
@@ -243,7 +242,7 @@ public final class TransactionCoordinator implements AutoCloseable {
         if (closed) {
             return done(initError(Errors.COORDINATOR_NOT_AVAILABLE));
         }
-        return onIo(
+        return pipeline.onIo(
                         () ->
                                 initOnIo(
                                         transactionalId,
@@ -289,7 +288,7 @@ public final class TransactionCoordinator implements AutoCloseable {
         TxnTransit t = d.transit();
         if (t.state() == TransactionState.PREPARE_EPOCH_FENCE) {
             // Abort the open transaction first; the producer retries and then gets its epoch.
-            return end(m, t.producerId(), t.producerEpoch(), false, false, serverTv())
+            return pipeline.end(m, t.producerId(), t.producerEpoch(), false, false, serverTv())
                     .thenApply(
                             r ->
                                     initError(
@@ -298,7 +297,7 @@ public final class TransactionCoordinator implements AutoCloseable {
                                                     : r.error()));
         }
         TransactionMetadata meta = m;
-        return persist(meta, t)
+        return pipeline.persist(meta, t)
                 .thenApply(
                         e -> {
                             if (e == Errors.NONE) {
@@ -368,7 +367,7 @@ public final class TransactionCoordinator implements AutoCloseable {
         synchronized (m) {
             d = TxnDecisions.add(m, pid, epoch, parts, groups, (short) tv, time.milliseconds());
         }
-        return d.transit() == null ? done(d.error()) : persist(m, d.transit());
+        return d.transit() == null ? done(d.error()) : pipeline.persist(m, d.transit());
     }
 
     /**
@@ -383,18 +382,19 @@ public final class TransactionCoordinator implements AutoCloseable {
             short producerEpoch,
             Collection<TopicPartition> partitions) {
         Map<TopicPartition, Errors> r = new LinkedHashMap<>();
-        Errors whole = verifyWhole(transactionalId, producerId, producerEpoch);
+        TransactionMetadata m =
+                closed || transactionalId == null ? null : txns.get(transactionalId);
+        Errors whole = verifyWhole(transactionalId, m);
         if (whole != null) {
             return done(sameFor(partitions, whole));
         }
-        TransactionMetadata m = txns.get(transactionalId);
         synchronized (m) {
-            Errors again = TxnDecisions.verify(m, producerId, producerEpoch);
+            Errors e = TxnDecisions.verify(m, producerId, producerEpoch);
             for (TopicPartition tp : partitions) {
                 r.put(
                         tp,
-                        again != null
-                                ? again
+                        e != null
+                                ? e
                                 : m.partitions.contains(tp)
                                         ? Errors.NONE
                                         : Errors.TRANSACTION_ABORTABLE);
@@ -403,21 +403,15 @@ public final class TransactionCoordinator implements AutoCloseable {
         return done(new AddPartitionsResult(r));
     }
 
-    /** The error for the whole verification, or null when each item is to be checked. */
-    private Errors verifyWhole(String id, long pid, short epoch) {
+    /** The error for the whole verification before the metadata is looked at, or null. */
+    private Errors verifyWhole(String id, TransactionMetadata m) {
         if (id == null || id.isEmpty()) {
             return Errors.INVALID_REQUEST;
         }
         if (closed) {
             return Errors.COORDINATOR_NOT_AVAILABLE;
         }
-        TransactionMetadata m = txns.get(id);
-        if (m == null) {
-            return Errors.INVALID_PRODUCER_ID_MAPPING;
-        }
-        synchronized (m) {
-            return TxnDecisions.verify(m, pid, epoch);
-        }
+        return m == null ? Errors.INVALID_PRODUCER_ID_MAPPING : null;
     }
 
     /**
@@ -446,17 +440,18 @@ public final class TransactionCoordinator implements AutoCloseable {
      */
     public CompletableFuture<Errors> verifyOffsets(
             String transactionalId, long producerId, short producerEpoch, String groupId) {
-        Errors whole = verifyWhole(transactionalId, producerId, producerEpoch);
+        TransactionMetadata m =
+                closed || transactionalId == null ? null : txns.get(transactionalId);
+        Errors whole = verifyWhole(transactionalId, m);
         if (whole != null) {
             return done(whole);
         }
-        TransactionMetadata m = txns.get(transactionalId);
         synchronized (m) {
-            Errors again = TxnDecisions.verify(m, producerId, producerEpoch);
-            if (again != null) {
-                return done(again);
+            Errors e = TxnDecisions.verify(m, producerId, producerEpoch);
+            if (e == null) {
+                e = m.groups.contains(groupId) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE;
             }
-            return done(m.groups.contains(groupId) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE);
+            return done(e);
         }
     }
 
@@ -482,211 +477,11 @@ public final class TransactionCoordinator implements AutoCloseable {
         if (m == null) {
             return done(endError(Errors.INVALID_PRODUCER_ID_MAPPING));
         }
-        return end(m, producerId, producerEpoch, commit, true, (short) transactionVersion);
+        return pipeline.end(m, producerId, producerEpoch, commit, true, (short) transactionVersion);
     }
 
     private static EndTxnResult endError(Errors e) {
-        return new EndTxnResult(e, -1, (short) -1);
-    }
-
-    private CompletableFuture<EndTxnResult> end(
-            TransactionMetadata m,
-            long pid,
-            short epoch,
-            boolean commit,
-            boolean fromClient,
-            short tv) {
-        TxnDecisions.Decision d;
-        synchronized (m) {
-            d = decideEnd(m, pid, epoch, commit, fromClient, tv, null);
-        }
-        if (d.needProducerId()) {
-            return onIo(
-                            () -> {
-                                long next = producerIds.nextProducerId();
-                                TxnDecisions.Decision again;
-                                synchronized (m) {
-                                    again = decideEnd(m, pid, epoch, commit, fromClient, tv, next);
-                                }
-                                return endWith(m, again, commit, tv);
-                            },
-                            endError(Errors.COORDINATOR_NOT_AVAILABLE))
-                    .thenCompose(f -> f);
-        }
-        return endWith(m, d, commit, tv);
-    }
-
-    /** The end decision; an epoch fence that cannot go on is dropped rather than left pending. */
-    private TxnDecisions.Decision decideEnd(
-            TransactionMetadata m,
-            long pid,
-            short epoch,
-            boolean commit,
-            boolean fromClient,
-            short tv,
-            Long next) {
-        TxnDecisions.Decision d =
-                TxnDecisions.end(m, pid, epoch, commit, fromClient, tv, next, time.milliseconds());
-        if (d.transit() == null
-                && !d.needProducerId()
-                && m.pendingState == TransactionState.PREPARE_EPOCH_FENCE) {
-            m.abortPending();
-        }
-        return d;
-    }
-
-    private CompletableFuture<EndTxnResult> endWith(
-            TransactionMetadata m, TxnDecisions.Decision d, boolean commit, short tv) {
-        if (d.transit() == null) {
-            if (d.error() != Errors.NONE) {
-                return done(endError(d.error()));
-            }
-            return done(
-                    tv >= 2
-                            ? new EndTxnResult(Errors.NONE, d.producerId(), d.producerEpoch())
-                            : endError(Errors.NONE));
-        }
-        TxnTransit prepare = d.transit();
-        boolean fence = d.epochFence();
-        return write(prepare)
-                .thenApply(
-                        ok -> {
-                            TxnTransit complete;
-                            synchronized (m) {
-                                if (!ok) {
-                                    m.abortPending();
-                                    if (fence) {
-                                        m.hasFailedEpochFence = true;
-                                        LOG.warn(
-                                                "Cannot journal the epoch fence of {}: epoch {}"
-                                                        + " kept in memory, never handed out",
-                                                m.transactionalId,
-                                                prepare.producerEpoch());
-                                    }
-                                    return endError(Errors.COORDINATOR_NOT_AVAILABLE);
-                                }
-                                m.completeTransitionTo(prepare);
-                                complete = sendMarkers(m);
-                            }
-                            return tv >= 2
-                                    ? new EndTxnResult(
-                                            Errors.NONE,
-                                            complete.producerId(),
-                                            complete.producerEpoch())
-                                    : endError(Errors.NONE);
-                        });
-    }
-
-    /**
-     * For a transaction in PrepareX: prepares CompleteX (pending until the markers are done),
-     * queues its markers, and journals CompleteX once they are. Holds {@code m}'s monitor.
-     */
-    private TxnTransit sendMarkers(TransactionMetadata m) {
-        TxnTransit complete = m.prepareComplete(time.milliseconds());
-        TxnMarkerQueue.Job job =
-                new TxnMarkerQueue.Job(
-                        m,
-                        m.producerId,
-                        m.producerEpoch,
-                        store.coordinatorEpoch(),
-                        m.state == TransactionState.PREPARE_COMMIT,
-                        m.clientTv,
-                        Set.copyOf(m.partitions),
-                        Set.copyOf(m.groups));
-        markers.send(job).thenRun(() -> journalComplete(m, complete));
-        return complete;
-    }
-
-    /** Journals CompleteX; retried after the backoff until it succeeds (or close). */
-    private void journalComplete(TransactionMetadata m, TxnTransit complete) {
-        write(complete)
-                .thenAccept(
-                        ok -> {
-                            if (ok) {
-                                synchronized (m) {
-                                    m.completeTransitionTo(complete);
-                                }
-                                LOG.debug(
-                                        "Completed transaction of {} ({})",
-                                        m.transactionalId,
-                                        complete.state().displayName());
-                            } else if (!closed) {
-                                timer.schedule(
-                                        () -> journalComplete(m, complete),
-                                        config.markerRetryBackoffMs(),
-                                        TimeUnit.MILLISECONDS);
-                            }
-                        });
-    }
-
-    /** Journals {@code t} for {@code m} and applies it (or drops the pending state). */
-    private CompletableFuture<Errors> persist(TransactionMetadata m, TxnTransit t) {
-        return write(t).thenApply(
-                        ok -> {
-                            synchronized (m) {
-                                if (!ok) {
-                                    m.abortPending();
-                                    return Errors.COORDINATOR_NOT_AVAILABLE;
-                                }
-                                m.completeTransitionTo(t);
-                            }
-                            if (t.state() == TransactionState.DEAD) {
-                                txns.remove(t.transactionalId(), m);
-                            }
-                            return Errors.NONE;
-                        });
-    }
-
-    /** Writes {@code t} on the I/O executor: true once durable, false on failure. */
-    private CompletableFuture<Boolean> write(TxnTransit t) {
-        CompletableFuture<Boolean> f = new CompletableFuture<>();
-        try {
-            io.execute(
-                    () -> {
-                        try {
-                            if (t.state() == TransactionState.DEAD) {
-                                store.remove(t.transactionalId());
-                            } else {
-                                store.write(t);
-                            }
-                            f.complete(true);
-                        } catch (IOException | RuntimeException e) {
-                            LOG.warn(
-                                    "Cannot journal {} of {}: {}",
-                                    t.state().displayName(),
-                                    t.transactionalId(),
-                                    e.toString());
-                            f.complete(false);
-                        }
-                    });
-        } catch (RejectedExecutionException e) {
-            f.complete(false);
-        }
-        return f;
-    }
-
-    private interface IoWork<T> {
-        T run() throws IOException;
-    }
-
-    /** Runs {@code work} on the I/O executor; {@code onFailure} if it throws or is rejected. */
-    private <T> CompletableFuture<CompletableFuture<T>> onIo(
-            IoWork<CompletableFuture<T>> work, T onFailure) {
-        CompletableFuture<CompletableFuture<T>> f = new CompletableFuture<>();
-        try {
-            io.execute(
-                    () -> {
-                        try {
-                            f.complete(work.run());
-                        } catch (IOException | RuntimeException e) {
-                            LOG.warn("Transaction coordinator I/O failed: {}", e.toString());
-                            f.complete(done(onFailure));
-                        }
-                    });
-        } catch (RejectedExecutionException e) {
-            f.complete(done(onFailure));
-        }
-        return f;
+        return TxnPipeline.endError(e);
     }
 
     private static <T> CompletableFuture<T> done(T v) {
@@ -697,69 +492,14 @@ public final class TransactionCoordinator implements AutoCloseable {
         return (short) config.transactionVersion();
     }
 
-    /**
-     * Aborts every Ongoing transaction past its timeout: fences the producer's epoch (the zombie's
-     * later requests get PRODUCER_FENCED) and aborts with the server's transaction version.
-     */
+    /** Aborts every Ongoing transaction past its timeout (see {@link TxnTimeouts}). */
     void abortTimedOutTransactions() {
-        long now = time.milliseconds();
-        for (TransactionMetadata m : txns.values()) {
-            if (closed) {
-                return;
-            }
-            TxnTransit fence = null;
-            synchronized (m) {
-                if (m.state == TransactionState.ONGOING
-                        && !m.pendingTransitionInProgress()
-                        && m.startMs + m.timeoutMs < now) {
-                    fence = m.prepareFenceProducerEpoch();
-                }
-            }
-            if (fence != null) {
-                LOG.info(
-                        "Aborting the transaction of {} (producer id {}): open longer than its"
-                                + " timeout of {} ms",
-                        m.transactionalId,
-                        fence.producerId(),
-                        fence.timeoutMs());
-                end(m, fence.producerId(), fence.producerEpoch(), false, false, serverTv())
-                        .thenAccept(
-                                r -> {
-                                    if (r.error() != Errors.NONE) {
-                                        LOG.warn(
-                                                "Abort of the timed-out transaction of {}"
-                                                        + " failed: {}",
-                                                m.transactionalId,
-                                                r.error());
-                                    }
-                                });
-            }
-        }
+        timeouts.abortTimedOut();
     }
 
-    /** Forgets idle transactional ids untouched for {@code transactional.id.expiration.ms}. */
+    /** Forgets idle transactional ids past {@code transactional.id.expiration.ms}. */
     void expireTransactionalIds() {
-        long now = time.milliseconds();
-        for (TransactionMetadata m : txns.values()) {
-            if (closed) {
-                return;
-            }
-            TxnTransit dead = null;
-            synchronized (m) {
-                if (m.state.isIdle()
-                        && !m.pendingTransitionInProgress()
-                        && m.lastUpdateMs + config.transactionalIdExpirationMs() <= now) {
-                    dead = m.prepareDead();
-                }
-            }
-            if (dead != null) {
-                LOG.info(
-                        "Transactional id {} expired (idle for {} ms)",
-                        m.transactionalId,
-                        now - m.lastUpdateMs);
-                persist(m, dead);
-            }
-        }
+        timeouts.expireIdle();
     }
 
     /**
@@ -775,55 +515,16 @@ public final class TransactionCoordinator implements AutoCloseable {
             boolean commit,
             Collection<TopicPartition> partitions,
             int transactionVersion) {
-        Map<TopicPartition, CompletableFuture<Errors>> each = new LinkedHashMap<>();
-        for (TopicPartition tp : new LinkedHashSet<>(partitions)) {
-            CompletableFuture<Errors> e = new CompletableFuture<>();
-            each.put(tp, e);
-            if (closed) {
-                e.complete(Errors.COORDINATOR_NOT_AVAILABLE);
-                continue;
-            }
-            try {
-                io.execute(
-                        () -> {
-                            CompletableFuture<Void> w;
-                            try {
-                                w =
-                                        markerWriter.writeMarker(
-                                                tp,
-                                                producerId,
-                                                producerEpoch,
-                                                coordinatorEpoch,
-                                                commit,
-                                                transactionVersion);
-                            } catch (RuntimeException ex) {
-                                w = CompletableFuture.failedFuture(ex);
-                            }
-                            w.whenComplete(
-                                    (v, ex) ->
-                                            e.complete(
-                                                    ex == null
-                                                            ? Errors.NONE
-                                                            : Errors.forException(unwrap(ex))));
-                        });
-            } catch (RejectedExecutionException ex) {
-                e.complete(Errors.COORDINATOR_NOT_AVAILABLE);
-            }
-        }
-        return CompletableFuture.allOf(each.values().toArray(new CompletableFuture<?>[0]))
-                .thenApply(
-                        v -> {
-                            Map<TopicPartition, Errors> r = new LinkedHashMap<>();
-                            each.forEach((tp, f) -> r.put(tp, f.join()));
-                            return r;
-                        });
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
+        return TxnQueries.writeMarkers(
+                markerWriter,
+                io,
+                closed,
+                producerId,
+                producerEpoch,
+                coordinatorEpoch,
+                commit,
+                partitions,
+                transactionVersion);
     }
 
     /** ListTransactions (Kafka's filters; Dead ids are never listed). */
@@ -831,70 +532,13 @@ public final class TransactionCoordinator implements AutoCloseable {
         if (closed) {
             return done(new ListResult(Errors.COORDINATOR_NOT_AVAILABLE, Set.of(), List.of()));
         }
-        Pattern pattern = null;
-        if (filter.idPattern() != null && !filter.idPattern().isEmpty()) {
-            try {
-                pattern = Pattern.compile(filter.idPattern());
-            } catch (PatternSyntaxException e) {
-                return done(new ListResult(Errors.INVALID_REGULAR_EXPRESSION, Set.of(), List.of()));
-            }
-        }
-        Set<TransactionState> states = EnumSet.noneOf(TransactionState.class);
-        Set<String> unknown = new LinkedHashSet<>();
-        for (String s : filter.states()) {
-            TransactionState.fromName(s).ifPresentOrElse(states::add, () -> unknown.add(s));
-        }
-        long now = time.milliseconds();
-        List<TxnListing> out = new ArrayList<>();
-        for (TransactionMetadata m : txns.values()) {
-            synchronized (m) {
-                if (m.state == TransactionState.DEAD
-                        || (!filter.producerIds().isEmpty()
-                                && !filter.producerIds().contains(m.producerId))
-                        || (!filter.states().isEmpty() && !states.contains(m.state))
-                        || (filter.durationMs() >= 0 && now - m.startMs <= filter.durationMs())
-                        || (pattern != null && !pattern.matcher(m.transactionalId).matches())) {
-                    continue;
-                }
-                out.add(new TxnListing(m.transactionalId, m.producerId, m.state.displayName()));
-            }
-        }
-        out.sort(java.util.Comparator.comparing(TxnListing::transactionalId));
-        return done(new ListResult(Errors.NONE, unknown, out));
+        return done(TxnQueries.list(txns.values(), filter, time.milliseconds()));
     }
 
     /** DescribeTransactions, one description per id asked, in order. */
     public CompletableFuture<List<TxnDescription>> describeTransactions(
             Collection<String> transactionalIds) {
-        List<TxnDescription> out = new ArrayList<>();
-        for (String id : transactionalIds) {
-            Errors e =
-                    closed
-                            ? Errors.COORDINATOR_NOT_AVAILABLE
-                            : id == null || id.isEmpty()
-                                    ? Errors.INVALID_REQUEST
-                                    : Errors.TRANSACTIONAL_ID_NOT_FOUND;
-            TransactionMetadata m = closed || id == null ? null : txns.get(id);
-            if (m != null) {
-                synchronized (m) {
-                    if (m.state != TransactionState.DEAD) {
-                        out.add(
-                                new TxnDescription(
-                                        id,
-                                        Errors.NONE,
-                                        m.state.displayName(),
-                                        m.timeoutMs,
-                                        m.startMs,
-                                        m.producerId,
-                                        m.producerEpoch,
-                                        Set.copyOf(m.partitions)));
-                        continue;
-                    }
-                }
-            }
-            out.add(new TxnDescription(id, e, "", -1, -1, -1, (short) -1, Set.of()));
-        }
-        return done(out);
+        return done(TxnQueries.describe(txns, transactionalIds, closed));
     }
 
     /**
@@ -902,19 +546,7 @@ public final class TransactionCoordinator implements AutoCloseable {
      * transactional id: an idempotent InitProducerId naming it must get a fresh id.
      */
     public boolean isTransactionalProducerId(long producerId) {
-        if (producerId < 0) {
-            return false;
-        }
-        for (TransactionMetadata m : txns.values()) {
-            synchronized (m) {
-                if (m.producerId == producerId
-                        || m.prevProducerId == producerId
-                        || m.nextProducerId == producerId) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return TxnQueries.isTransactional(txns.values(), producerId);
     }
 
     /** This coordinator's epoch (one more at every open), written into markers. */
@@ -945,19 +577,24 @@ public final class TransactionCoordinator implements AutoCloseable {
     }
 
     /**
+     * A crash, for tests: stops timers and markers at once without closing the journal (nothing
+     * more is written by this instance).
+     */
+    void abandonForTest() {
+        closed = true;
+        for (ScheduledFuture<?> t : tasks) {
+            t.cancel(false);
+        }
+        pipeline.close();
+    }
+
+    /**
      * Stops the timers and the marker queue (markers still pending are re-queued at the next open
      * from the journal) and closes the journal. Idempotent.
      */
     @Override
     public void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (ScheduledFuture<?> t : tasks) {
-            t.cancel(false);
-        }
-        markers.close();
+        abandonForTest();
         store.close();
     }
 }
