@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ApiVersions advertises exactly the routed APIs and their ranges; FindCoordinator names this
- * server for groups and refuses transaction keys (no transaction coordinator yet).
+ * server for groups and, with transactions switched off, refuses transaction keys.
  */
 class ApiVersionsAndFindCoordinatorTest extends HandlerTestBase {
     private static final byte GROUP = 0;
@@ -26,7 +26,7 @@ class ApiVersionsAndFindCoordinatorTest extends HandlerTestBase {
 
     @Override
     protected Map<String, String> settings() {
-        return Map.of("node.id", "3");
+        return Map.of("node.id", "3", "transaction.coordinator.enable", "false");
     }
 
     @Test

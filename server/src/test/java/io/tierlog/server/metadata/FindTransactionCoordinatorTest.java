@@ -80,7 +80,8 @@ class FindTransactionCoordinatorTest extends HandlerTestBase {
     }
 
     @Test
-    void theServedHandlerRefusesTransactionalIdsWhileTransactionsAreOff() {
+    void theServedHandlerRefusesTransactionalIdsWhileTransactionsAreOff() throws Exception {
+        reopen(Map.of("transaction.coordinator.enable", "false"));
         FindCoordinatorResponseData r =
                 kit.call(
                         ApiKeys.FIND_COORDINATOR,

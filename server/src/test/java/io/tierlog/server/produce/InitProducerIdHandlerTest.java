@@ -13,6 +13,12 @@ import org.junit.jupiter.api.Test;
 class InitProducerIdHandlerTest extends HandlerTestBase {
     private static final short V4 = 4;
 
+    /** This handler serves only while no transaction coordinator is wired. */
+    @Override
+    protected java.util.Map<String, String> settings() {
+        return java.util.Map.of("transaction.coordinator.enable", "false");
+    }
+
     private InitProducerIdResponseData init(long pid, short epoch, String txnId) {
         return kit.call(
                 ApiKeys.INIT_PRODUCER_ID,

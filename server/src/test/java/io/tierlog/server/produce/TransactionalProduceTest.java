@@ -133,7 +133,8 @@ class TransactionalProduceTest extends HandlerTestBase {
     }
 
     @Test
-    void withoutACoordinatorProduceStopsAtV11AndWithOneAtV12() {
+    void withoutACoordinatorProduceStopsAtV11AndWithOneAtV12() throws Exception {
+        reopen(Map.of("transaction.coordinator.enable", "false"));
         assertThat(kit.handler(ApiKeys.PRODUCE).maxVersion()).isEqualTo((short) 11);
         ProduceHandler withTxn = new ProduceHandler(kit.engine(), Runnable::run, noCheck());
         assertThat(withTxn.maxVersion()).isEqualTo((short) 12);
