@@ -39,8 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * segments, small local retention) is killed with SIGKILL {@code tierlog.txnKill.kills} times
  * (default 30) at seeded random moments while a kafka-clients 4.4 transactional producer commits
  * and aborts transactions over six partitions, and started again on the same data. Each cycle uses
- * a new {@code transactional.id}, so a transaction left open by a kill must be ended by the
- * restarted coordinator (its recovery or {@code transaction.timeout.ms}), not by a successor's
+ * a new {@code transactional.id}, and one cycle in three holds a transaction open (records written,
+ * no commit) until the kill, so a transaction left open by a kill must be ended by the restarted
+ * coordinator (its recovery or {@code transaction.timeout.ms}), not by a successor's
  * InitProducerId. {@link TxnLedger} records every transaction's state around each call; after the
  * last restart the LSO must reach the high watermark on every partition (nothing hangs), and
  * read_committed must show acked commits fully and in order, never an aborted or open transaction,
@@ -202,6 +203,9 @@ class TxnKillCampaignIT {
                         "reconnect.backoff.max.ms", 200);
         String pad = "y".repeat(Property.between(random, 10, 400));
         long killDelay = Property.between(random, 100, 2500);
+        // in one cycle in three, transaction number holdAt stays open (its records written, no
+        // commit) until the kill: the restarted coordinator must abort it on its timeout
+        int holdAt = random.nextInt(3) == 0 ? random.nextInt(8) : -1;
         try (KafkaProducer<String, String> producer =
                 TxnClients.producer(target.bootstrap(), "kill-" + cycle, extra)) {
             initWithRetries(producer);
@@ -230,6 +234,13 @@ class TxnKillCampaignIT {
                         producer.send(new ProducerRecord<>(TOPIC, p, null, v));
                     }
                     producer.flush();
+                    if (t == holdAt) {
+                        Await.until(
+                                "the kill of a server with a transaction open",
+                                killed::get,
+                                Duration.ofSeconds(30));
+                        break;
+                    }
                     if (commit) {
                         e.state = State.COMMITTING;
                         producer.commitTransaction();
