@@ -5,6 +5,7 @@
 #   bench/side-by-side.sh --runs 3           # medians of 3 runs
 #   bench/side-by-side.sh --peer kafka       # Kafka vs Kafka: sanity check of the harness
 #   bench/side-by-side.sh --scale 0.1        # 10x smaller workloads for a quick try
+#   bench/side-by-side.sh --workloads txn     # transactional ingest only (issue 11)
 # Other options: --set k=v (tierlog setting), --workloads "100 B,zstd", --work DIR,
 # --tierlog LAUNCHER (default: a snapshot of server/target run like bin/tierlog does).
 # SKIP_BUILD=1 skips the Maven build.

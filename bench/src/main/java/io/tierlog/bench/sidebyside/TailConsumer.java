@@ -16,7 +16,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * reads partition 0 of a topic from the beginning up to its end offset at start and prints one line
  * {@code RESULT records=N bytes=B seconds=S} (bytes = serialized key + value sizes).
  *
- * <p>Usage: {@code TailConsumer BOOTSTRAP TOPIC}. Exits 1 if no record arrives for 60 s.
+ * <p>Usage: {@code TailConsumer BOOTSTRAP TOPIC [ISOLATION]} ({@code read_uncommitted}, the
+ * default, or {@code read_committed}: the end offset is then the last stable offset). Exits 1 if no
+ * record arrives for 60 s.
  *
  * <p>Thread-safety: a single-threaded program.
  */
@@ -26,8 +28,8 @@ public final class TailConsumer {
     private TailConsumer() {}
 
     public static void main(String[] args) {
-        if (args.length != 2) {
-            System.err.println("usage: TailConsumer BOOTSTRAP TOPIC");
+        if (args.length != 2 && args.length != 3) {
+            System.err.println("usage: TailConsumer BOOTSTRAP TOPIC [ISOLATION]");
             System.exit(2);
         }
         Properties props = new Properties();
@@ -35,6 +37,9 @@ public final class TailConsumer {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                args.length == 3 ? args[2] : "read_uncommitted");
         TopicPartition tp = new TopicPartition(args[1], 0);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.assign(List.of(tp));

@@ -119,6 +119,41 @@ final class ModuleRules {
                                     + " engine (one door: metrics, retention and tiering see all of"
                                     + " them); the server depends on engine and common only");
 
+    /** The coordinators' packages: state machines behind the handlers. */
+    static final String[] COORDINATORS = {
+        "io.tierlog.server.txn.coordinator..", "io.tierlog.server.group.coordinator.."
+    };
+
+    /** Kafka's request/response types and tierlog's network and dispatch layers. */
+    static final String[] WIRE = {
+        "org.apache.kafka.common.message..",
+        "org.apache.kafka.common.requests..",
+        "org.apache.kafka.common.protocol.types..",
+        "io.netty..",
+        "io.tierlog.server.net..",
+        "io.tierlog.server.dispatch..",
+        "io.tierlog.server.txn",
+        "io.tierlog.server.group"
+    };
+
+    /** 4b. The transaction and group coordinators know no wire types. */
+    static final ArchRule COORDINATORS_HAVE_NO_WIRE_TYPES =
+            noClasses()
+                    .that()
+                    .resideInAnyPackage(COORDINATORS)
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(WIRE)
+                    .as(
+                            "the transaction and group coordinators import no request, response,"
+                                    + " Netty, dispatch or handler types")
+                    .because(
+                            "a coordinator is a state machine with a journal, tested on a manual"
+                                    + " clock without a network; the handlers translate every API"
+                                    + " version to its calls and results (Kafka's names and error"
+                                    + " codes: Errors and TopicPartition are allowed), so a new"
+                                    + " request version never touches the state machine");
+
     /** 4a. The CLI part of rule 4, which holds on its own already. */
     static final ArchRule CLI_DEPENDS_ON_ENGINE_AND_COMMON_ONLY =
             noClasses()

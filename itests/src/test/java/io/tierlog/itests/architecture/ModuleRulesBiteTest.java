@@ -24,7 +24,8 @@ class ModuleRulesBiteTest {
                             "io.tierlog.catalog.archviolation",
                             "io.tierlog.engine.archviolation",
                             "io.tierlog.server.archviolation",
-                            "io.tierlog.server.cli.archviolation");
+                            "io.tierlog.server.cli.archviolation",
+                            "io.tierlog.server.txn.coordinator.archviolation");
 
     private static String violations(ArchRule rule) {
         EvaluationResult result = rule.evaluate(FIXTURES);
@@ -71,6 +72,15 @@ class ModuleRulesBiteTest {
                 .contains("HandlerAppendsToHotTier", "io.tierlog.hot.LogManager")
                 .contains("CommandRunsTheCompactor", "io.tierlog.compactor.Compactor")
                 .doesNotContain("EngineCallsS3Directly");
+    }
+
+    @Test
+    void aCoordinatorHoldingARequestTypeIsReported() {
+        assertThat(violations(ModuleRules.COORDINATORS_HAVE_NO_WIRE_TYPES))
+                .contains(
+                        "CoordinatorTakesEndTxnRequest",
+                        "org.apache.kafka.common.message.EndTxnRequestData")
+                .doesNotContain("HandlerAppendsToHotTier", "CommandRunsTheCompactor");
     }
 
     @Test

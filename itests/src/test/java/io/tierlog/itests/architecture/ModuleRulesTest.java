@@ -73,6 +73,11 @@ class ModuleRulesTest {
     }
 
     @Test
+    void theCoordinatorsHaveNoWireTypes() {
+        ModuleRules.COORDINATORS_HAVE_NO_WIRE_TYPES.check(MAIN);
+    }
+
+    @Test
     void theCliDependsOnTheEngineAndCommonOnly() {
         ModuleRules.CLI_DEPENDS_ON_ENGINE_AND_COMMON_ONLY.check(MAIN);
     }

@@ -64,10 +64,33 @@ public final class KafkaBroker implements AutoCloseable {
      * @throws IOException if the broker does not come up; the message holds the tail of its output
      */
     public static KafkaBroker start(Path dir, Map<String, String> overrides) throws IOException {
+        return start(dir, overrides, List.of());
+    }
+
+    /**
+     * As {@link #start(Path, Map)}, with further {@code kafka-storage format} arguments for a fresh
+     * directory, e.g. {@code --feature transaction.version=1} (a freshly formatted 4.4 broker
+     * finalizes transaction.version 2).
+     */
+    public static KafkaBroker start(
+            Path dir, Map<String, String> overrides, List<String> formatArgs) throws IOException {
+        return start(dir, overrides, formatArgs, freePort(), freePort());
+    }
+
+    /**
+     * As {@link #start(Path, Map, List)} on given loopback ports, so that a broker started again on
+     * the same data (after a kill) is where it was: clients and its own coordinators find it at the
+     * address its metadata held before.
+     */
+    public static KafkaBroker start(
+            Path dir,
+            Map<String, String> overrides,
+            List<String> formatArgs,
+            int brokerPort,
+            int controllerPort)
+            throws IOException {
         Files.createDirectories(dir);
         Path logDir = dir.resolve("kafka-logs");
-        int brokerPort = freePort();
-        int controllerPort = freePort();
         Map<String, String> props = new LinkedHashMap<>();
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
@@ -100,17 +123,17 @@ public final class KafkaBroker implements AutoCloseable {
 
         Path out = dir.resolve("broker.out");
         if (!Files.exists(logDir.resolve("meta.properties"))) {
-            Process format =
-                    javaProcess(
-                                    List.of(
-                                            "kafka.tools.StorageTool",
-                                            "format",
-                                            "--cluster-id",
-                                            Uuid.randomUuid().toString(),
-                                            "--config",
-                                            config.toString()),
-                                    dir.resolve("format.out"))
-                            .start();
+            List<String> formatCmd =
+                    new ArrayList<>(
+                            List.of(
+                                    "kafka.tools.StorageTool",
+                                    "format",
+                                    "--cluster-id",
+                                    Uuid.randomUuid().toString(),
+                                    "--config",
+                                    config.toString()));
+            formatCmd.addAll(formatArgs);
+            Process format = javaProcess(formatCmd, dir.resolve("format.out")).start();
             int rc = waitFor(format, Duration.ofSeconds(120));
             if (rc != 0) {
                 throw new IOException(
@@ -243,7 +266,8 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
+    /** A loopback port free now. */
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
