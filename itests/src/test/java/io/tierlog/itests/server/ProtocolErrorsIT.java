@@ -304,7 +304,9 @@ class ProtocolErrorsIT {
                                     .setTransactionalId("tx")
                                     .setTransactionTimeoutMs(60000),
                             new InitProducerIdResponseData());
-            assertThat(txn.errorCode()).isEqualTo(Errors.NOT_COORDINATOR.code());
+            // a transactional id gets its own producer id, never one handed out before
+            assertThat(txn.errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(txn.producerId()).isGreaterThan(next.producerId());
         }
     }
 
@@ -439,7 +441,9 @@ class ProtocolErrorsIT {
                                     .setKey("tx")
                                     .setKeyType((byte) 1),
                             new org.apache.kafka.common.message.FindCoordinatorResponseData());
-            assertThat(txn.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
+            // transactional ids are coordinated by this node too
+            assertThat(txn.errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(txn.nodeId()).isZero();
             org.apache.kafka.common.message.FindCoordinatorResponseData grp =
                     c.call(
                             ApiKeys.FIND_COORDINATOR,
