@@ -254,7 +254,6 @@ final class TxnDecisions {
                             commit ? TransactionState.PREPARE_COMMIT : abort,
                             false,
                             fence,
-                            epoch,
                             tv,
                             newPid,
                             nowMs);
@@ -266,7 +265,7 @@ final class TxnDecisions {
                 }
                 yield retry
                         ? Decision.error(Errors.INVALID_TXN_STATE)
-                        : complete(m, abort, true, fence, epoch, tv, newPid, nowMs);
+                        : complete(m, abort, true, fence, tv, newPid, nowMs);
             }
             case COMPLETE_ABORT -> {
                 if (commit) {
@@ -274,7 +273,7 @@ final class TxnDecisions {
                 }
                 yield retry
                         ? Decision.done(m.producerId, m.producerEpoch)
-                        : complete(m, abort, true, fence, epoch, tv, newPid, nowMs);
+                        : complete(m, abort, true, fence, tv, newPid, nowMs);
             }
             case PREPARE_COMMIT ->
                     Decision.error(
@@ -285,7 +284,7 @@ final class TxnDecisions {
             case EMPTY ->
                     commit
                             ? Decision.error(Errors.INVALID_TXN_STATE)
-                            : complete(m, abort, true, fence, epoch, tv, newPid, nowMs);
+                            : complete(m, abort, true, fence, tv, newPid, nowMs);
             case DEAD, PREPARE_EPOCH_FENCE -> Decision.error(Errors.CONCURRENT_TRANSACTIONS);
         };
     }
@@ -295,17 +294,20 @@ final class TxnDecisions {
             TransactionState next,
             boolean noPartitionAdded,
             boolean fence,
-            short epoch,
             short tv,
             Long newPid,
             long nowMs) {
-        boolean rotate = !fence && m.isProducerEpochExhausted();
+        // Kafka 4.4's TV2 end: an epoch fence's pending state is dropped but its bump is not
+        // applied (no setProducerEpoch, unlike its TV1 path), so the abort's own TV2 bump is the
+        // only one: the epoch ends one above the client's, whose later commit is then a retry
+        // by epoch and answers INVALID_TXN_STATE, not PRODUCER_FENCED. Nor is rotation skipped.
+        boolean rotate = m.isProducerEpochExhausted();
         if (rotate && newPid == null) {
             return Decision.needPid();
         }
         boolean isFence = fence && next == TransactionState.PREPARE_ABORT;
         if (isFence) {
-            applyFence(m, epoch);
+            m.pendingState = null;
         }
         return Decision.journal(
                 m.prepareAbortOrCommit(
@@ -318,8 +320,9 @@ final class TxnDecisions {
     }
 
     /**
-     * The fence's bumped epoch becomes memory's before the abort is journaled (never handed out: if
-     * the write fails, {@code hasFailedEpochFence} keeps the next fence from bumping again).
+     * TV1 (Kafka 4.4's endTransactionWithTV1): the fence's bumped epoch becomes memory's before the
+     * abort is journaled (never handed out: if the write fails, {@code hasFailedEpochFence} keeps
+     * the next fence from bumping again).
      */
     private static void applyFence(TransactionMetadata m, short epoch) {
         m.pendingState = null;

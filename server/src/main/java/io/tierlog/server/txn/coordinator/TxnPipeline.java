@@ -138,8 +138,8 @@ final class TxnPipeline {
                                     if (fence) {
                                         m.hasFailedEpochFence = true;
                                         LOG.warn(
-                                                "Cannot journal the epoch fence of {}: epoch {}"
-                                                        + " kept in memory, never handed out",
+                                                "Cannot journal the epoch fence of {} (epoch"
+                                                        + " {}): the next fence will not bump",
                                                 m.transactionalId,
                                                 prepare.producerEpoch());
                                     }

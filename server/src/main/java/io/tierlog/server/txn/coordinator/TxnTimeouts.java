@@ -37,8 +37,11 @@ final class TxnTimeouts {
     }
 
     /**
-     * Aborts every Ongoing transaction past its timeout: fences the producer's epoch (the zombie's
-     * later requests get PRODUCER_FENCED) and aborts with the server's transaction version.
+     * Aborts every Ongoing transaction past its timeout: fences the producer's epoch and aborts
+     * with the server's transaction version. TV1: the epoch ends one above the client's (its later
+     * EndTxn gets PRODUCER_FENCED). TV2, as Kafka 4.4: the fence's bump is not applied, only the
+     * abort's, so the epoch also ends one above the client's, whose later commit reads as a retry
+     * by epoch and gets INVALID_TXN_STATE.
      */
     void abortTimedOut() {
         long now = time.milliseconds();

@@ -141,19 +141,60 @@ class TransactionCoordinatorTest {
             k.timer.advance(10_000); // second check: 20 s open
             TxnTransit s = k.c.stateOf("t");
             assertThat(s.state()).isEqualTo(TransactionState.COMPLETE_ABORT);
-            // the fence (+1) then the TV2 abort (+1): markers carry the abort's epoch
+            // Kafka 4.4's TV2 end drops the fence's bump and applies only the abort's (+1):
+            // the markers carry it, above the partition's epoch
             assertThat(k.markers.calls)
                     .containsExactly(
                             new Marker(
                                     A0,
                                     p.producerId(),
-                                    (short) (p.producerEpoch() + 2),
+                                    (short) (p.producerEpoch() + 1),
                                     0,
                                     false,
                                     2));
-            assertThat(s.producerEpoch()).isEqualTo((short) (p.producerEpoch() + 2));
-            assertThat(k.c.endTxn("t", p.producerId(), p.producerEpoch(), true, 2).get().error())
-                    .isEqualTo(Errors.PRODUCER_FENCED);
+            assertThat(s.producerEpoch()).isEqualTo((short) (p.producerEpoch() + 1));
+            // the zombie's produce-side checks are fenced at its old epoch
+            assertThat(
+                            k.c.verifyPartitions(
+                                            "t", p.producerId(), p.producerEpoch(), List.of(A0))
+                                    .get()
+                                    .partitions())
+                    .containsEntry(A0, Errors.PRODUCER_FENCED);
+        }
+    }
+
+    /**
+     * The client's commit after its transaction was aborted on its timeout, as Kafka 4.4 answers
+     * it. TV2: the stored epoch is the client's + 1 (one bump: Kafka's TV2 end does not apply the
+     * fence's), so CompleteAbort takes the commit as a retry by epoch and answers INVALID_TXN_STATE
+     * (InvalidTxnStateException in the client). TV1: the fence's bump is applied, the abort keeps
+     * it, and the client's epoch is stale: PRODUCER_FENCED. A new InitProducerId then bumps once
+     * more, from the stored epoch.
+     */
+    @Test
+    void aCommitAfterTheTimeoutAbortIsInvalidTxnStateAtTv2AndFencedAtTv1() throws Exception {
+        for (int tv = 1; tv <= 2; tv++) {
+            try (TxnTestKit k = new TxnTestKit(dir.resolve("tv" + tv), tv)) {
+                InitPidResult p = k.c.initProducerId("t", 15_000, -1, (short) -1).get();
+                k.c.addPartitions("t", p.producerId(), p.producerEpoch(), List.of(A0), tv).get();
+                k.timer.advance(10_000);
+                k.timer.advance(10_000);
+                TxnTransit s = k.c.stateOf("t");
+                assertThat(s.state()).isEqualTo(TransactionState.COMPLETE_ABORT);
+                short aborted = (short) (p.producerEpoch() + 1);
+                assertThat(s.producerEpoch()).as("TV%d", tv).isEqualTo(aborted);
+                assertThat(k.markers.calls)
+                        .containsExactly(new Marker(A0, p.producerId(), aborted, 0, false, tv));
+                assertThat(
+                                k.c.endTxn("t", p.producerId(), p.producerEpoch(), true, tv)
+                                        .get()
+                                        .error())
+                        .as("TV%d", tv)
+                        .isEqualTo(tv == 2 ? Errors.INVALID_TXN_STATE : Errors.PRODUCER_FENCED);
+                InitPidResult next = k.init("t");
+                assertThat(next.error()).isEqualTo(Errors.NONE);
+                assertThat(next.producerEpoch()).isEqualTo((short) (aborted + 1));
+            }
         }
     }
 
