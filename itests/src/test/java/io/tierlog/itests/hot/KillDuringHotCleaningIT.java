@@ -49,6 +49,9 @@ class KillDuringHotCleaningIT {
     private static final int KILLS = Integer.getInteger("tierlog.killDuringCleaning.kills", 30);
     private static final int VERIFY_EVERY = 5;
 
+    /** How long a read of the partition may go without its position advancing. */
+    private static final Duration STALL = Duration.ofSeconds(30);
+
     @TempDir Path dir;
 
     @Test
@@ -73,7 +76,7 @@ class KillDuringHotCleaningIT {
         int served = 0;
         int verifies = 0;
         long restartNanos = 0;
-        Process server = start(port, data, 0);
+        Process server = start(port, data, 0, true);
         try {
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
                 admin.createTopics(
@@ -117,7 +120,7 @@ class KillDuringHotCleaningIT {
                 Map<String, Long> ackedBefore = Map.copyOf(acked);
 
                 long t0 = System.nanoTime();
-                server = start(port, data, kill);
+                server = start(port, data, kill, true);
                 restartNanos += System.nanoTime() - t0;
                 // verify (both tiers, read-only, next to the live server and its cleaner's swaps)
                 // every 5th restart and after the last: its cost is what bounds this test's run
@@ -134,6 +137,19 @@ class KillDuringHotCleaningIT {
                 }
                 served = checkLatest(bootstrap, ackedBefore, attempted, kill);
             }
+            // The throttle only makes a clean long enough to be killed in; a read back to back
+            // is over before a throttled pass gets through what the kills left dirty (tens of MB at
+            // 200 kB/s read twice). One more restart, unthrottled: its pass compacts the log.
+            server.destroyForcibly().waitFor();
+            server = start(port, data, KILLS + 1, false);
+            long sent = seq.get();
+            Map<String, Long> ackedAtEnd = Map.copyOf(acked);
+            served =
+                    Await.until(
+                            "the unthrottled cleaner compacting the log",
+                            () -> checkLatest(bootstrap, ackedAtEnd, attempted, KILLS + 1),
+                            n -> n < sent / 2,
+                            Duration.ofMinutes(2));
         } finally {
             server.destroyForcibly().waitFor();
         }
@@ -162,12 +178,20 @@ class KillDuringHotCleaningIT {
     /**
      * Reads the partition from offset 0 to its end: offsets ascend, and each key's value is at
      * least its last acknowledged update and at most its last attempted one.
+     *
+     * <p>Polls back to back, as a consumer's loop does, and fails only when the position stops
+     * advancing for {@link #STALL}: a fetch returns one segment (as Kafka's), and a pass of the
+     * cleaner leaves every dirty segment its own group (grouped by pre-clean size, as Kafka's), so
+     * after a restart the log may hold a thousand segments of one empty batch each until the next
+     * pass merges them. A 4.x consumer's poll returns as soon as its position advances, even with
+     * no records, so a walk paced by {@link Await}'s backoff took 100 ms a segment, over 100 s for
+     * such a log; back to back it takes a few ms a segment.
      */
     private static int checkLatest(
             String bootstrap, Map<String, Long> acked, Map<String, Long> attempted, int kill) {
         Map<String, Long> latest = new HashMap<>();
-        long[] last = {-1};
-        int[] read = {0};
+        long last = -1;
+        int read = 0;
         try (KafkaConsumer<String, String> c =
                 new KafkaConsumer<>(
                         Map.of("bootstrap.servers", bootstrap, "enable.auto.commit", false),
@@ -176,20 +200,33 @@ class KillDuringHotCleaningIT {
             c.assign(List.of(TP));
             c.seek(TP, 0);
             long end = c.endOffsets(List.of(TP), Duration.ofSeconds(30)).get(TP);
-            Await.until(
-                    "read to " + end + " after kill " + kill,
-                    () -> {
-                        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
-                            assertThat(r.offset()).as("offsets ascend").isGreaterThan(last[0]);
-                            last[0] = r.offset();
-                            read[0]++;
-                            String[] kv = r.value().split(":");
-                            assertThat(kv[0]).as("value of key %s", r.key()).isEqualTo(r.key());
-                            latest.put(r.key(), Long.parseLong(kv[1]));
-                        }
-                        return c.position(TP) >= end;
-                    },
-                    Duration.ofSeconds(60));
+            long position = c.position(TP);
+            long lastProgress = System.nanoTime();
+            while (position < end) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
+                    assertThat(r.offset()).as("offsets ascend").isGreaterThan(last);
+                    last = r.offset();
+                    read++;
+                    String[] kv = r.value().split(":");
+                    assertThat(kv[0]).as("value of key %s", r.key()).isEqualTo(r.key());
+                    latest.put(r.key(), Long.parseLong(kv[1]));
+                }
+                long at = c.position(TP);
+                if (at > position) {
+                    position = at;
+                    lastProgress = System.nanoTime();
+                } else if (System.nanoTime() - lastProgress > STALL.toNanos()) {
+                    throw new AssertionError(
+                            "after kill "
+                                    + kill
+                                    + " the read to "
+                                    + end
+                                    + " made no progress for "
+                                    + STALL
+                                    + " at position "
+                                    + position);
+                }
+            }
         }
         acked.forEach(
                 (key, seq) -> {
@@ -201,7 +238,7 @@ class KillDuringHotCleaningIT {
                             .isGreaterThanOrEqualTo(seq)
                             .isLessThanOrEqualTo(attempted.get(key));
                 });
-        return read[0];
+        return read;
     }
 
     /** Keyed updates, acks=all, until {@code stop} (or until the server is gone). */
@@ -261,7 +298,7 @@ class KillDuringHotCleaningIT {
                 "delete.retention.ms", "1000");
     }
 
-    private Process start(int port, Path data, int n) throws IOException {
+    private Process start(int port, Path data, int n, boolean throttled) throws IOException {
         return ServeProcess.start(
                 dir.resolve("serve-" + n + ".log"),
                 port,
@@ -271,6 +308,6 @@ class KillDuringHotCleaningIT {
                 "log.cleaner.backoff.ms=50",
                 "log.cleaner.dedupe.buffer.size=1048576",
                 // throttled, so a clean of even this small log takes long enough to be killed in
-                "log.cleaner.io.max.bytes.per.second=200000");
+                "log.cleaner.io.max.bytes.per.second=" + (throttled ? 200000 : Long.MAX_VALUE));
     }
 }
