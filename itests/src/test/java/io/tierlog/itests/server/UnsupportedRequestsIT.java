@@ -9,8 +9,8 @@ import java.util.Map;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.message.ElectLeadersRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
@@ -65,8 +65,11 @@ class UnsupportedRequestsIT {
         assertRange(r, ApiKeys.DESCRIBE_ACLS, 1, 3);
         assertRange(r, ApiKeys.CREATE_ACLS, 1, 3);
         assertRange(r, ApiKeys.DELETE_ACLS, 1, 3);
-        assertThat(r.apiKeys().find(ApiKeys.WRITE_TXN_MARKERS.id))
-                .as("transactions are not served")
+        assertRange(r, ApiKeys.WRITE_TXN_MARKERS, 1, 2);
+        assertRange(r, ApiKeys.END_TXN, 0, 5);
+        assertRange(r, ApiKeys.PRODUCE, 3, 12);
+        assertThat(r.apiKeys().find(ApiKeys.ELECT_LEADERS.id))
+                .as("one node leads every partition: leader elections are not served")
                 .isNull();
     }
 
@@ -84,11 +87,11 @@ class UnsupportedRequestsIT {
             for (int attempt = 0; attempt < 3; attempt++) {
                 assertClosed(
                         RawClient.frame(
-                                ApiKeys.WRITE_TXN_MARKERS,
-                                (short) 1,
+                                ApiKeys.ELECT_LEADERS,
+                                (short) 0,
                                 1,
-                                new WriteTxnMarkersRequestData(),
-                                "txn-app"));
+                                new ElectLeadersRequestData(),
+                                "elect-app"));
                 assertClosed(
                         RawClient.frame(
                                 ApiKeys.METADATA,
@@ -101,7 +104,7 @@ class UnsupportedRequestsIT {
                     RawClient.frame(
                             ApiKeys.METADATA, (short) 13, 1, new MetadataRequestData(), "other"));
             // the connection handler logs before closing, so the lines are there by now
-            assertThat(log.lines("INFO", "'txn-app'", "WriteTxnMarkers version 1", "not serve"))
+            assertThat(log.lines("INFO", "'elect-app'", "ElectLeaders version 0", "not serve"))
                     .hasSize(1);
             assertThat(log.lines("INFO", "'new-app'", "Metadata version 13", "serves 0-12"))
                     .hasSize(1);
