@@ -141,7 +141,7 @@ class CompactionDifferentialIT {
             first.addAll(ops(random, ANCHOR_KEYS, 2500 + random.nextInt(1500), keySpace, phase1));
             both.send(random, first, 0);
             all.addAll(first);
-            all.add(both.sentinel("sentinel-1", all.size()));
+            all.add(both.sentinel("sentinel-1", all.size(), all.get(all.size() - 1).timestamp()));
             awaitCleaned(kafka, all.size() - 1, phase1);
             awaitCleaned(tierlog, all.size() - 1, phase1);
             long phase1Cleaned = System.currentTimeMillis();
@@ -156,7 +156,7 @@ class CompactionDifferentialIT {
             List<Op> second = ops(random, all.size(), 600 + random.nextInt(600), keySpace, phase2);
             both.send(random, second, all.size());
             all.addAll(second);
-            all.add(both.sentinel("sentinel-2", all.size()));
+            all.add(both.sentinel("sentinel-2", all.size(), all.get(all.size() - 1).timestamp()));
             awaitCleaned(kafka, all.size() - 1, phase2);
             awaitCleaned(tierlog, all.size() - 1, phase2);
 
@@ -376,9 +376,14 @@ class CompactionDifferentialIT {
             }
         }
 
-        /** Waits for segment.ms to pass, then writes the record that rolls the segment. */
-        Op sentinel(String key, long offset) throws Exception {
-            long after = System.currentTimeMillis() + SEGMENT_MS + 500;
+        /**
+         * Waits for segment.ms to pass, then writes the record that rolls the segment. Kafka's
+         * segment.ms counts from the records' timestamps, and the ops' timestamps ({@code
+         * lastTimestamp} the highest) may run ahead of the clock when they are sent fast: the
+         * sentinel's timestamp must be segment.ms past both.
+         */
+        Op sentinel(String key, long offset, long lastTimestamp) throws Exception {
+            long after = Math.max(System.currentTimeMillis(), lastTimestamp) + SEGMENT_MS + 500;
             Await.until(
                     "segment.ms passed",
                     () -> System.currentTimeMillis() > after,
