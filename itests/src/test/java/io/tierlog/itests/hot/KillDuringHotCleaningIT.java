@@ -48,6 +48,7 @@ class KillDuringHotCleaningIT {
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
     private static final int KILLS = Integer.getInteger("tierlog.killDuringCleaning.kills", 30);
     private static final int VERIFY_EVERY = 5;
+    private static final int UPDATES_PER_CYCLE = 4000;
 
     /** How long a read of the partition may go without its position advancing. */
     private static final Duration STALL = Duration.ofSeconds(30);
@@ -262,7 +263,15 @@ class KillDuringHotCleaningIT {
                                 "max.block.ms", 3000),
                         new StringSerializer(),
                         new StringSerializer())) {
+            // at most UPDATES_PER_CYCLE per cycle: the throttled cleaner then keeps up between
+            // kills, so kills land in its passes (an unbounded producer leaves a backlog whose
+            // offset-map scan takes most of the time, and few kills find a clean writing files)
+            int sent = 0;
             while (!stop.get()) {
+                if (sent++ >= UPDATES_PER_CYCLE) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // idle to the kill
+                    continue;
+                }
                 String key = "k" + random.nextInt(keys);
                 long s = seq.incrementAndGet();
                 attempted.merge(key, s, Math::max);
