@@ -96,6 +96,24 @@ public final class ParquetLogWriter implements Closeable {
                 localFile, topic, partition, new ColdRowWriteSupport(), options);
     }
 
+    /**
+     * As {@link #open(Path, String, int, ColdTierOptions)}, with typed columns decoded from each
+     * record's value and key by {@code typed} ({@link TypedColumns#NONE}: none).
+     */
+    public static ParquetLogWriter open(
+            Path localFile,
+            String topic,
+            int partition,
+            ColdTierOptions options,
+            TypedColumns typed)
+            throws IOException {
+        Objects.requireNonNull(typed, "typed");
+        if (typed.any()) {
+            throw new UnsupportedOperationException("not yet: slice typed");
+        }
+        return open(localFile, topic, partition, options);
+    }
+
     /** As {@link #open(Path, String, int, ColdTierOptions)} with options from {@code config}. */
     public static ParquetLogWriter open(Path localFile, String topic, int partition, Config config)
             throws IOException {
