@@ -308,6 +308,14 @@ public final class TieredLog implements Closeable {
         return reads.read(tp, offset, maxBytes, isolation);
     }
 
+    /**
+     * The schema registry over this engine's catalog (shared by every server and offload daemon of
+     * the catalog); the server serves its REST API.
+     */
+    public io.tierlog.registry.SchemaRegistry schemaRegistry() {
+        throw new UnsupportedOperationException("not yet: slice registry");
+    }
+
     /** The partition side of transactions: markers, verification, last stable offset. */
     public Transactions transactions() {
         return transactions;
