@@ -37,9 +37,18 @@ final class ModuleRules {
     static final String ENGINE = "io.tierlog.engine..";
     static final String SERVER = "io.tierlog.server..";
     static final String CLI = "io.tierlog.server.cli..";
+    static final String REGISTRY = "io.tierlog.registry..";
+
+    /**
+     * The schema registry's format internals: public for the module's own packages (compat and
+     * typed read the formats' models), never used from another module.
+     */
+    static final String[] REGISTRY_INTERNALS = {
+        "io.tierlog.registry.format..", "io.tierlog.registry.compat.."
+    };
 
     static final String[] OURS = {
-        COMMON, HOT, CATALOG, COLD, EMBEDDED_S3, COMPACTOR, ENGINE, SERVER
+        COMMON, HOT, CATALOG, REGISTRY, COLD, EMBEDDED_S3, COMPACTOR, ENGINE, SERVER
     };
 
     static final String[] BELOW_ENGINE = {HOT, CATALOG, COLD, COMPACTOR, EMBEDDED_S3};
@@ -90,6 +99,45 @@ final class ModuleRules {
                             "the embedded S3 server is found through ServiceLoader"
                                     + " (EmbeddedObjectStore) so that an embedder with its own S3"
                                     + " endpoint does not carry s3proxy, Jetty and jclouds");
+
+    /** Avro, Wire, protobuf-java, JSON Schema and Jackson: the registry's format libraries. */
+    static final String[] SCHEMA_LIBRARIES = {
+        "org.apache.avro..",
+        "com.squareup.wire..",
+        "com.google.protobuf..",
+        "com.networknt..",
+        "tools.jackson..",
+        "com.fasterxml.jackson.."
+    };
+
+    /** 2c. Schema formats stay inside the schema registry. */
+    static final ArchRule ONLY_REGISTRY_SEES_SCHEMA_LIBRARIES =
+            noClasses()
+                    .that()
+                    .resideOutsideOfPackage(REGISTRY)
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(SCHEMA_LIBRARIES)
+                    .as("no module but schema-registry sees Avro, Wire, protobuf or Jackson types")
+                    .because(
+                            "records reach the rest of tierlog as bytes and typed rows"
+                                    + " (ValueTyper, TypedType in common): a format library"
+                                    + " upgrade or a new format stays in one module");
+
+    /** 2d. Only the registry uses its format and compatibility packages. */
+    static final ArchRule REGISTRY_INTERNALS_STAY_INSIDE =
+            noClasses()
+                    .that()
+                    .resideOutsideOfPackage(REGISTRY)
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(REGISTRY_INTERNALS)
+                    .as("no module but schema-registry uses io.tierlog.registry.format or compat")
+                    .because(
+                            "those packages show Avro, Wire and Jackson types in their"
+                                    + " signatures (for the registry's own packages); other"
+                                    + " modules use SchemaRegistry, the typers and the REST"
+                                    + " server");
 
     /** 3. Netty is the server's network layer, nobody else's. */
     static final ArchRule ONLY_SERVER_SEES_NETTY =
@@ -194,13 +242,15 @@ final class ModuleRules {
 
     /** The modules other modules (and embedders) build on; the server is the application. */
     static final String[] LIBRARY_MODULES = {
-        COMMON, HOT, CATALOG, COLD, EMBEDDED_S3, COMPACTOR, ENGINE
+        COMMON, HOT, CATALOG, REGISTRY, COLD, EMBEDDED_S3, COMPACTOR, ENGINE
     };
 
     static final ArchRule NO_THIRD_PARTY_TYPES_IN_PUBLIC_SIGNATURES =
             classes()
                     .that()
                     .resideInAnyPackage(LIBRARY_MODULES)
+                    .and()
+                    .resideOutsideOfPackages(REGISTRY_INTERNALS)
                     .and()
                     .arePublic()
                     .should(exposeOnlyJdkTierlogAndAllowedTypes())
@@ -223,6 +273,13 @@ final class ModuleRules {
                                             + " it can need none of them"))
                     .and(onlyOn("catalog", CATALOG, "it is shared by servers", COMMON))
                     .and(onlyOn("hot-tier", HOT, "it must run without the cold side", COMMON))
+                    .and(
+                            onlyOn(
+                                    "schema-registry",
+                                    REGISTRY,
+                                    "it is stored in the catalog and knows schemas, not logs",
+                                    CATALOG,
+                                    COMMON))
                     .and(onlyOn("cold-tier", COLD, "it knows objects, not logs", COMMON))
                     .and(
                             onlyOn(
@@ -238,6 +295,7 @@ final class ModuleRules {
                                             + " tier into the catalog",
                                     HOT,
                                     CATALOG,
+                                    REGISTRY,
                                     COLD,
                                     COMMON))
                     .and(
@@ -248,11 +306,13 @@ final class ModuleRules {
                                             + " below may know it",
                                     HOT,
                                     CATALOG,
+                                    REGISTRY,
                                     COLD,
                                     COMPACTOR,
                                     COMMON))
                     .as(
-                            "module layering: common < hot-tier, catalog, cold-tier < compactor < engine")
+                            "module layering: common < hot-tier, catalog, cold-tier < compactor < engine;"
+                                    + " catalog < schema-registry < compactor")
                     .because("README's module table; a cycle would make the modules one");
 
     /** Classes of {@code module} depend on none of our modules but itself and {@code allowed}. */

@@ -60,6 +60,21 @@ class ModuleRulesBiteTest {
     }
 
     @Test
+    void avroOutsideTheRegistryIsReported() {
+        assertThat(violations(ModuleRules.ONLY_REGISTRY_SEES_SCHEMA_LIBRARIES))
+                .contains("EngineParsesAvro", "org.apache.avro.Schema")
+                .doesNotContain("S3Client", "EngineStartsS3proxy");
+    }
+
+    @Test
+    void theRegistryFormatsUsedOutsideTheRegistryAreReported() {
+        assertThat(violations(ModuleRules.REGISTRY_INTERNALS_STAY_INSIDE))
+                .contains(
+                        "EngineReadsRegistryFormats", "io.tierlog.registry.format.AvroParsedSchema")
+                .doesNotContain("EngineParsesAvro", "S3Client");
+    }
+
+    @Test
     void nettyBelowTheServerIsReported() {
         assertThat(violations(ModuleRules.ONLY_SERVER_SEES_NETTY))
                 .contains("EngineHoldsNettyBuffer", "io.netty.buffer.ByteBuf")

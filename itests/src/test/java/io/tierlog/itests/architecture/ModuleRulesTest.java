@@ -35,6 +35,7 @@ class ModuleRulesTest {
                         "io.tierlog.common.Config",
                         "io.tierlog.hot.LogManager",
                         "io.tierlog.catalog.Catalog",
+                        "io.tierlog.registry.SchemaRegistry",
                         "io.tierlog.cold.S3ObjectStore",
                         "io.tierlog.s3.embedded.EmbeddedS3Server",
                         "io.tierlog.compactor.Compactor",
@@ -55,6 +56,16 @@ class ModuleRulesTest {
     @Test
     void onlyTheColdTierSeesAwsOrParquet() {
         ModuleRules.ONLY_COLD_TIER_SEES_AWS_OR_PARQUET.check(MAIN);
+    }
+
+    @Test
+    void onlyTheRegistrySeesSchemaLibraries() {
+        ModuleRules.ONLY_REGISTRY_SEES_SCHEMA_LIBRARIES.check(MAIN);
+    }
+
+    @Test
+    void registryFormatInternalsStayInsideTheRegistry() {
+        ModuleRules.REGISTRY_INTERNALS_STAY_INSIDE.check(MAIN);
     }
 
     @Test
