@@ -8,6 +8,7 @@ import com.google.protobuf.Descriptors;
 import com.google.protobuf.DurationProto;
 import com.google.protobuf.EmptyProto;
 import com.google.protobuf.FieldMaskProto;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.SourceContextProto;
 import com.google.protobuf.StructProto;
 import com.google.protobuf.TimestampProto;
@@ -22,10 +23,13 @@ import com.squareup.wire.schema.internal.parser.TypeElement;
 import io.tierlog.registry.SchemaReference;
 import io.tierlog.registry.SchemaType;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Protobuf schemas: one .proto file as text, parsed by Wire, linked by protobuf-java into a {@code
@@ -62,45 +66,59 @@ final class ProtobufFormat {
             List<SchemaReference> references,
             ReferenceResolver resolver,
             boolean normalize) {
-        Map<Integer, Descriptors.FileDescriptor> built = new HashMap<>();
-        for (References.Resolved resolved : References.resolveAll(references, resolver)) {
-            String name =
-                    "referenced schema " + resolved.subject() + " version " + resolved.version();
-            ProtoFileElement element = parseText(resolved.schema().text(), name);
-            built.put(
-                    resolved.key(),
-                    link(
-                            element,
-                            importPath(resolved),
-                            resolved.schema().references(),
-                            resolver,
-                            built,
-                            name));
+        if (!references.isEmpty() && resolver == null) {
+            throw References.invalid("the schema has references but no resolver was given");
         }
-        ProtoFileElement element = parseText(text, "the schema");
+        Linker linker = new Linker(resolver);
+        boolean fromDescriptor = false;
+        ProtoFileElement element;
+        try {
+            element = ProtoParser.Companion.parse(Location.get(FILE_NAME), text);
+        } catch (RuntimeException e) {
+            // Clients without a .proto parser (Confluent's JavaScript serdes) send a base64
+            // FileDescriptorProto instead; Confluent's registry accepts both.
+            FileDescriptorProto proto = maybeDescriptor(text);
+            if (proto == null) {
+                throw References.invalid(
+                        "the schema does not parse as Protobuf: " + e.getMessage(), e);
+            }
+            fromDescriptor = true;
+            element =
+                    parseText(
+                            ProtoPrinter.print(proto), "the schema (from its FileDescriptorProto)");
+        }
         Descriptors.FileDescriptor descriptor =
-                link(element, FILE_NAME, references, resolver, built, "the schema");
+                linker.link(element, FILE_NAME, references, "the schema", 0);
         ProtoFileElement canonicalElement = normalize ? normalized(element) : element;
         String canonical = canonicalElement.toSchema();
         return new Parsed(
-                normalize ? canonical : text,
+                normalize || fromDescriptor ? canonical : text,
                 canonical,
                 List.copyOf(references),
                 descriptor,
                 canonicalElement);
     }
 
-    /** The path a resolved file is imported by: the name its first referrer gave it. */
-    private static String importPath(References.Resolved resolved) {
-        return resolved.subject()
-                + "/"
-                + resolved.version()
-                + "/"
-                + resolved.schema().id()
-                + ".proto";
+    /** The descriptor {@code text} holds as base64, or null when it is not one. */
+    static FileDescriptorProto maybeDescriptor(String text) {
+        String trimmed = text.strip();
+        if (!trimmed.matches("[A-Za-z0-9+/=\\s]+")) {
+            return null;
+        }
+        try {
+            byte[] bytes = Base64.getMimeDecoder().decode(trimmed);
+            FileDescriptorProto proto = FileDescriptorProto.parseFrom(bytes);
+            return proto.getMessageTypeCount() + proto.getEnumTypeCount() + proto.getServiceCount()
+                                    == 0
+                            && !proto.hasPackage()
+                    ? null
+                    : proto;
+        } catch (IllegalArgumentException | InvalidProtocolBufferException e) {
+            return null;
+        }
     }
 
-    private static ProtoFileElement parseText(String text, String what) {
+    static ProtoFileElement parseText(String text, String what) {
         try {
             return ProtoParser.Companion.parse(Location.get(FILE_NAME), text);
         } catch (RuntimeException e) {
@@ -108,49 +126,99 @@ final class ProtobufFormat {
         }
     }
 
-    private static Descriptors.FileDescriptor link(
-            ProtoFileElement element,
-            String fileName,
-            List<SchemaReference> references,
-            ReferenceResolver resolver,
-            Map<Integer, Descriptors.FileDescriptor> built,
-            String what) {
-        Map<String, SchemaReference> byName = new HashMap<>();
-        for (SchemaReference ref : references) {
-            byName.put(ref.name(), ref);
+    /**
+     * Links files against their imports, building each referenced file once per import name (a
+     * descriptor's dependencies are matched by file name, and the name is the import path). Not
+     * thread-safe; one per parse.
+     */
+    private static final class Linker {
+        private final ReferenceResolver resolver;
+        private final Map<String, Descriptors.FileDescriptor> built = new HashMap<>();
+        private final Set<String> inProgress = new HashSet<>();
+
+        Linker(ReferenceResolver resolver) {
+            this.resolver = resolver;
         }
-        List<String> imports = new ArrayList<>(element.getImports());
-        imports.addAll(element.getPublicImports());
-        imports.addAll(element.getWeakImports());
-        List<Descriptors.FileDescriptor> dependencies = new ArrayList<>();
-        List<String> dependencyNames = new ArrayList<>();
-        for (String path : imports) {
-            SchemaReference ref = byName.get(path);
-            Descriptors.FileDescriptor dependency;
-            if (ref != null) {
-                dependency = built.get(References.resolveOne(ref, resolver).key());
-            } else {
-                dependency = WELL_KNOWN.get(path);
+
+        private Descriptors.FileDescriptor referenced(SchemaReference ref, int depth) {
+            if (depth > References.MAX_DEPTH) {
+                throw References.invalid("references nest deeper than " + References.MAX_DEPTH);
             }
-            if (dependency == null) {
-                throw References.invalid(
-                        what
-                                + " imports "
-                                + path
-                                + ", which is neither a reference nor a well-known type");
+            References.Resolved resolved = References.resolveOne(ref, resolver);
+            String key = resolved.key() + "|" + ref.name();
+            Descriptors.FileDescriptor done = built.get(key);
+            if (done != null) {
+                return done;
             }
-            dependencies.add(dependency);
-            dependencyNames.add(dependency.getName());
+            if (!inProgress.add(key)) {
+                throw References.invalid("references form a cycle through " + ref.name());
+            }
+            String what =
+                    "referenced schema "
+                            + ref.name()
+                            + " (subject "
+                            + ref.subject()
+                            + " version "
+                            + ref.version()
+                            + ")";
+            String text = resolved.schema().text();
+            ProtoFileElement element;
+            try {
+                element = ProtoParser.Companion.parse(Location.get(ref.name()), text);
+            } catch (RuntimeException e) {
+                FileDescriptorProto proto = maybeDescriptor(text);
+                if (proto == null) {
+                    throw References.invalid(
+                            what + " does not parse as Protobuf: " + e.getMessage(), e);
+                }
+                element = parseText(ProtoPrinter.print(proto), what);
+            }
+            Descriptors.FileDescriptor file =
+                    link(element, ref.name(), resolved.schema().references(), what, depth);
+            inProgress.remove(key);
+            built.put(key, file);
+            return file;
         }
-        FileDescriptorProto proto;
-        try {
-            proto = ProtoDescriptors.toProto(fileName, element, dependencyNames);
-            return Descriptors.FileDescriptor.buildFrom(
-                    proto, dependencies.toArray(new Descriptors.FileDescriptor[0]));
-        } catch (Descriptors.DescriptorValidationException e) {
-            throw References.invalid(what + ": " + e.getMessage(), e);
-        } catch (IllegalArgumentException e) {
-            throw References.invalid(what + ": " + e.getMessage(), e);
+
+        Descriptors.FileDescriptor link(
+                ProtoFileElement element,
+                String fileName,
+                List<SchemaReference> references,
+                String what,
+                int depth) {
+            Map<String, SchemaReference> byName = new HashMap<>();
+            for (SchemaReference ref : references) {
+                byName.put(ref.name(), ref);
+            }
+            List<String> imports = new ArrayList<>(element.getImports());
+            imports.addAll(element.getPublicImports());
+            imports.addAll(element.getWeakImports());
+            List<Descriptors.FileDescriptor> dependencies = new ArrayList<>();
+            List<String> dependencyNames = new ArrayList<>();
+            for (String path : imports) {
+                SchemaReference ref = byName.get(path);
+                Descriptors.FileDescriptor dependency =
+                        ref != null ? referenced(ref, depth + 1) : WELL_KNOWN.get(path);
+                if (dependency == null) {
+                    throw References.invalid(
+                            what
+                                    + " imports "
+                                    + path
+                                    + ", which is neither a reference nor a well-known type");
+                }
+                dependencies.add(dependency);
+                dependencyNames.add(dependency.getName());
+            }
+            try {
+                FileDescriptorProto proto =
+                        ProtoDescriptors.toProto(fileName, element, dependencyNames);
+                return Descriptors.FileDescriptor.buildFrom(
+                        proto, dependencies.toArray(new Descriptors.FileDescriptor[0]));
+            } catch (Descriptors.DescriptorValidationException e) {
+                throw References.invalid(what + ": " + e.getMessage(), e);
+            } catch (IllegalArgumentException e) {
+                throw References.invalid(what + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -213,6 +281,11 @@ final class ProtobufFormat {
         @Override
         public SchemaType type() {
             return SchemaType.PROTOBUF;
+        }
+
+        @Override
+        public String serialized() {
+            return Base64.getEncoder().encodeToString(fileDescriptor.toProto().toByteArray());
         }
 
         @Override

@@ -299,6 +299,65 @@ class SchemaFormatsTest {
     }
 
     @Test
+    void protobufAcceptsABase64FileDescriptorProtoAsConfluentsJavaScriptClientSendsIt() {
+        ProtobufParsedSchema text = (ProtobufParsedSchema) parse(SchemaType.PROTOBUF, SHOP_PROTO);
+        ProtobufParsedSchema fromDescriptor =
+                (ProtobufParsedSchema) parse(SchemaType.PROTOBUF, text.serialized());
+        assertThat(fromDescriptor.text())
+                .isEqualTo(fromDescriptor.canonical())
+                .contains("message Order");
+        Descriptors.Descriptor order = fromDescriptor.message(List.of(0));
+        assertThat(order.findFieldByName("counts").isMapField()).isTrue();
+        assertThat(order.findFieldByName("amount").hasPresence()).isTrue();
+        assertThat(order.findFieldByName("iban").getContainingOneof().getName())
+                .isEqualTo("payment");
+        assertThat(fromDescriptor.message(List.of(0, 0)).getName()).isEqualTo("Line");
+        assertThat(fromDescriptor.message(List.of(1)).getName()).isEqualTo("Refund");
+        for (Descriptors.FieldDescriptor f : text.message(List.of(0)).getFields()) {
+            Descriptors.FieldDescriptor g = order.findFieldByNumber(f.getNumber());
+            assertThat(g.getName()).isEqualTo(f.getName());
+            assertThat(g.getType()).isEqualTo(f.getType());
+            assertThat(g.isRepeated()).isEqualTo(f.isRepeated());
+        }
+        ProtobufParsedSchema again =
+                (ProtobufParsedSchema) parse(SchemaType.PROTOBUF, fromDescriptor.serialized());
+        assertThat(again.canonical()).isEqualTo(fromDescriptor.canonical());
+    }
+
+    @Test
+    void protobufDescriptorWithReferencesNamesDependenciesByImportPath() {
+        register(
+                "customer.proto",
+                1,
+                SchemaType.PROTOBUF,
+                "syntax = \"proto3\"; package crm; message Customer { string name = 1; }");
+        SchemaReference ref = new SchemaReference("crm/customer.proto", "customer.proto", 1);
+        ProtobufParsedSchema text =
+                (ProtobufParsedSchema)
+                        parse(
+                                SchemaType.PROTOBUF,
+                                "syntax = \"proto3\"; package shop; import \"crm/customer.proto\";"
+                                        + " message Order { crm.Customer customer = 1; }",
+                                ref);
+        assertThat(text.fileDescriptor().getDependencies().get(0).getName())
+                .isEqualTo("crm/customer.proto");
+        ProtobufParsedSchema fromDescriptor =
+                (ProtobufParsedSchema) parse(SchemaType.PROTOBUF, text.serialized(), ref);
+        assertThat(
+                        fromDescriptor
+                                .message(List.of(0))
+                                .findFieldByName("customer")
+                                .getMessageType()
+                                .getFullName())
+                .isEqualTo("crm.Customer");
+    }
+
+    @Test
+    void protobufTextThatIsNeitherProtoNorADescriptorIs42201() {
+        assertInvalid(() -> parse(SchemaType.PROTOBUF, "aGVsbG8="), "does not parse");
+    }
+
+    @Test
     void emptyTextIs42201() {
         for (SchemaType type : SchemaType.values()) {
             assertInvalid(() -> parse(type, "  "), "empty");
