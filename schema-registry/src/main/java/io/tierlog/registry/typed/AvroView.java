@@ -5,6 +5,7 @@ import io.tierlog.common.typed.TypedType.Kind;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,9 +40,6 @@ import org.apache.avro.io.BinaryEncoder;
  * <p>Immutable once built, so thread-safe (decoders and encoders are the caller's).
  */
 final class AvroView {
-    /** Guard against corrupt block counts: no array or map holds more items than this. */
-    static final long MAX_ITEMS = 10_000_000;
-
     private AvroView() {}
 
     /** The view of record schema {@code schema}, or null when it has none (not a record, ...). */
@@ -62,7 +60,12 @@ final class AvroView {
             this.nullable = nullable;
         }
 
-        abstract Object read(BinaryDecoder in) throws IOException;
+        /**
+         * @param max the payload's length: no string, bytes or item count of a valid payload is
+         *     larger (every typed value takes at least a byte), so a larger one is corrupt and
+         *     refused before anything is allocated for it
+         */
+        abstract Object read(BinaryDecoder in, int max) throws IOException;
 
         /**
          * @throws IllegalStateException when {@code value} does not fit the schema
@@ -270,10 +273,10 @@ final class AvroView {
         }
 
         @Override
-        Object[] read(BinaryDecoder in) throws IOException {
+        Object[] read(BinaryDecoder in, int max) throws IOException {
             Object[] row = new Object[width];
             for (int i = 0; i < children.length; i++) {
-                Object v = children[i].read(in);
+                Object v = children[i].read(in, max);
                 if (slots[i] >= 0) {
                     row[slots[i]] = v;
                 }
@@ -313,12 +316,12 @@ final class AvroView {
         }
 
         @Override
-        Object read(BinaryDecoder in) throws IOException {
+        Object read(BinaryDecoder in, int max) throws IOException {
             int b = in.readIndex();
             if (b < 0 || b >= branches.length) {
                 throw new IOException("union branch " + b + " of " + branches.length);
             }
-            Object v = branches[b].read(in);
+            Object v = branches[b].read(in, max);
             if (b == nullIndex) {
                 return null;
             }
@@ -367,12 +370,12 @@ final class AvroView {
         }
 
         @Override
-        Object read(BinaryDecoder in) throws IOException {
+        Object read(BinaryDecoder in, int max) throws IOException {
             List<Object> list = new ArrayList<>();
             for (long n = in.readArrayStart(); n != 0; n = in.arrayNext()) {
-                checkCount(list.size() + n);
+                checkCount(list.size() + n, max);
                 for (long i = 0; i < n; i++) {
-                    list.add(element.read(in));
+                    list.add(element.read(in, max));
                 }
             }
             return list;
@@ -407,15 +410,15 @@ final class AvroView {
         }
 
         @Override
-        Object read(BinaryDecoder in) throws IOException {
+        Object read(BinaryDecoder in, int max) throws IOException {
             Map<String, Object> map = new LinkedHashMap<>();
             long seen = 0;
             for (long n = in.readMapStart(); n != 0; n = in.mapNext()) {
                 seen += n;
-                checkCount(seen);
+                checkCount(seen, max);
                 for (long i = 0; i < n; i++) {
-                    String key = in.readString();
-                    map.put(key, value.read(in));
+                    String key = string(in, max);
+                    map.put(key, value.read(in, max));
                 }
             }
             return map;
@@ -451,7 +454,7 @@ final class AvroView {
         }
 
         @Override
-        Object read(BinaryDecoder in) throws IOException {
+        Object read(BinaryDecoder in, int max) throws IOException {
             switch (schema.getType()) {
                 case BOOLEAN:
                     return in.readBoolean();
@@ -465,7 +468,7 @@ final class AvroView {
                 case DOUBLE:
                     return in.readDouble();
                 case STRING:
-                    return in.readString();
+                    return string(in, max);
                 case ENUM:
                     {
                         int i = in.readEnum();
@@ -476,7 +479,8 @@ final class AvroView {
                     }
                 case BYTES:
                     {
-                        byte[] b = in.readBytes(null).array();
+                        byte[] b = new byte[length(in, max)];
+                        in.readFixed(b);
                         return kind == Kind.STRING ? decimal(b) : b;
                     }
                 case FIXED:
@@ -567,8 +571,8 @@ final class AvroView {
         }
 
         @Override
-        Object read(BinaryDecoder in) throws IOException {
-            skip(schema, in);
+        Object read(BinaryDecoder in, int max) throws IOException {
+            skip(schema, in, max);
             return null;
         }
 
@@ -581,7 +585,7 @@ final class AvroView {
         }
     }
 
-    static void skip(Schema s, BinaryDecoder in) throws IOException {
+    static void skip(Schema s, BinaryDecoder in, int max) throws IOException {
         switch (s.getType()) {
             case NULL -> {}
             case BOOLEAN -> in.readBoolean();
@@ -598,20 +602,20 @@ final class AvroView {
                 if (b < 0 || b >= s.getTypes().size()) {
                     throw new IOException("union branch " + b);
                 }
-                skip(s.getTypes().get(b), in);
+                skip(s.getTypes().get(b), in, max);
             }
             case RECORD -> {
                 for (Schema.Field f : s.getFields()) {
-                    skip(f.schema(), in);
+                    skip(f.schema(), in, max);
                 }
             }
             case ARRAY -> {
                 long total = 0;
                 for (long n = in.skipArray(); n != 0; n = in.skipArray()) {
                     total += n;
-                    checkCount(total);
+                    checkCount(total, max);
                     for (long i = 0; i < n; i++) {
-                        skip(s.getElementType(), in);
+                        skip(s.getElementType(), in, max);
                     }
                 }
             }
@@ -619,18 +623,32 @@ final class AvroView {
                 long total = 0;
                 for (long n = in.skipMap(); n != 0; n = in.skipMap()) {
                     total += n;
-                    checkCount(total);
+                    checkCount(total, max);
                     for (long i = 0; i < n; i++) {
                         in.skipString();
-                        skip(s.getValueType(), in);
+                        skip(s.getValueType(), in, max);
                     }
                 }
             }
         }
     }
 
-    private static void checkCount(long n) throws IOException {
-        if (n < 0 || n > MAX_ITEMS) {
+    static String string(BinaryDecoder in, int max) throws IOException {
+        byte[] b = new byte[length(in, max)];
+        in.readFixed(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    private static int length(BinaryDecoder in, int max) throws IOException {
+        long n = in.readLong();
+        if (n < 0 || n > max) {
+            throw new IOException("corrupt length: " + n + " bytes in a payload of " + max);
+        }
+        return (int) n;
+    }
+
+    private static void checkCount(long n, int max) throws IOException {
+        if (n < 0 || n > max) {
             throw new IOException("corrupt block count: " + n + " items");
         }
     }

@@ -80,7 +80,7 @@ interface VersionView {
                                             body.remaining(),
                                             null)
                             : DecoderFactory.get().binaryDecoder(bytes(body), null);
-            return node.read(in);
+            return node.read(in, body.remaining());
         }
     }
 }
