@@ -37,7 +37,7 @@ abstract class Projector {
      * From {@code from} to {@code to}, struct fields matched by id, or by name when {@code byName}.
      */
     static Projector compile(TypedType from, TypedType to, boolean byName) {
-        if (from.equals(to)) {
+        if (from.equals(to) || sameShape(from, to, byName)) {
             return IDENTITY;
         }
         if (from instanceof TypedType.Primitive pf && to instanceof TypedType.Primitive pt) {
@@ -84,6 +84,39 @@ abstract class Projector {
             };
         }
         return DROP;
+    }
+
+    /**
+     * True when values of {@code from} are values of {@code to} as they are: the same kinds in the
+     * same places, struct fields in the same order matched the same way (ids or names may differ in
+     * what is not matched, and optional flags do not matter to values).
+     */
+    static boolean sameShape(TypedType from, TypedType to, boolean byName) {
+        if (from instanceof TypedType.Primitive pf && to instanceof TypedType.Primitive pt) {
+            return pf.kind() == pt.kind();
+        }
+        if (from instanceof TypedType.Struct sf && to instanceof TypedType.Struct st) {
+            if (sf.fields().size() != st.fields().size()) {
+                return false;
+            }
+            for (int i = 0; i < sf.fields().size(); i++) {
+                TypedType.Field a = sf.fields().get(i);
+                TypedType.Field b = st.fields().get(i);
+                boolean matched = byName ? a.name().equals(b.name()) : a.id() == b.id();
+                if (!matched || !sameShape(a.type(), b.type(), byName)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (from instanceof TypedType.ListOf lf && to instanceof TypedType.ListOf lt) {
+            return sameShape(lf.element(), lt.element(), byName);
+        }
+        if (from instanceof TypedType.MapOf mf && to instanceof TypedType.MapOf mt) {
+            return sameShape(mf.key(), mt.key(), byName)
+                    && sameShape(mf.value(), mt.value(), byName);
+        }
+        return false;
     }
 
     private static Projector struct(TypedType.Struct from, TypedType.Struct to, boolean byName) {

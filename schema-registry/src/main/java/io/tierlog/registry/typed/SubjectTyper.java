@@ -31,6 +31,7 @@ final class SubjectTyper implements ValueTyper {
     private final TypedType.Struct struct;
     private final AvroRebuilder rebuilder;
     private final Map<Integer, Plan> plans = new HashMap<>();
+    private final RebuildCheck check = new RebuildCheck();
 
     /** How payloads of one schema id are typed, or why they are not. */
     private record Plan(
@@ -102,14 +103,8 @@ final class SubjectTyper implements ValueTyper {
         }
     }
 
-    private static boolean rebuilds(Plan plan, Object[] row, ByteBuffer payload) {
-        byte[] rebuilt;
-        try {
-            rebuilt = AvroRebuilder.rebuild(plan.rebuild(), row);
-        } catch (IllegalStateException e) {
-            return false;
-        }
-        return ByteBuffer.wrap(rebuilt).equals(payload);
+    private boolean rebuilds(Plan plan, Object[] row, ByteBuffer payload) {
+        return check.rebuildsTo(plan.rebuild(), row, payload);
     }
 
     private Plan plan(int id) {

@@ -53,6 +53,9 @@ interface VersionView {
 
     /** Avro: the payload is Avro binary written with the schema. */
     final class Avro implements VersionView {
+        /** Avro's decoder is heavy to make and holds no state between payloads: one per thread. */
+        private static final ThreadLocal<BinaryDecoder> DECODERS = new ThreadLocal<>();
+
         final AvroView.RecordNode node;
 
         Avro(AvroView.RecordNode node) {
@@ -71,6 +74,7 @@ interface VersionView {
 
         @Override
         public Object[] decode(ByteBuffer body, List<Integer> messageIndexes) throws Exception {
+            BinaryDecoder reuse = DECODERS.get();
             BinaryDecoder in =
                     body.hasArray()
                             ? DecoderFactory.get()
@@ -78,8 +82,11 @@ interface VersionView {
                                             body.array(),
                                             body.arrayOffset() + body.position(),
                                             body.remaining(),
-                                            null)
-                            : DecoderFactory.get().binaryDecoder(bytes(body), null);
+                                            reuse)
+                            : DecoderFactory.get().binaryDecoder(bytes(body), reuse);
+            if (in != reuse) {
+                DECODERS.set(in);
+            }
             return node.read(in, body.remaining());
         }
     }
