@@ -28,10 +28,13 @@ public final class RegistryValueTyper {
      * field id. Empty when the subject has no version with a typed view. Payloads that cannot be
      * typed come back failed with a reason: {@code no-header}, {@code unknown-id}, {@code
      * not-in-subject}, {@code decode}; the typer never throws for a payload. May block on the
-     * registry (call it from offload threads).
+     * registry (call it from offload threads). A version whose stored schema no longer parses
+     * (42201) is left out of the struct.
      *
      * @param verifyRebuild when true, Avro payloads whose exact bytes the rebuilder reproduces from
      *     the typed row (checked by doing it, byte for byte) are marked {@code rebuildable}
+     * @throws io.tierlog.registry.SchemaRegistryException when the registry cannot be read (for
+     *     example 50001, the catalog failed): the object should be retried, not written untyped
      */
     public static Optional<ValueTyper> forSubject(
             SchemaRegistry registry, String subject, int fieldIdBase, boolean verifyRebuild) {

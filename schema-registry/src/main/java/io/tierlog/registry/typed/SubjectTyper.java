@@ -4,6 +4,7 @@ import io.tierlog.common.typed.TypedType;
 import io.tierlog.common.typed.ValueTyper;
 import io.tierlog.registry.ParsedSchema;
 import io.tierlog.registry.SchemaRegistry;
+import io.tierlog.registry.SchemaRegistryException;
 import io.tierlog.registry.SubjectVersion;
 import io.tierlog.registry.WireFormat;
 import java.nio.ByteBuffer;
@@ -24,6 +25,8 @@ import java.util.Optional;
  * per object written.
  */
 final class SubjectTyper implements ValueTyper {
+    private static final int INVALID_SCHEMA = 42201;
+
     private final SchemaRegistry registry;
     private final String subject;
     private final int fieldIdBase;
@@ -59,8 +62,18 @@ final class SubjectTyper implements ValueTyper {
             SchemaRegistry registry, String subject, int fieldIdBase, boolean verifyRebuild) {
         List<TypedMapping.Version> versions = new ArrayList<>();
         for (SubjectVersion v : registry.versions(subject, true)) {
-            registry.parsed(v.schemaId())
-                    .ifPresent(p -> versions.add(new TypedMapping.Version(p, v.fieldIds())));
+            Optional<ParsedSchema> parsed;
+            try {
+                parsed = registry.parsed(v.schemaId());
+            } catch (SchemaRegistryException e) {
+                if (e.errorCode() != INVALID_SCHEMA) {
+                    throw e; // the catalog failed: the caller retries the object later
+                }
+                // a stored schema that no longer parses (say, a reference hard-deleted): its
+                // payloads fail with reason decode, the other versions still make the struct
+                continue;
+            }
+            parsed.ifPresent(p -> versions.add(new TypedMapping.Version(p, v.fieldIds())));
         }
         return TypedMapping.struct(versions, fieldIdBase)
                 .map(s -> new SubjectTyper(registry, subject, fieldIdBase, verifyRebuild, s));

@@ -328,4 +328,34 @@ class AvroTypingTest {
         assertThrows(
                 IllegalStateException.class, () -> rebuilder.rebuild(77, s, new Object[] {"x"}));
     }
+
+    @Test
+    void aVersionThatNoLongerParsesIsLeftOutAndACatalogFailureIsThrown() throws Exception {
+        MemoryRegistry registry = new MemoryRegistry();
+        int v1 =
+                registry.register(
+                        SUBJECT,
+                        SchemaType.AVRO,
+                        "{\"type\":\"record\",\"name\":\"A\",\"fields\":[{\"name\":\"gone\",\"type\":\"int\"}]}");
+        int v2 =
+                registry.register(
+                        SUBJECT,
+                        SchemaType.AVRO,
+                        "{\"type\":\"record\",\"name\":\"A\",\"fields\":[{\"name\":\"s\",\"type\":\"string\"}]}");
+        registry.unparsable.add(v1);
+        ValueTyper typer = RegistryValueTyper.forSubject(registry, SUBJECT, 0, true).orElseThrow();
+        assertEquals(
+                List.of("s"), typer.struct().fields().stream().map(TypedType.Field::name).toList());
+        assertEquals(
+                "decode",
+                typer.type(ByteBuffer.wrap(new byte[] {0, 0, 0, 0, (byte) v1, 2})).reason());
+        assertNull(typer.type(ByteBuffer.wrap(new byte[] {0, 0, 0, 0, (byte) v2, 2, 'x'})).error());
+
+        registry.storeDown = true;
+        var e =
+                assertThrows(
+                        io.tierlog.registry.SchemaRegistryException.class,
+                        () -> RegistryValueTyper.forSubject(registry, SUBJECT, 0, true));
+        assertEquals(50001, e.errorCode());
+    }
 }

@@ -3,6 +3,7 @@ package io.tierlog.registry.typed;
 import io.tierlog.registry.ParsedSchema;
 import io.tierlog.registry.RegisteredSchema;
 import io.tierlog.registry.SchemaRegistry;
+import io.tierlog.registry.SchemaRegistryException;
 import io.tierlog.registry.SchemaType;
 import io.tierlog.registry.SubjectVersion;
 import io.tierlog.registry.format.SchemaFormats;
@@ -48,8 +49,20 @@ final class MemoryRegistry implements SchemaRegistry {
         return Optional.ofNullable(schemas.get(id));
     }
 
+    /** Fault injection: ids whose schema no longer parses (42201). */
+    final Set<Integer> unparsable = new HashSet<>();
+
+    /** Fault injection: every lookup of a parsed schema fails as a catalog failure (50001). */
+    boolean storeDown;
+
     @Override
     public Optional<ParsedSchema> parsed(int id) {
+        if (storeDown) {
+            throw new SchemaRegistryException(50001, "catalog unavailable");
+        }
+        if (unparsable.contains(id)) {
+            throw new SchemaRegistryException(42201, "reference gone");
+        }
         return Optional.ofNullable(parsed.get(id));
     }
 
