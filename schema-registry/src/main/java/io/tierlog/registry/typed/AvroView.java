@@ -3,9 +3,6 @@ package io.tierlog.registry.typed;
 import io.tierlog.common.typed.TypedType;
 import io.tierlog.common.typed.TypedType.Kind;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -116,7 +113,7 @@ final class AvroView {
                 {
                     int elementId = ids.id(FieldIds.child(path, "element"));
                     if (elementId == FieldIds.NONE) {
-                        return new Skip(s);
+                        return new AvroLeaves.Skip(s);
                     }
                     Node element =
                             build(
@@ -124,23 +121,27 @@ final class AvroView {
                                     FieldIds.child(path, "element"),
                                     ids,
                                     records);
-                    return element.type == null ? new Skip(s) : new ArrayNode(elementId, element);
+                    return element.type == null
+                            ? new AvroLeaves.Skip(s)
+                            : new ArrayNode(elementId, element);
                 }
             case MAP:
                 {
                     int keyId = ids.id(FieldIds.child(path, "key"));
                     int valueId = ids.id(FieldIds.child(path, "value"));
                     if (keyId == FieldIds.NONE || valueId == FieldIds.NONE) {
-                        return new Skip(s);
+                        return new AvroLeaves.Skip(s);
                     }
                     Node value =
                             build(s.getValueType(), FieldIds.child(path, "value"), ids, records);
-                    return value.type == null ? new Skip(s) : new MapNode(keyId, valueId, value);
+                    return value.type == null
+                            ? new AvroLeaves.Skip(s)
+                            : new MapNode(keyId, valueId, value);
                 }
             case UNION:
                 return union(s, path, ids, records);
             case NULL:
-                return new Skip(s);
+                return new AvroLeaves.Skip(s);
             default:
                 return primitive(s);
         }
@@ -157,14 +158,14 @@ final class AvroView {
                 Schema.Field f = fields.get(i);
                 slots[i] = -1;
                 if (!viewable(f.schema(), records)) {
-                    children[i] = new Skip(f.schema());
+                    children[i] = new AvroLeaves.Skip(f.schema());
                     continue;
                 }
                 String childPath = FieldIds.child(path, f.name());
                 int id = ids.id(childPath);
                 children[i] =
                         id == FieldIds.NONE
-                                ? new Skip(f.schema())
+                                ? new AvroLeaves.Skip(f.schema())
                                 : build(f.schema(), childPath, ids, records);
                 if (children[i].type != null) {
                     slots[i] = typed.size();
@@ -172,7 +173,7 @@ final class AvroView {
                 }
             }
             if (typed.isEmpty()) {
-                return new Skip(s);
+                return new AvroLeaves.Skip(s);
             }
             return new RecordNode(new TypedType.Struct(typed), children, slots);
         } finally {
@@ -195,11 +196,11 @@ final class AvroView {
         if (others.size() == 1) {
             Node inner = build(branches.get(others.get(0)), path, ids, records);
             if (inner.type == null) {
-                return new Skip(s);
+                return new AvroLeaves.Skip(s);
             }
             nodes[others.get(0)] = inner;
             if (nullIndex >= 0) {
-                nodes[nullIndex] = new Skip(branches.get(nullIndex));
+                nodes[nullIndex] = new AvroLeaves.Skip(branches.get(nullIndex));
             }
             return new UnionNode(inner.type, nullIndex >= 0, nodes, null, nullIndex, others.get(0));
         }
@@ -213,7 +214,7 @@ final class AvroView {
             int id = viewable(branch, records) ? ids.id(memberPath) : FieldIds.NONE;
             nodes[b] =
                     id == FieldIds.NONE
-                            ? new Skip(branch)
+                            ? new AvroLeaves.Skip(branch)
                             : build(branch, memberPath, ids, records);
             if (nodes[b].type != null) {
                 slots[b] = members.size();
@@ -221,10 +222,10 @@ final class AvroView {
             }
         }
         if (nullIndex >= 0) {
-            nodes[nullIndex] = new Skip(branches.get(nullIndex));
+            nodes[nullIndex] = new AvroLeaves.Skip(branches.get(nullIndex));
         }
         if (members.isEmpty()) {
-            return new Skip(s);
+            return new AvroLeaves.Skip(s);
         }
         return new UnionNode(
                 new TypedType.Struct(members), nullIndex >= 0, nodes, slots, nullIndex, -1);
@@ -235,25 +236,25 @@ final class AvroView {
         String name = logical == null ? "" : logical.getName();
         switch (s.getType()) {
             case BOOLEAN:
-                return new Prim(s, Kind.BOOLEAN, 0);
+                return new AvroLeaves.Prim(s, Kind.BOOLEAN, 0);
             case INT:
-                return new Prim(s, name.equals("date") ? Kind.DATE : Kind.INT, 0);
+                return new AvroLeaves.Prim(s, name.equals("date") ? Kind.DATE : Kind.INT, 0);
             case LONG:
                 if (name.equals("timestamp-millis")) {
-                    return new Prim(s, Kind.TIMESTAMP_MICROS, 1000);
+                    return new AvroLeaves.Prim(s, Kind.TIMESTAMP_MICROS, 1000);
                 }
-                return new Prim(
+                return new AvroLeaves.Prim(
                         s, name.equals("timestamp-micros") ? Kind.TIMESTAMP_MICROS : Kind.LONG, 0);
             case FLOAT:
-                return new Prim(s, Kind.FLOAT, 0);
+                return new AvroLeaves.Prim(s, Kind.FLOAT, 0);
             case DOUBLE:
-                return new Prim(s, Kind.DOUBLE, 0);
+                return new AvroLeaves.Prim(s, Kind.DOUBLE, 0);
             case STRING:
             case ENUM:
-                return new Prim(s, Kind.STRING, 0);
+                return new AvroLeaves.Prim(s, Kind.STRING, 0);
             case BYTES:
             case FIXED:
-                return new Prim(
+                return new AvroLeaves.Prim(
                         s, logical instanceof LogicalTypes.Decimal ? Kind.STRING : Kind.BYTES, 0);
             default:
                 throw new IllegalArgumentException("not a primitive: " + s);
@@ -373,7 +374,7 @@ final class AvroView {
         Object read(BinaryDecoder in, int max) throws IOException {
             List<Object> list = new ArrayList<>();
             for (long n = in.readArrayStart(); n != 0; n = in.arrayNext()) {
-                checkCount(list.size() + n, max);
+                AvroLeaves.checkCount(list.size() + n, max);
                 for (long i = 0; i < n; i++) {
                     list.add(element.read(in, max));
                 }
@@ -415,9 +416,9 @@ final class AvroView {
             long seen = 0;
             for (long n = in.readMapStart(); n != 0; n = in.mapNext()) {
                 seen += n;
-                checkCount(seen, max);
+                AvroLeaves.checkCount(seen, max);
                 for (long i = 0; i < n; i++) {
-                    String key = string(in, max);
+                    String key = AvroLeaves.string(in, max);
                     map.put(key, value.read(in, max));
                 }
             }
@@ -435,221 +436,6 @@ final class AvroView {
                 value.write(e.getValue(), out);
             }
             out.writeMapEnd();
-        }
-    }
-
-    static final class Prim extends Node {
-        private final Schema schema;
-        private final Kind kind;
-        private final long factor;
-        private final int scale; // decimal only
-
-        Prim(Schema schema, Kind kind, long factor) {
-            super(new TypedType.Primitive(kind), false);
-            this.schema = schema;
-            this.kind = kind;
-            this.factor = factor;
-            this.scale =
-                    schema.getLogicalType() instanceof LogicalTypes.Decimal d ? d.getScale() : 0;
-        }
-
-        @Override
-        Object read(BinaryDecoder in, int max) throws IOException {
-            switch (schema.getType()) {
-                case BOOLEAN:
-                    return in.readBoolean();
-                case INT:
-                    return in.readInt();
-                case LONG:
-                    long l = in.readLong();
-                    return factor == 0 ? l : Math.multiplyExact(l, factor);
-                case FLOAT:
-                    return in.readFloat();
-                case DOUBLE:
-                    return in.readDouble();
-                case STRING:
-                    return string(in, max);
-                case ENUM:
-                    {
-                        int i = in.readEnum();
-                        if (i < 0 || i >= schema.getEnumSymbols().size()) {
-                            throw new IOException("enum index " + i + " out of range");
-                        }
-                        return schema.getEnumSymbols().get(i);
-                    }
-                case BYTES:
-                    {
-                        byte[] b = new byte[length(in, max)];
-                        in.readFixed(b);
-                        return kind == Kind.STRING ? decimal(b) : b;
-                    }
-                case FIXED:
-                    {
-                        byte[] b = new byte[schema.getFixedSize()];
-                        in.readFixed(b);
-                        return kind == Kind.STRING ? decimal(b) : b;
-                    }
-                default:
-                    throw new IllegalStateException(schema.getType().toString());
-            }
-        }
-
-        private String decimal(byte[] unscaled) throws IOException {
-            if (unscaled.length == 0) {
-                throw new IOException("decimal with no bytes");
-            }
-            return new BigDecimal(new BigInteger(unscaled), scale).toPlainString();
-        }
-
-        @Override
-        void write(Object v, BinaryEncoder out) throws IOException {
-            if (v == null) {
-                throw new IllegalStateException("null for a non-null " + schema.getType());
-            }
-            switch (schema.getType()) {
-                case BOOLEAN -> out.writeBoolean((Boolean) v);
-                case INT -> out.writeInt((Integer) v);
-                case LONG -> {
-                    long l = (Long) v;
-                    if (factor != 0 && l % factor != 0) {
-                        throw new IllegalStateException("not a whole millisecond: " + l);
-                    }
-                    out.writeLong(factor == 0 ? l : l / factor);
-                }
-                case FLOAT -> out.writeFloat((Float) v);
-                case DOUBLE -> out.writeDouble((Double) v);
-                case STRING -> out.writeString((String) v);
-                case ENUM -> {
-                    int i = schema.getEnumSymbols().indexOf((String) v);
-                    if (i < 0) {
-                        throw new IllegalStateException("no enum symbol " + v);
-                    }
-                    out.writeEnum(i);
-                }
-                case BYTES ->
-                        out.writeBytes(kind == Kind.STRING ? unscaled((String) v, -1) : (byte[]) v);
-                case FIXED -> {
-                    byte[] b =
-                            kind == Kind.STRING
-                                    ? unscaled((String) v, schema.getFixedSize())
-                                    : (byte[]) v;
-                    if (b.length != schema.getFixedSize()) {
-                        throw new IllegalStateException("fixed of " + b.length + " bytes");
-                    }
-                    out.writeFixed(b);
-                }
-                default -> throw new IllegalStateException(schema.getType().toString());
-            }
-        }
-
-        private byte[] unscaled(String text, int fixedSize) {
-            BigDecimal d = new BigDecimal(text);
-            if (d.scale() != scale) {
-                throw new IllegalStateException("decimal " + text + " has not scale " + scale);
-            }
-            byte[] minimal = d.unscaledValue().toByteArray();
-            if (fixedSize < 0 || minimal.length == fixedSize) {
-                return minimal;
-            }
-            if (minimal.length > fixedSize) {
-                throw new IllegalStateException("decimal " + text + " too large");
-            }
-            byte[] b = new byte[fixedSize];
-            Arrays.fill(b, 0, fixedSize - minimal.length, (byte) (d.signum() < 0 ? -1 : 0));
-            System.arraycopy(minimal, 0, b, fixedSize - minimal.length, minimal.length);
-            return b;
-        }
-    }
-
-    /** A schema left out of the view: read past; written only when it is null. */
-    static final class Skip extends Node {
-        private final Schema schema;
-
-        Skip(Schema schema) {
-            super(null, false);
-            this.schema = schema;
-        }
-
-        @Override
-        Object read(BinaryDecoder in, int max) throws IOException {
-            skip(schema, in, max);
-            return null;
-        }
-
-        @Override
-        void write(Object value, BinaryEncoder out) {
-            if (schema.getType() != Schema.Type.NULL) {
-                throw new IllegalStateException(
-                        "field of type " + schema.getType() + " has no typed view");
-            }
-        }
-    }
-
-    static void skip(Schema s, BinaryDecoder in, int max) throws IOException {
-        switch (s.getType()) {
-            case NULL -> {}
-            case BOOLEAN -> in.readBoolean();
-            case INT -> in.readInt();
-            case LONG -> in.readLong();
-            case FLOAT -> in.readFloat();
-            case DOUBLE -> in.readDouble();
-            case STRING -> in.skipString();
-            case BYTES -> in.skipBytes();
-            case FIXED -> in.skipFixed(s.getFixedSize());
-            case ENUM -> in.readEnum();
-            case UNION -> {
-                int b = in.readIndex();
-                if (b < 0 || b >= s.getTypes().size()) {
-                    throw new IOException("union branch " + b);
-                }
-                skip(s.getTypes().get(b), in, max);
-            }
-            case RECORD -> {
-                for (Schema.Field f : s.getFields()) {
-                    skip(f.schema(), in, max);
-                }
-            }
-            case ARRAY -> {
-                long total = 0;
-                for (long n = in.skipArray(); n != 0; n = in.skipArray()) {
-                    total += n;
-                    checkCount(total, max);
-                    for (long i = 0; i < n; i++) {
-                        skip(s.getElementType(), in, max);
-                    }
-                }
-            }
-            case MAP -> {
-                long total = 0;
-                for (long n = in.skipMap(); n != 0; n = in.skipMap()) {
-                    total += n;
-                    checkCount(total, max);
-                    for (long i = 0; i < n; i++) {
-                        in.skipString();
-                        skip(s.getValueType(), in, max);
-                    }
-                }
-            }
-        }
-    }
-
-    static String string(BinaryDecoder in, int max) throws IOException {
-        byte[] b = new byte[length(in, max)];
-        in.readFixed(b);
-        return new String(b, StandardCharsets.UTF_8);
-    }
-
-    private static int length(BinaryDecoder in, int max) throws IOException {
-        long n = in.readLong();
-        if (n < 0 || n > max) {
-            throw new IOException("corrupt length: " + n + " bytes in a payload of " + max);
-        }
-        return (int) n;
-    }
-
-    private static void checkCount(long n, int max) throws IOException {
-        if (n < 0 || n > max) {
-            throw new IOException("corrupt block count: " + n + " items");
         }
     }
 }
