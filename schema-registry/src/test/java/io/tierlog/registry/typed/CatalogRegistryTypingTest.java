@@ -178,4 +178,59 @@ class CatalogRegistryTypingTest {
                 "unknown-id",
                 typer.type(ByteBuffer.wrap(new byte[] {0, 0, 0, 0x10, 0, 2})).reason());
     }
+
+    @Test
+    void jsonAndProtobufSubjectsTypeThroughTheRealRegistry() {
+        int json =
+                registry.register(
+                                "events-value",
+                                SchemaType.JSON,
+                                JsonAndProtobufTypingTest.JSON_V1,
+                                List.of(),
+                                false)
+                        .id();
+        int proto =
+                registry.register(
+                                "orders-proto-value",
+                                SchemaType.PROTOBUF,
+                                JsonAndProtobufTypingTest.PROTO,
+                                List.of(),
+                                false)
+                        .id();
+        assertEquals(
+                TypedMapping.fieldPaths(registry.parsed(proto).orElseThrow()).size(),
+                registry.versions("orders-proto-value", false).get(0).fieldIds().size(),
+                "the registry stored an id for every path");
+        ValueTyper jsonTyper =
+                RegistryValueTyper.forSubject(
+                                registry,
+                                "events-value",
+                                RegistryValueTyper.VALUE_FIELD_ID_BASE,
+                                true)
+                        .orElseThrow();
+        ValueTyper.Typed t =
+                jsonTyper.type(
+                        ByteBuffer.wrap(
+                                JsonAndProtobufTypingTest.json(json, "{\"id\":3,\"paid\":true}")));
+        assertNull(t.error(), t.error());
+        assertEquals(Arrays.asList(3L, null, null, true, null, null), Arrays.asList(t.row()));
+
+        ValueTyper protoTyper =
+                RegistryValueTyper.forSubject(
+                                registry,
+                                "orders-proto-value",
+                                RegistryValueTyper.VALUE_FIELD_ID_BASE,
+                                true)
+                        .orElseThrow();
+        // Order (indexes [1]) with id = 9: field 1, varint
+        byte[] payload = {0, 0, 0, 0, (byte) proto, 2, 2, 8, 9};
+        ValueTyper.Typed p = protoTyper.type(ByteBuffer.wrap(payload));
+        assertNull(p.error(), p.error());
+        assertEquals(9L, p.row()[0]);
+        assertEquals(
+                "not-in-subject",
+                protoTyper
+                        .type(ByteBuffer.wrap(JsonAndProtobufTypingTest.json(json, "{}")))
+                        .reason());
+    }
 }
