@@ -16,11 +16,11 @@ import org.apache.avro.io.EncoderFactory;
 /**
  * Rebuilds Avro payloads (header included) from typed rows: the row, in the struct the object was
  * written with, is matched to the writer schema's view by field name (names are unique per struct,
- * so this needs no subject; a field the merge renamed to {@code name_<id>} does not match, and a
- * row that needs it is not rebuilt), narrowed where the struct widened (LONG to INT, DOUBLE to
- * FLOAT), and written as Avro's own writers write it. The typer marks a payload rebuildable only
- * after this exact code gave its exact bytes. Thread-safe: plans are immutable and cached in a
- * concurrent map.
+ * so this needs no subject; a field the merge renamed to {@code name_<id>} stands in for {@code
+ * name} when the row has no value under {@code name}), narrowed where the struct widened (LONG to
+ * INT, DOUBLE to FLOAT), and written as Avro's own writers write it. The typer marks a payload
+ * rebuildable only after this exact code gave its exact bytes. Thread-safe: plans are immutable and
+ * cached in a concurrent map.
  */
 final class AvroRebuilder implements ValueRebuilder {
     /** Plans kept before the cache is cleared (objects read at once times schemas in them). */

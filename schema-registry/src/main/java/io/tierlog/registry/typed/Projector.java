@@ -121,18 +121,30 @@ abstract class Projector {
 
     private static Projector struct(TypedType.Struct from, TypedType.Struct to, boolean byName) {
         int n = to.fields().size();
-        int[] source = new int[n];
-        Projector[] children = new Projector[n];
+        // per target field, the source fields it may come from, best first: by id exactly one;
+        // by name the field of that name, then the fields StructMerger renamed from it
+        // ("name_<id>"), of which a row uses the first that is set
+        int[][] sources = new int[n][];
+        Projector[][] children = new Projector[n][];
         for (int j = 0; j < n; j++) {
             TypedType.Field target = to.fields().get(j);
-            source[j] = -1;
+            List<Integer> found = new ArrayList<>();
             for (int i = 0; i < from.fields().size(); i++) {
                 TypedType.Field f = from.fields().get(i);
                 if (byName ? f.name().equals(target.name()) : f.id() == target.id()) {
-                    source[j] = i;
-                    children[j] = compile(f.type(), target.type(), byName);
-                    break;
+                    found.add(0, i);
+                    if (!byName) {
+                        break;
+                    }
+                } else if (byName && renamedFrom(f.name(), target.name())) {
+                    found.add(i);
                 }
+            }
+            sources[j] = found.stream().mapToInt(Integer::intValue).toArray();
+            children[j] = new Projector[sources[j].length];
+            for (int c = 0; c < sources[j].length; c++) {
+                children[j][c] =
+                        compile(from.fields().get(sources[j][c]).type(), target.type(), byName);
             }
         }
         return new Projector() {
@@ -144,13 +156,36 @@ abstract class Projector {
                 Object[] row = (Object[]) value;
                 Object[] out = new Object[n];
                 for (int j = 0; j < n; j++) {
-                    if (source[j] >= 0 && row[source[j]] != null) {
-                        out[j] = children[j].apply(row[source[j]]);
+                    int[] candidates = sources[j];
+                    for (int c = 0; c < candidates.length; c++) {
+                        if (row[candidates[c]] != null) {
+                            out[j] = children[j][c].apply(row[candidates[c]]);
+                            break;
+                        }
                     }
                 }
                 return out;
             }
         };
+    }
+
+    /**
+     * True when {@code name} is {@code original} as StructMerger renames it: {@code original_<id>}.
+     */
+    static boolean renamedFrom(String name, String original) {
+        if (!name.startsWith(original + "_")) {
+            return false;
+        }
+        int i = original.length() + 1;
+        int digits = 0;
+        while (i < name.length() && Character.isDigit(name.charAt(i))) {
+            i++;
+            digits++;
+        }
+        while (i < name.length() && name.charAt(i) == '_') {
+            i++;
+        }
+        return digits > 0 && i == name.length();
     }
 
     private static Projector convert(Kind from, Kind to) {
