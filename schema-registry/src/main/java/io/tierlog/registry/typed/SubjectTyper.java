@@ -36,6 +36,9 @@ final class SubjectTyper implements ValueTyper {
     private final Map<Integer, Plan> plans = new HashMap<>();
     private final RebuildCheck check = new RebuildCheck();
 
+    /** Schema id -> field ids of the versions the struct was made from. */
+    private final Map<Integer, Map<String, Integer>> known;
+
     /** How payloads of one schema id are typed, or why they are not. */
     private record Plan(
             VersionView view,
@@ -49,19 +52,23 @@ final class SubjectTyper implements ValueTyper {
             String subject,
             int fieldIdBase,
             boolean verifyRebuild,
-            TypedType.Struct struct) {
+            TypedType.Struct struct,
+            Map<Integer, Map<String, Integer>> known) {
         this.registry = registry;
         this.subject = subject;
         this.fieldIdBase = fieldIdBase;
         this.verifyRebuild = verifyRebuild;
         this.struct = struct;
+        this.known = known;
         this.rebuilder = new AvroRebuilder(registry);
     }
 
     static Optional<ValueTyper> create(
             SchemaRegistry registry, String subject, int fieldIdBase, boolean verifyRebuild) {
         List<TypedMapping.Version> versions = new ArrayList<>();
+        Map<Integer, Map<String, Integer>> known = new HashMap<>();
         for (SubjectVersion v : registry.versions(subject, true)) {
+            known.put(v.schemaId(), v.fieldIds()); // the latest version of an id wins
             Optional<ParsedSchema> parsed;
             try {
                 parsed = registry.parsed(v.schemaId());
@@ -76,7 +83,10 @@ final class SubjectTyper implements ValueTyper {
             parsed.ifPresent(p -> versions.add(new TypedMapping.Version(p, v.fieldIds())));
         }
         return TypedMapping.struct(versions, fieldIdBase)
-                .map(s -> new SubjectTyper(registry, subject, fieldIdBase, verifyRebuild, s));
+                .map(
+                        s ->
+                                new SubjectTyper(
+                                        registry, subject, fieldIdBase, verifyRebuild, s, known));
     }
 
     @Override
@@ -125,15 +135,18 @@ final class SubjectTyper implements ValueTyper {
         if (parsed.isEmpty()) {
             return failure("unknown-id", "schema id " + id + " is not registered");
         }
-        if (!registry.registeredUnder(subject, id)) {
-            return failure(
-                    "not-in-subject",
-                    "schema id " + id + " is not a version of subject " + subject);
-        }
-        Map<String, Integer> fieldIds = null;
-        for (SubjectVersion v : registry.versions(subject, true)) {
-            if (v.schemaId() == id) {
-                fieldIds = v.fieldIds(); // the latest version of this id wins
+        Map<String, Integer> fieldIds = known.get(id);
+        if (fieldIds == null) {
+            // registered since the typer was made, or not a version of the subject at all
+            if (!registry.registeredUnder(subject, id)) {
+                return failure(
+                        "not-in-subject",
+                        "schema id " + id + " is not a version of subject " + subject);
+            }
+            for (SubjectVersion v : registry.versions(subject, true)) {
+                if (v.schemaId() == id) {
+                    fieldIds = v.fieldIds(); // the latest version of this id wins
+                }
             }
         }
         if (fieldIds == null) {
