@@ -63,8 +63,8 @@ final class SchemaGuard {
     private final MeterRegistry meters;
 
     /**
-     * @param registry asked only for topics with validation on (so an engine without a registry
-     *     works until a topic turns validation on)
+     * @param registry asked only when a record of a validated topic needs a lookup (so an engine
+     *     without a registry works until such a record arrives)
      */
     SchemaGuard(TopicConfigs configs, Supplier<SchemaRegistry> registry, MeterRegistry meters) {
         this.configs = configs;
@@ -87,10 +87,9 @@ final class SchemaGuard {
         if (!rules.any()) {
             return true;
         }
-        SchemaRegistry reg = registry(tp);
         Scan scan =
                 new Scan(
-                        reg,
+                        () -> registry(tp),
                         rules,
                         SchemaRules.valueSubject(tp.topic()),
                         SchemaRules.keySubject(tp.topic()),
@@ -137,7 +136,8 @@ final class SchemaGuard {
 
     /** One check's state: the registry's last answer and the refusals to count. */
     private static final class Scan {
-        private final SchemaRegistry reg;
+        private final Supplier<SchemaRegistry> registry;
+        private SchemaRegistry reg; // asked for when a record first needs a lookup
         private final SchemaRules rules;
         private final String valueSubject;
         private final String keySubject;
@@ -150,12 +150,12 @@ final class SchemaGuard {
         private final List<String> refusedTags = new ArrayList<>(0);
 
         Scan(
-                SchemaRegistry reg,
+                Supplier<SchemaRegistry> registry,
                 SchemaRules rules,
                 String valueSubject,
                 String keySubject,
                 boolean mayBlock) {
-            this.reg = reg;
+            this.registry = registry;
             this.rules = rules;
             this.valueSubject = valueSubject;
             this.keySubject = keySubject;
@@ -205,6 +205,9 @@ final class SchemaGuard {
         private Verdict verdict(String subject, int id) {
             if (id < 0) {
                 return Verdict.NO_HEADER; // or id < 0, which a registry never assigns
+            }
+            if (reg == null) {
+                reg = registry.get();
             }
             try {
                 Optional<Boolean> under = reg.cachedRegisteredUnder(subject, id);
