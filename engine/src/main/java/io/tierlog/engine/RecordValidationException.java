@@ -10,9 +10,8 @@ import org.apache.kafka.common.InvalidRecordException;
  * carries the errors of every refused record; a server answers the partition with {@code
  * INVALID_RECORD} ({@code Errors.forException} of this exception), the {@link #getMessage()} as the
  * Produce response's {@code ErrorMessage} and {@link #recordErrors()} as its {@code RecordErrors},
- * so a Kafka producer fails each refused record with an {@code InvalidRecordException} carrying
- * its message and the batch's other records with a {@code KafkaException}. Immutable, so
- * thread-safe.
+ * so a Kafka producer fails each refused record with an {@code InvalidRecordException} carrying its
+ * message and the batch's other records with a {@code KafkaException}. Immutable, so thread-safe.
  */
 public final class RecordValidationException extends InvalidRecordException {
     private static final long serialVersionUID = 1L;
@@ -37,7 +36,9 @@ public final class RecordValidationException extends InvalidRecordException {
 
     private final transient List<RecordError> recordErrors;
 
-    /** @param recordErrors at least one, in record order */
+    /**
+     * @param recordErrors at least one, in record order
+     */
     public RecordValidationException(List<RecordError> recordErrors) {
         super(message(recordErrors));
         this.recordErrors = List.copyOf(recordErrors);
@@ -48,7 +49,9 @@ public final class RecordValidationException extends InvalidRecordException {
         return recordErrors;
     }
 
-    /** Kafka's own wording ({@code LogValidator.processRecordErrors}), so tools that grep it work. */
+    /**
+     * Kafka's own wording ({@code LogValidator.processRecordErrors}), so tools that grep it work.
+     */
     private static String message(List<RecordError> errors) {
         if (errors.isEmpty()) {
             throw new IllegalArgumentException("no record errors");

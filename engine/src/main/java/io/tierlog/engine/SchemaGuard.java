@@ -20,17 +20,16 @@ import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.common.utils.internals.CloseableIterator;
 
 /**
- * The produce-time schema contract of the write door (Confluent Server's schema ID validation):
- * for a topic with {@code confluent.value.schema.validation} ({@code ...key...}) on, every
- * non-null value (key) of an appended batch must start with Confluent's wire-format header ({@link
+ * The produce-time schema contract of the write door (Confluent Server's schema ID validation): for
+ * a topic with {@code confluent.value.schema.validation} ({@code ...key...}) on, every non-null
+ * value (key) of an appended batch must start with Confluent's wire-format header ({@link
  * WireFormat}; for a PROTOBUF schema with readable message indexes), and its schema id must be
  * registered under subject {@code <topic>-value} ({@code <topic>-key}), soft-deleted versions
  * included. Null values and keys pass (tombstones), as in Confluent Server. The payload is not
  * decoded. A batch with any refused record is refused whole with a {@link
- * RecordValidationException} listing every refused record by its index in the batch, before the
- * hot tier sees it, so nothing of the append is written. Batches are checked in order and the
- * first batch with refused records is the one reported (Kafka's {@code LogValidator} does the
- * same).
+ * RecordValidationException} listing every refused record by its index in the batch, before the hot
+ * tier sees it, so nothing of the append is written. Batches are checked in order and the first
+ * batch with refused records is the one reported (Kafka's {@code LogValidator} does the same).
  *
  * <p><b>Blocking.</b> With {@code mayBlock} false only the registry's in-memory answers are used
  * ({@link SchemaRegistry#cachedRegisteredUnder}, {@link SchemaRegistry#cachedSchema}); when one is
@@ -73,8 +72,8 @@ final class SchemaGuard {
     }
 
     /**
-     * Checks {@code batches} (from position to limit; the buffer is not moved) against {@code
-     * tp}'s topic rules.
+     * Checks {@code batches} (from position to limit; the buffer is not moved) against {@code tp}'s
+     * topic rules.
      *
      * @return true when every record passed (or the topic validates nothing); false when {@code
      *     mayBlock} is false and a lookup must block (nothing decided)
@@ -94,7 +93,8 @@ final class SchemaGuard {
                         SchemaRules.valueSubject(tp.topic()),
                         SchemaRules.keySubject(tp.topic()),
                         mayBlock);
-        for (MutableRecordBatch batch : MemoryRecords.readableRecords(batches.duplicate()).batches()) {
+        for (MutableRecordBatch batch :
+                MemoryRecords.readableRecords(batches.duplicate()).batches()) {
             if (batch.isControlBatch() || batch.magic() < 2) {
                 continue; // the hot tier refuses both from clients, with their own errors
             }
@@ -163,7 +163,8 @@ final class SchemaGuard {
         }
 
         /** Adds the batch's refused records to {@code errors}; false: a lookup must block. */
-        boolean batch(MutableRecordBatch batch, List<RecordValidationException.RecordError> errors) {
+        boolean batch(
+                MutableRecordBatch batch, List<RecordValidationException.RecordError> errors) {
             int index = 0;
             try (CloseableIterator<Record> it = batch.streamingIterator(SUPPLIERS.get())) {
                 while (it.hasNext()) {

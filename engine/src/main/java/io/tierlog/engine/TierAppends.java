@@ -17,8 +17,8 @@ import org.apache.kafka.common.TopicPartition;
  * The append path of {@link TieredLog} (data batches and the transaction markers of {@link
  * Transactions}): the topic's schema contract first ({@link SchemaGuard}: {@link
  * RecordValidationException}), then the hot tier, its refusals as Kafka's exceptions ({@link
- * AppendErrors}), the bytes counted in {@code tierlog_bytes_in_total{tier="hot"}}. See {@link TieredLog#append} for the
- * contract. Thread-safe (the hot tier and the counter are).
+ * AppendErrors}), the bytes counted in {@code tierlog_bytes_in_total{tier="hot"}}. See {@link
+ * TieredLog#append} for the contract. Thread-safe (the hot tier and the counter are).
  */
 final class TierAppends {
     private final Function<TopicPartition, PartitionLog> hot;

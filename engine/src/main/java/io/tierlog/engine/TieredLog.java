@@ -255,8 +255,8 @@ public final class TieredLog implements Closeable {
      * confluent.value.schema.validation} or {@code confluent.key.schema.validation} on refuses a
      * batch holding a record without a schema id registered under the topic's subject with {@link
      * RecordValidationException} (nothing written; its record errors give each refused record's
-     * index), and with {@code KafkaStorageException} while the schema registry cannot answer. Counts the bytes in {@code
-     * tierlog_bytes_in_total{tier="hot"}}.
+     * index), and with {@code KafkaStorageException} while the schema registry cannot answer.
+     * Counts the bytes in {@code tierlog_bytes_in_total{tier="hot"}}.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      * @throws IOException if the write failed (rolled back; the producer may retry)

@@ -140,13 +140,14 @@ class SchemaGuardTest {
                 .contains("schema id 3")
                 .contains("not registered under subject orders-value");
         assertThat(errors.get(3).message()).contains("has no schema id");
-        assertThat(meters.counter(
-                                MetricNames.SCHEMA_VALIDATION_REFUSED,
-                                "part",
-                                "value",
-                                "reason",
-                                "no_header")
-                        .count())
+        assertThat(
+                        meters.counter(
+                                        MetricNames.SCHEMA_VALIDATION_REFUSED,
+                                        "part",
+                                        "value",
+                                        "reason",
+                                        "no_header")
+                                .count())
                 .isEqualTo(2.0);
     }
 
@@ -266,9 +267,7 @@ class SchemaGuardTest {
         registry.forget();
         registry.failing = true;
         assertThatThrownBy(
-                        () ->
-                                guard.check(
-                                        TP, batch(Compression.NONE, value(framed(1, "v"))), true))
+                        () -> guard.check(TP, batch(Compression.NONE, value(framed(1, "v"))), true))
                 .isInstanceOf(KafkaStorageException.class)
                 .hasMessageContaining("orders-value");
         SchemaGuard unwired =

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Confluent Server's schema validation topic configs: accepted on create and alter, described
- * with their defaults (DescribeConfigs lists them for every topic), defaulted from the server
- * config file, kept across a restart, and the strategies other than TopicNameStrategy refused with
- * a message that says why. A topic without validation appends as before.
+ * Confluent Server's schema validation topic configs: accepted on create and alter, described with
+ * their defaults (DescribeConfigs lists them for every topic), defaulted from the server config
+ * file, kept across a restart, and the strategies other than TopicNameStrategy refused with a
+ * message that says why. A topic without validation appends as before.
  */
 class SchemaValidationConfigTest {
     @TempDir Path dir;
@@ -44,15 +44,15 @@ class SchemaValidationConfigTest {
                     "guarded",
                     1,
                     Map.of(
-                            "confluent.value.schema.validation", "true",
-                            STRATEGY, EngineOptions.TOPIC_NAME_STRATEGY),
+                            "confluent.value.schema.validation",
+                            "true",
+                            STRATEGY,
+                            EngineOptions.TOPIC_NAME_STRATEGY),
                     false);
             r.alterConfigs("plain", Map.of("confluent.key.schema.validation", "true"));
             // An unvalidated topic appends as ever, with no registry wired at all.
             assertThat(
-                            log.append(
-                                            new TopicPartition("plain", 0),
-                                            TopicRegistryTest.batch("v"))
+                            log.append(new TopicPartition("plain", 0), TopicRegistryTest.batch("v"))
                                     .firstOffset())
                     .as("keys are validated, the batch has none")
                     .isZero();
@@ -122,7 +122,8 @@ class SchemaValidationConfigTest {
             assertThatThrownBy(
                             () ->
                                     r.alterConfigs(
-                                            "t", Map.of("confluent.value.schema.validation", "yes")))
+                                            "t",
+                                            Map.of("confluent.value.schema.validation", "yes")))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageContaining("confluent.value.schema.validation");
             assertThat(r.topic("t").orElseThrow().configs()).isEmpty();

@@ -40,10 +40,11 @@ import org.slf4j.LoggerFactory;
  * the engine's {@code TieredLog.append}, which validates, assigns offsets, checks idempotent
  * sequences and writes. Errors are per partition: the engine's Kafka exceptions mapped to their
  * codes, records refused by a topic's schema contract with Kafka's per-record errors ({@code
- * RecordErrors}: batch index and message, plus the partition's {@code ErrorMessage}); a retried idempotent batch is answered with its original offsets. A storage fault (the
- * append failed and was rolled back, or the partition is offline after one) answers {@code
- * KAFKA_STORAGE_ERROR}, which producers retry. {@code acks=0} gets no response; acks other than 0,
- * 1, -1 get {@code INVALID_REQUIRED_ACKS}.
+ * RecordErrors}: batch index and message, plus the partition's {@code ErrorMessage}); a retried
+ * idempotent batch is answered with its original offsets. A storage fault (the append failed and
+ * was rolled back, or the partition is offline after one) answers {@code KAFKA_STORAGE_ERROR},
+ * which producers retry. {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code
+ * INVALID_REQUIRED_ACKS}.
  *
  * <p><b>Threads.</b> A partition's append runs on the event loop when the engine can do it without
  * blocking ({@code TieredLog.appendWithoutBlocking}: a write into the active segment's page cache);
