@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.registry.RegisteredSchema;
 import io.tierlog.registry.SchemaRegistry;
 import io.tierlog.registry.SchemaType;
+import io.tierlog.registry.SubjectVersion;
 import io.tierlog.registry.WireFormat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -34,8 +35,11 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * <p><b>Blocking.</b> With {@code mayBlock} false only the registry's in-memory answers are used
  * ({@link SchemaRegistry#cachedRegisteredUnder}, {@link SchemaRegistry#cachedSchema}); when one is
  * not known the check answers {@code false} and the caller repeats the append where blocking is
- * allowed, which asks the registry (and so the catalog). A record naming an unknown id therefore
- * always takes the blocking path: refusals are the slow path, accepted records the fast one.
+ * allowed, which asks the registry (and so the catalog). A refusal is never decided from memory
+ * (another server of the catalog may just have registered the id): it is confirmed from the
+ * catalog's list of the subject's versions on the blocking path. So a record naming an unknown id
+ * always takes the blocking path and costs a catalog query per refused batch: refusals are the slow
+ * path, accepted records the fast one.
  *
  * <p>A registry that cannot answer (catalog down) refuses the append with {@code
  * KafkaStorageException}, which producers retry. Records refused are counted in {@link
@@ -207,32 +211,26 @@ final class SchemaGuard {
             if (id < 0) {
                 return Verdict.NO_HEADER; // or id < 0, which a registry never assigns
             }
-            if (reg == null) {
-                reg = registry.get();
-            }
             try {
+                if (reg == null) {
+                    reg = registry.get();
+                }
                 Optional<Boolean> under = reg.cachedRegisteredUnder(subject, id);
                 Optional<RegisteredSchema> schema = reg.cachedSchema(id);
-                if (under.isEmpty() || schema.isEmpty()) {
-                    if (!mayBlock) {
-                        return Verdict.ASK;
-                    }
-                    if (under.isEmpty()) {
-                        under = Optional.of(reg.registeredUnder(subject, id));
-                    }
-                    if (schema.isEmpty()) {
-                        schema = reg.schema(id);
-                    }
+                if (under.isPresent() && under.get() && schema.isPresent()) {
+                    return accept(schema.get());
                 }
-                if (schema.isEmpty()) {
-                    return Verdict.UNKNOWN_ID;
+                // A refusal is never decided from memory: another server of the catalog may have
+                // registered the id a moment ago. It is confirmed where blocking is allowed.
+                if (!mayBlock) {
+                    return Verdict.ASK;
                 }
-                if (!under.get()) {
-                    return Verdict.NOT_IN_SUBJECT;
+                if (reg.registeredUnder(subject, id) || listedUnder(subject, id)) {
+                    return reg.schema(id).map(SchemaGuard.Scan::accept).orElse(Verdict.ACCEPT);
                 }
-                return schema.get().type() == SchemaType.PROTOBUF
-                        ? Verdict.ACCEPT_PROTOBUF
-                        : Verdict.ACCEPT;
+                return reg.schema(id).isPresent() ? Verdict.NOT_IN_SUBJECT : Verdict.UNKNOWN_ID;
+            } catch (KafkaStorageException e) {
+                throw e;
             } catch (RuntimeException e) {
                 throw new KafkaStorageException(
                         "The schema registry cannot tell whether schema id "
@@ -243,6 +241,20 @@ final class SchemaGuard {
                                 + e,
                         e);
             }
+        }
+
+        /** From the catalog itself (the registry's memory of the subject may be behind). */
+        private boolean listedUnder(String subject, int id) {
+            for (SubjectVersion v : reg.versions(subject, true)) {
+                if (v.schemaId() == id) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static Verdict accept(RegisteredSchema s) {
+            return s.type() == SchemaType.PROTOBUF ? Verdict.ACCEPT_PROTOBUF : Verdict.ACCEPT;
         }
 
         /** Why the record is refused, null when it passes. */

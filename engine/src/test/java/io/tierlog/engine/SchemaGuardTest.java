@@ -262,6 +262,15 @@ class SchemaGuardTest {
     }
 
     @Test
+    void aRefusalIsConfirmedFromTheCatalogNotFromStaleMemory() {
+        validate("confluent.value.schema.validation");
+        registry.registerElsewhere("orders-value", 5, SchemaType.AVRO);
+        ByteBuffer b = batch(Compression.NONE, value(framed(5, "registered a moment ago")));
+        assertThat(guard.check(TP, b, false)).as("memory says no: confirm off the loop").isFalse();
+        assertThat(guard.check(TP, b, true)).isTrue();
+    }
+
+    @Test
     void aRegistryThatCannotAnswerRefusesRetriablyAndAcceptsNothing() {
         validate("confluent.value.schema.validation");
         registry.forget();
