@@ -3,9 +3,11 @@ package io.tierlog.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierlog.bench.cold.CompactionBenchmark;
+import io.tierlog.bench.contracts.SchemaValidationBenchmark;
 import io.tierlog.bench.hot.AppendBenchmark;
 import io.tierlog.bench.hot.ReadBenchmark;
 import io.tierlog.bench.hot.RecompressBenchmark;
+import io.tierlog.engine.SchemaGuardBenchmark;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -44,6 +46,8 @@ class JmhSmokeTest {
                 Arguments.of(ReadBenchmark.class, Map.of("logBytes", Long.toString(4 << 20))),
                 // every conversion: each codec pair is its own code path
                 Arguments.of(RecompressBenchmark.class, Map.of()),
+                Arguments.of(SchemaValidationBenchmark.class, Map.of("recordSize", "100")),
+                Arguments.of(SchemaGuardBenchmark.class, Map.of("recordSize", "100")),
                 Arguments.of(
                         CompactionBenchmark.class,
                         Map.of("recordBytes", "100", "sourceCodec", "none", "segmentMiB", "1")));

@@ -165,6 +165,65 @@ public final class EngineOptions {
                                     + " endpoint.")
                     .build();
 
+    /**
+     * Confluent's default subject name strategy, the only one tierlog validates by: subject {@code
+     * <topic>-value} / {@code <topic>-key}.
+     */
+    public static final String TOPIC_NAME_STRATEGY =
+            "io.confluent.kafka.serializers.subject.TopicNameStrategy";
+
+    public static final ConfigOption<Boolean> VALUE_SCHEMA_VALIDATION =
+            ConfigOption.booleanOption("confluent.value.schema.validation")
+                    .defaultValue(false)
+                    .doc(
+                            "Confluent Server's schema ID validation of record values: a batch"
+                                    + " with a non-null value that lacks the wire-format header"
+                                    + " (magic byte 0, 4-byte schema id, Protobuf's message"
+                                    + " indexes), names an id the schema registry does not know,"
+                                    + " or an id not registered under the subject (<topic>-value)"
+                                    + " is refused whole with INVALID_RECORD and per-record"
+                                    + " errors; nothing of it is written. Topic-level; the server"
+                                    + " config file sets the default.")
+                    .build();
+
+    public static final ConfigOption<Boolean> KEY_SCHEMA_VALIDATION =
+            ConfigOption.booleanOption("confluent.key.schema.validation")
+                    .defaultValue(false)
+                    .doc(
+                            "As confluent.value.schema.validation, for non-null record keys"
+                                    + " (subject <topic>-key).")
+                    .build();
+
+    public static final ConfigOption<String> VALUE_SUBJECT_NAME_STRATEGY =
+            subjectNameStrategy("confluent.value.subject.name.strategy", "value");
+
+    public static final ConfigOption<String> KEY_SUBJECT_NAME_STRATEGY =
+            subjectNameStrategy("confluent.key.subject.name.strategy", "key");
+
+    private static ConfigOption<String> subjectNameStrategy(String key, String part) {
+        return ConfigOption.stringOption(key)
+                .defaultValue(TOPIC_NAME_STRATEGY)
+                .validator(
+                        v ->
+                                v.equals(TOPIC_NAME_STRATEGY)
+                                        ? null
+                                        : "tierlog validates record "
+                                                + part
+                                                + "s by "
+                                                + TOPIC_NAME_STRATEGY
+                                                + " only (subject <topic>-"
+                                                + part
+                                                + "); RecordNameStrategy and"
+                                                + " TopicRecordNameStrategy are not supported")
+                .doc(
+                        "Subject name strategy of confluent."
+                                + part
+                                + ".schema.validation (Confluent's class name); only "
+                                + TOPIC_NAME_STRATEGY
+                                + " is accepted.")
+                .build();
+    }
+
     /** Every option declared here (not the reused compactor ones). */
     public static final List<ConfigOption<?>> ALL =
             List.of(
@@ -181,7 +240,11 @@ public final class EngineOptions {
                     COLD_READ_AHEAD,
                     COLD_READ_AHEAD_CHUNKS,
                     COLD_METADATA_CACHE_OBJECTS,
-                    METRICS_LISTEN);
+                    METRICS_LISTEN,
+                    VALUE_SCHEMA_VALIDATION,
+                    KEY_SCHEMA_VALIDATION,
+                    VALUE_SUBJECT_NAME_STRATEGY,
+                    KEY_SUBJECT_NAME_STRATEGY);
 
     /** Total retention by time of a topic config, empty for unlimited. */
     static Optional<Duration> retentionMs(Config c) {

@@ -26,6 +26,14 @@ public final class MetricNames {
      */
     public static final String COLD_READ_ERRORS = "tierlog.cold.read.errors";
 
+    /**
+     * Counter, records refused at produce time by a topic's schema contract ({@code
+     * confluent.value.schema.validation}, {@code confluent.key.schema.validation}), tagged {@code
+     * part} = {@code value}|{@code key} and {@code reason} = {@code no_header}|{@code
+     * unknown_id}|{@code not_in_subject}|{@code malformed_indexes}.
+     */
+    public static final String SCHEMA_VALIDATION_REFUSED = "tierlog.schema.validation.refused";
+
     /** Counter, segment bytes the hot tier's log cleaner read (offset maps and recopying). */
     public static final String CLEANER_BYTES_READ = "tierlog.cleaner.bytes.read";
 

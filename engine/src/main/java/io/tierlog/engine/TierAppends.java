@@ -15,17 +15,21 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The append path of {@link TieredLog} (data batches and the transaction markers of {@link
- * Transactions}): the hot tier's refusals as Kafka's exceptions ({@link AppendErrors}), the bytes
- * counted in {@code tierlog_bytes_in_total{tier="hot"}}. See {@link TieredLog#append} for the
- * contract. Thread-safe (the hot tier and the counter are).
+ * Transactions}): the topic's schema contract first ({@link SchemaGuard}: {@link
+ * RecordValidationException}), then the hot tier, its refusals as Kafka's exceptions ({@link
+ * AppendErrors}), the bytes counted in {@code tierlog_bytes_in_total{tier="hot"}}. See {@link
+ * TieredLog#append} for the contract. Thread-safe (the hot tier and the counter are).
  */
 final class TierAppends {
     private final Function<TopicPartition, PartitionLog> hot;
     private final Counter hotBytesIn;
+    private final SchemaGuard schemas;
 
-    TierAppends(Function<TopicPartition, PartitionLog> hot, Counter hotBytesIn) {
+    TierAppends(
+            Function<TopicPartition, PartitionLog> hot, Counter hotBytesIn, SchemaGuard schemas) {
         this.hot = hot;
         this.hotBytesIn = hotBytesIn;
+        this.schemas = schemas;
     }
 
     /**
@@ -39,6 +43,10 @@ final class TierAppends {
         AppendResult r;
         try {
             PartitionLog log = hot.apply(tp);
+            // Before the hot tier: a refused batch leaves the log (and producer state) untouched.
+            if (!schemas.check(tp, batches, mayBlock)) {
+                return Optional.empty();
+            }
             r =
                     mayBlock
                             ? log.append(batches, PartitionLog.NO_PARTITION_LEADER_EPOCH, guard)

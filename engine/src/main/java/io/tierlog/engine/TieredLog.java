@@ -97,7 +97,11 @@ public final class TieredLog implements Closeable {
         this.hotBytesIn = registry.counter(MetricNames.BYTES_IN, "tier", "hot");
         this.logStart = new LogStart(res);
         this.reads = new TierReads(res, logStart);
-        this.appends = new TierAppends(reads::hot, hotBytesIn);
+        this.appends =
+                new TierAppends(
+                        reads::hot,
+                        hotBytesIn,
+                        new SchemaGuard(res.topicConfigs(), this::schemaRegistry, registry));
         this.transactions = new Transactions(reads::hot);
         this.timestamps = new TimestampQueries(res, reads, logStart);
     }
@@ -247,8 +251,12 @@ public final class TieredLog implements Closeable {
      * {@code UnsupportedForMessageFormatException} for a bad batch (nothing written); {@code
      * OutOfOrderSequenceException}, {@code InvalidProducerEpochException} (fenced), {@code
      * UnknownProducerIdException} for producer state; {@code KafkaStorageException} when the
-     * partition is offline after a storage fault (retriable). Counts the bytes in {@code
-     * tierlog_bytes_in_total{tier="hot"}}.
+     * partition is offline after a storage fault (retriable). A topic with {@code
+     * confluent.value.schema.validation} or {@code confluent.key.schema.validation} on refuses a
+     * batch holding a record without a schema id registered under the topic's subject with {@link
+     * RecordValidationException} (nothing written; its record errors give each refused record's
+     * index), and with {@code KafkaStorageException} while the schema registry cannot answer.
+     * Counts the bytes in {@code tierlog_bytes_in_total{tier="hot"}}.
      *
      * @throws UnknownTopicOrPartitionException if the partition does not exist
      * @throws IOException if the write failed (rolled back; the producer may retry)

@@ -40,6 +40,19 @@ final class TopicConfigs {
     private final DynamicBrokerConfigs dynamic;
     private final Map<String, Map<String, String>> overrides = new ConcurrentHashMap<>();
 
+    /**
+     * {@link #schemaRules} per topic, with the (immutable) maps it was computed from: valid while
+     * the topic's overrides and both dynamic maps are still those instances, so the append path
+     * pays a map lookup and three reference compares, not a config resolution.
+     */
+    private final Map<String, RulesMemo> rules = new ConcurrentHashMap<>();
+
+    private record RulesMemo(
+            Map<String, String> topic,
+            Map<String, String> node,
+            Map<String, String> clusterDefault,
+            SchemaRules rules) {}
+
     /** Starts with the overrides the catalog holds ({@link TopicRegistry} keeps them current). */
     TopicConfigs(Config base, Catalog catalog, DynamicBrokerConfigs dynamic) {
         this.base = base;
@@ -119,6 +132,20 @@ final class TopicConfigs {
         }
     }
 
+    /** {@code topic}'s produce-time schema validation rules, from memory after the first call. */
+    SchemaRules schemaRules(String topic) {
+        Map<String, String> t = overrides.getOrDefault(topic, Map.of());
+        Map<String, String> n = dynamic.get(Scope.NODE);
+        Map<String, String> d = dynamic.get(Scope.DEFAULT);
+        RulesMemo m = rules.get(topic);
+        if (m != null && m.topic() == t && m.node() == n && m.clusterDefault() == d) {
+            return m.rules();
+        }
+        SchemaRules r = SchemaRules.of(effective(t, n, d));
+        rules.put(topic, new RulesMemo(t, n, d, r));
+        return r;
+    }
+
     /** Whether {@code topic}'s effective {@code cleanup.policy} holds {@code compact}. */
     boolean compacted(String topic) {
         String policy = config(topic).raw(KafkaTopicConfigs.CLEANUP_POLICY);
@@ -157,6 +184,7 @@ final class TopicConfigs {
 
     void remove(String topic) {
         overrides.remove(topic);
+        rules.remove(topic);
     }
 
     // ---------------------------------------------------------------- describe

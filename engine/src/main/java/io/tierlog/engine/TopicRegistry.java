@@ -222,6 +222,7 @@ public final class TopicRegistry {
         List<ConfigOption<?>> out = new ArrayList<>(HotTierOptions.all());
         out.add(EngineOptions.RETENTION_MS);
         out.add(EngineOptions.RETENTION_BYTES);
+        out.addAll(SchemaRules.OPTIONS);
         return out;
     }
 

@@ -233,6 +233,10 @@ final class ModuleRules {
                     // ColdReadException is a KafkaStorageException, so that the server answers a
                     // failed cold read with Kafka's KAFKA_STORAGE_ERROR (retriable) unmapped.
                     "org.apache.kafka.common.errors.KafkaStorageException",
+                    // RecordValidationException (records refused by a topic's schema contract)
+                    // is an InvalidRecordException, so the server answers Kafka's INVALID_RECORD
+                    // and an embedder catches what a Kafka client would see.
+                    "org.apache.kafka.common.InvalidRecordException",
                     // Metrics: the embedder passes or reads the registry the engine's meters live
                     // in; the meters themselves and the Prometheus registry's internals stay
                     // inside (metric names are MetricNames constants).

@@ -1,6 +1,7 @@
 package io.tierlog.server.produce;
 
 import io.tierlog.engine.Appended;
+import io.tierlog.engine.RecordValidationException;
 import io.tierlog.engine.TieredLog;
 import io.tierlog.engine.TopicInfo;
 import io.tierlog.engine.TopicRegistry;
@@ -38,10 +39,12 @@ import org.slf4j.LoggerFactory;
  * Produce: hands each partition's record batches, still in the request buffer (never copied), to
  * the engine's {@code TieredLog.append}, which validates, assigns offsets, checks idempotent
  * sequences and writes. Errors are per partition: the engine's Kafka exceptions mapped to their
- * codes; a retried idempotent batch is answered with its original offsets. A storage fault (the
- * append failed and was rolled back, or the partition is offline after one) answers {@code
- * KAFKA_STORAGE_ERROR}, which producers retry. {@code acks=0} gets no response; acks other than 0,
- * 1, -1 get {@code INVALID_REQUIRED_ACKS}.
+ * codes, records refused by a topic's schema contract with Kafka's per-record errors ({@code
+ * RecordErrors}: batch index and message, plus the partition's {@code ErrorMessage}); a retried
+ * idempotent batch is answered with its original offsets. A storage fault (the append failed and
+ * was rolled back, or the partition is offline after one) answers {@code KAFKA_STORAGE_ERROR},
+ * which producers retry. {@code acks=0} gets no response; acks other than 0, 1, -1 get {@code
+ * INVALID_REQUIRED_ACKS}.
  *
  * <p><b>Threads.</b> A partition's append runs on the event loop when the engine can do it without
  * blocking ({@code TieredLog.appendWithoutBlocking}: a write into the active segment's page cache);
@@ -289,6 +292,18 @@ final class ProduceHandler extends ApiHandlerBase {
             // The log logged the fault when it went offline; the producer retries.
             log.debug("append to {} refused: {}", tp, e.getMessage());
             pr.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code()).setErrorMessage(e.getMessage());
+        } catch (RecordValidationException e) {
+            // Kafka's answer to records its validator refused: the partition's INVALID_RECORD,
+            // its message, and each refused record's index, which the producer maps back to
+            // the refused records' futures.
+            pr.setErrorCode(Errors.INVALID_RECORD.code()).setErrorMessage(e.getMessage());
+            for (RecordValidationException.RecordError re : e.recordErrors()) {
+                pr.recordErrors()
+                        .add(
+                                new ProduceResponseData.BatchIndexAndErrorMessage()
+                                        .setBatchIndex(re.batchIndex())
+                                        .setBatchIndexErrorMessage(re.message()));
+            }
         } catch (ApiException e) {
             // a bad batch, producer state (fenced, out of order), an unknown partition
             pr.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
