@@ -358,6 +358,24 @@ class SchemaFormatsTest {
     }
 
     @Test
+    void protobufImportsConfluentsBuiltInsWithoutAReference() {
+        ProtobufParsedSchema parsed =
+                (ProtobufParsedSchema)
+                        parse(
+                                SchemaType.PROTOBUF,
+                                "syntax = \"proto3\"; package shop; import \"confluent/meta.proto\";"
+                                        + " import \"confluent/type/decimal.proto\";"
+                                        + " message Order { confluent.type.Decimal amount = 1"
+                                        + " [(confluent.field_meta) = { doc: \"in EUR\" }]; }");
+        assertThat(
+                        parsed.message(List.of(0))
+                                .findFieldByName("amount")
+                                .getMessageType()
+                                .getFullName())
+                .isEqualTo("confluent.type.Decimal");
+    }
+
+    @Test
     void emptyTextIs42201() {
         for (SchemaType type : SchemaType.values()) {
             assertInvalid(() -> parse(type, "  "), "empty");
