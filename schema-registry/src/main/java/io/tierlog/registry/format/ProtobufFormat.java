@@ -15,11 +15,9 @@ import com.google.protobuf.TimestampProto;
 import com.google.protobuf.TypeProto;
 import com.google.protobuf.WrappersProto;
 import com.squareup.wire.schema.Location;
-import com.squareup.wire.schema.internal.parser.MessageElement;
 import com.squareup.wire.schema.internal.parser.OptionElement;
 import com.squareup.wire.schema.internal.parser.ProtoFileElement;
 import com.squareup.wire.schema.internal.parser.ProtoParser;
-import com.squareup.wire.schema.internal.parser.TypeElement;
 import io.tierlog.registry.SchemaReference;
 import io.tierlog.registry.SchemaType;
 import java.util.ArrayList;
@@ -297,17 +295,6 @@ final class ProtobufFormat {
         @Override
         public Descriptors.Descriptor message(List<Integer> messageIndexes) {
             return ProtobufFormat.message(fileDescriptor, messageIndexes);
-        }
-
-        /** Top-level message elements, in declaration order (the first is index [0]). */
-        List<MessageElement> messages() {
-            List<MessageElement> out = new ArrayList<>();
-            for (TypeElement t : element.getTypes()) {
-                if (t instanceof MessageElement m) {
-                    out.add(m);
-                }
-            }
-            return out;
         }
 
         @Override
