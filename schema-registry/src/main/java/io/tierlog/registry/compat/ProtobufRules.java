@@ -72,7 +72,9 @@ final class ProtobufRules {
                                     + "'"));
             return issues;
         }
-        Map<String, Descriptor> readerMessages = messages(r);
+        // A writer message may have moved to a file the reader imports: still the same message.
+        Map<String, Descriptor> readerMessages = new LinkedHashMap<>();
+        withImports(r, readerMessages, new java.util.HashSet<>());
         Map<String, Descriptor> writerMessages = messages(w);
         // Messages of imported files (references) that fields of both sides use are compared too;
         // each pair once, so recursive types terminate.
@@ -97,6 +99,17 @@ final class ProtobufRules {
             message(pair[0], pair[1], issues, compared, pending);
         }
         return issues;
+    }
+
+    private static void withImports(
+            FileDescriptor file, Map<String, Descriptor> out, Set<String> seenFiles) {
+        if (!seenFiles.add(file.getName())) {
+            return;
+        }
+        for (FileDescriptor dependency : file.getDependencies()) {
+            withImports(dependency, out, seenFiles);
+        }
+        out.putAll(messages(file));
     }
 
     /** Every message of the file by full name, nested ones included, map entries excluded. */

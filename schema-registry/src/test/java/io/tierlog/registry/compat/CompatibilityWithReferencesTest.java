@@ -72,4 +72,26 @@ class CompatibilityWithReferencesTest {
                 .contains("FIELD_SCALAR_KIND_CHANGED", "#/crm.Customer/1");
         assertThat(backward(SchemaType.PROTOBUF, order, "crm/customer.proto", v1, v1)).isEmpty();
     }
+
+    @Test
+    void protobufMessageMovedIntoAnImportedFileIsNotRemoved() {
+        String customer =
+                "syntax = \"proto3\"; package shop; message Customer { string name = 1; }";
+        ParsedSchema old =
+                SchemaFormats.parse(
+                        SchemaType.PROTOBUF,
+                        "syntax = \"proto3\"; package shop; message Order { Customer c = 1; }"
+                                + " message Customer { string name = 1; }",
+                        List.of(),
+                        null,
+                        false);
+        ParsedSchema neu =
+                parse(
+                        SchemaType.PROTOBUF,
+                        "syntax = \"proto3\"; package shop; import \"shop/customer.proto\";"
+                                + " message Order { Customer c = 1; }",
+                        new SchemaReference("shop/customer.proto", "customer", 1),
+                        Map.of(1, customer));
+        assertThat(Compatibility.check(neu, List.of(old), CompatibilityLevel.BACKWARD)).isEmpty();
+    }
 }
