@@ -107,10 +107,10 @@ interface SchemaStoreContract {
                                 "PROTOBUF",
                                 "import",
                                 "u1",
-                                List.of(new SchemaStore.Reference("common.proto", "common", 1)),
+                                List.of(new SchemaStore.Reference("common.proto", "common", 1, 1)),
                                 List.of()));
         assertThat(s.schema(user.schemaId()).orElseThrow().references())
-                .containsExactly(new SchemaStore.Reference("common.proto", "common", 1));
+                .containsExactly(new SchemaStore.Reference("common.proto", "common", 1, 1));
         assertThat(s.referencedBy("common", 1)).containsExactly(user.schemaId());
         s.softDelete("user", 1);
         assertThat(s.referencedBy("common", 1)).as("soft-deleted still refers").hasSize(1);
