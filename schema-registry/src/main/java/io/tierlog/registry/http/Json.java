@@ -100,9 +100,45 @@ final class Json {
                                 name.asString(), subject.asString(), version.intValue()));
             }
         }
+        refuseUnenforced(n, "ruleSet", "rule sets (data contract rules)");
+        refuseUnenforced(n, "metadata", "schema metadata");
         JsonNode id = n.get("id");
         return new SchemaBody(
                 type, schema.asString(), refs, id != null && id.isInt() ? id.intValue() : 0);
+    }
+
+    /**
+     * Refuses a body whose {@code field} carries anything: this registry does not store rule sets
+     * or metadata, and a client's serializer would otherwise believe that rules it registered are
+     * kept and applied. Absent, null and empty values ({@code {}}, or only empty members) pass.
+     */
+    private static void refuseUnenforced(JsonNode body, String field, String what) {
+        JsonNode v = body.get(field);
+        if (v == null || isEmpty(v)) {
+            return;
+        }
+        throw new SchemaRegistryException(
+                ErrorCodes.INVALID_SCHEMA,
+                "Invalid schema: \""
+                        + field
+                        + "\" is not supported by this registry ("
+                        + what
+                        + " are neither stored nor applied); register the schema without it");
+    }
+
+    private static boolean isEmpty(JsonNode v) {
+        if (v.isNull()) {
+            return true;
+        }
+        if (v.isObject() || v.isArray()) {
+            for (JsonNode member : v.values()) {
+                if (!isEmpty(member)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     /**

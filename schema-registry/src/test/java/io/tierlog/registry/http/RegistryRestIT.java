@@ -220,6 +220,35 @@ class RegistryRestIT {
     }
 
     @Test
+    void ruleSetsAndMetadataAreRefusedRatherThanSilentlyDropped() throws Exception {
+        ObjectNode withRules = (ObjectNode) JSON.readTree(body(ORDER_V1, null));
+        withRules
+                .putObject("ruleSet")
+                .putArray("domainRules")
+                .addObject()
+                .put("name", "checkAmount")
+                .put("kind", "CONDITION")
+                .put("type", "CEL")
+                .put("expr", "message.amount > 0");
+        Reply rules = post("/subjects/s/versions", JSON.writeValueAsString(withRules));
+        assertThat(rules.status()).isEqualTo(422);
+        assertThat(rules.errorCode()).isEqualTo(42201);
+        assertThat(rules.json().get("message").asString()).contains("ruleSet");
+        assertThat(get("/subjects/s/versions").errorCode()).isEqualTo(40401);
+
+        ObjectNode withMeta = (ObjectNode) JSON.readTree(body(ORDER_V1, null));
+        withMeta.putObject("metadata").putObject("properties").put("owner", "team-a");
+        assertThat(post("/subjects/s/versions", JSON.writeValueAsString(withMeta)).errorCode())
+                .isEqualTo(42201);
+
+        ObjectNode empty = (ObjectNode) JSON.readTree(body(ORDER_V1, null));
+        empty.putNull("ruleSet");
+        empty.putObject("metadata").putObject("properties");
+        assertThat(post("/subjects/s/versions", JSON.writeValueAsString(empty)).status())
+                .isEqualTo(200);
+    }
+
+    @Test
     void deletesGoSoftThenPermanentOverTheApi() throws Exception {
         send("PUT", "/config/s", "{\"compatibility\":\"NONE\"}", CT);
         post("/subjects/s/versions", body(ORDER_V1, null));
