@@ -1,0 +1,133 @@
+package io.tierlog.registry.typed;
+
+import com.google.protobuf.Descriptors;
+import io.tierlog.registry.SchemaReference;
+import io.tierlog.registry.SchemaType;
+import io.tierlog.registry.format.AvroParsedSchema;
+import io.tierlog.registry.format.JsonParsedSchema;
+import io.tierlog.registry.format.ProtobufParsedSchema;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.Schema;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Parsed schemas built with each format's own library, for tests of the mapping that do not need
+ * the formats slice's parser.
+ */
+final class TestSchemas {
+    private TestSchemas() {}
+
+    static AvroParsedSchema avro(String text) {
+        Schema schema = new Schema.Parser().parse(text);
+        return new AvroParsedSchema() {
+            @Override
+            public Schema avro() {
+                return schema;
+            }
+
+            @Override
+            public SchemaType type() {
+                return SchemaType.AVRO;
+            }
+
+            @Override
+            public String text() {
+                return text;
+            }
+
+            @Override
+            public String canonical() {
+                return schema.toString();
+            }
+
+            @Override
+            public List<SchemaReference> references() {
+                return List.of();
+            }
+        };
+    }
+
+    static JsonParsedSchema json(String text) {
+        return json(text, Map.of());
+    }
+
+    static JsonParsedSchema json(String text, Map<String, String> referenced) {
+        JsonMapper mapper = JsonMapper.builder().build();
+        JsonNode node = mapper.readTree(text);
+        Map<String, JsonNode> refs = new java.util.HashMap<>();
+        referenced.forEach((k, v) -> refs.put(k, mapper.readTree(v)));
+        return new JsonParsedSchema() {
+            @Override
+            public JsonNode node() {
+                return node;
+            }
+
+            @Override
+            public Map<String, JsonNode> referenced() {
+                return refs;
+            }
+
+            @Override
+            public SchemaType type() {
+                return SchemaType.JSON;
+            }
+
+            @Override
+            public String text() {
+                return text;
+            }
+
+            @Override
+            public String canonical() {
+                return node.toString();
+            }
+
+            @Override
+            public List<SchemaReference> references() {
+                return List.of();
+            }
+        };
+    }
+
+    static ProtobufParsedSchema proto(Descriptors.FileDescriptor file) {
+        return new ProtobufParsedSchema() {
+            @Override
+            public Descriptors.FileDescriptor fileDescriptor() {
+                return file;
+            }
+
+            @Override
+            public Descriptors.Descriptor message(List<Integer> indexes) {
+                List<Descriptors.Descriptor> level = file.getMessageTypes();
+                Descriptors.Descriptor d = null;
+                for (int i : indexes.isEmpty() ? List.of(0) : indexes) {
+                    d = level.get(i);
+                    level = d.getNestedTypes();
+                }
+                return d;
+            }
+
+            @Override
+            public SchemaType type() {
+                return SchemaType.PROTOBUF;
+            }
+
+            @Override
+            public String text() {
+                return file.toProto().toString();
+            }
+
+            @Override
+            public String canonical() {
+                return text();
+            }
+
+            @Override
+            public List<SchemaReference> references() {
+                return List.of();
+            }
+        };
+    }
+}
