@@ -36,10 +36,12 @@ import java.util.Set;
  * thread-safe.
  */
 final class ProtobufView implements VersionView {
+    private final ProtobufParsedSchema schema;
     private final Descriptor message;
     private final Msg root;
 
-    private ProtobufView(Descriptor message, Msg root) {
+    private ProtobufView(ProtobufParsedSchema schema, Descriptor message, Msg root) {
+        this.schema = schema;
         this.message = message;
         this.root = root;
     }
@@ -50,7 +52,7 @@ final class ProtobufView implements VersionView {
             return null;
         }
         Node root = message(message, "", ids, new ArrayDeque<>());
-        return root instanceof Msg m ? new ProtobufView(message, m) : null;
+        return root instanceof Msg m ? new ProtobufView(schema, message, m) : null;
     }
 
     static Descriptor typedMessage(ProtobufParsedSchema schema) {
@@ -97,32 +99,19 @@ final class ProtobufView implements VersionView {
 
     @Override
     public Object[] decode(ByteBuffer body, List<Integer> messageIndexes) throws Exception {
-        Descriptor named = named(messageIndexes);
+        Descriptor named = schema.message(messageIndexes);
         if (named != message) {
             throw new IllegalArgumentException(
                     "the record is a "
-                            + (named == null
-                                    ? "message of indexes " + messageIndexes
-                                    : named.getFullName())
-                            + ", the subject's typed message is "
+                            + named.getFullName()
+                            + " (message indexes "
+                            + messageIndexes
+                            + "), the subject's typed message is "
                             + message.getFullName());
         }
         DynamicMessage m =
                 DynamicMessage.parseFrom(message, CodedInputStream.newInstance(body.duplicate()));
         return (Object[]) root.read(m);
-    }
-
-    private Descriptor named(List<Integer> indexes) {
-        List<Descriptor> level = message.getFile().getMessageTypes();
-        Descriptor d = null;
-        for (int i : indexes) {
-            if (i < 0 || i >= level.size()) {
-                return null;
-            }
-            d = level.get(i);
-            level = d.getNestedTypes();
-        }
-        return d;
     }
 
     private abstract static class Node {

@@ -1,11 +1,9 @@
 package io.tierlog.registry.typed;
 
-import com.google.protobuf.Descriptors;
 import io.tierlog.registry.SchemaReference;
 import io.tierlog.registry.SchemaType;
 import io.tierlog.registry.format.AvroParsedSchema;
 import io.tierlog.registry.format.JsonParsedSchema;
-import io.tierlog.registry.format.ProtobufParsedSchema;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
@@ -82,46 +80,6 @@ final class TestSchemas {
             @Override
             public String canonical() {
                 return node.toString();
-            }
-
-            @Override
-            public List<SchemaReference> references() {
-                return List.of();
-            }
-        };
-    }
-
-    static ProtobufParsedSchema proto(Descriptors.FileDescriptor file) {
-        return new ProtobufParsedSchema() {
-            @Override
-            public Descriptors.FileDescriptor fileDescriptor() {
-                return file;
-            }
-
-            @Override
-            public Descriptors.Descriptor message(List<Integer> indexes) {
-                List<Descriptors.Descriptor> level = file.getMessageTypes();
-                Descriptors.Descriptor d = null;
-                for (int i : indexes.isEmpty() ? List.of(0) : indexes) {
-                    d = level.get(i);
-                    level = d.getNestedTypes();
-                }
-                return d;
-            }
-
-            @Override
-            public SchemaType type() {
-                return SchemaType.PROTOBUF;
-            }
-
-            @Override
-            public String text() {
-                return file.toProto().toString();
-            }
-
-            @Override
-            public String canonical() {
-                return text();
             }
 
             @Override
