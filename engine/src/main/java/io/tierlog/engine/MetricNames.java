@@ -64,8 +64,9 @@ public final class MetricNames {
 
     /**
      * Counter, records whose value or key ({@code part}) the offload could not type, tagged {@code
-     * reason}: {@code no-header}, {@code unknown-id}, {@code not-in-subject} or {@code decode}; their
-     * raw bytes are stored as always, with the reason in {@code value_error} / {@code key_error}.
+     * reason}: {@code no-header}, {@code unknown-id}, {@code not-in-subject} or {@code decode};
+     * their raw bytes are stored as always, with the reason in {@code value_error} / {@code
+     * key_error}.
      */
     public static final String OFFLOAD_UNTYPED_RECORDS = "tierlog.offload.untyped.records";
 

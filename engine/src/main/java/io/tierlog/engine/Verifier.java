@@ -407,8 +407,7 @@ final class Verifier {
                             return; // reported as a contiguity violation
                         }
                         c =
-                                new ParquetLogReader(
-                                                store, obj.key(), obj.sizeInBytes(), rebuilder)
+                                new ParquetLogReader(store, obj.key(), obj.sizeInBytes(), rebuilder)
                                         .read(hb.baseOffset(), deep ? READ_BYTES : 1)
                                         .batches()
                                         .iterator();
