@@ -46,7 +46,13 @@ class JmhSmokeTest {
                 Arguments.of(RecompressBenchmark.class, Map.of()),
                 Arguments.of(
                         CompactionBenchmark.class,
-                        Map.of("recordBytes", "100", "sourceCodec", "none", "segmentMiB", "1")));
+                        Map.of("recordBytes", "100", "sourceCodec", "none", "segmentMiB", "1")),
+                Arguments.of(
+                        io.tierlog.bench.cold.TypedOffloadBenchmark.class,
+                        Map.of("segmentMiB", "1")),
+                Arguments.of(
+                        io.tierlog.bench.cold.DuckDbTypedAggregateBenchmark.class,
+                        Map.of("records", "2000")));
     }
 
     @ParameterizedTest(name = "{0}")
