@@ -193,6 +193,36 @@ class TypedColdTierIT {
     }
 
     @Test
+    void verifyReportsAValueThatDoesNotRebuildToTheBytesWritten() throws Exception {
+        produceTwoVersions("once", Map.of());
+        assertThat(rebuiltValues("once")).isPositive();
+        io.tierlog.common.typed.ValueRebuilder drifted =
+                (id, struct, row) -> {
+                    byte[] b =
+                            io.tierlog.registry.typed.RegistryValueTyper.rebuilder(
+                                            log.schemaRegistry())
+                                    .rebuild(id, struct, row);
+                    b[b.length - 1] ^= 0x01; // an encoder that drifted from the one at offload
+                    return b;
+                };
+        List<Violation> found;
+        try (io.tierlog.hot.ReadOnlyLogDir hot =
+                io.tierlog.hot.ReadOnlyLogDir.open(log.hotLogDir())) {
+            found =
+                    new Verifier(fx.cold.catalog(), fx.cold.store(), hot)
+                            .rebuilder(drifted)
+                            .verify(true);
+        }
+        assertThat(found)
+                .anySatisfy(
+                        v -> {
+                            assertThat(v.kind()).isEqualTo(Violation.Kind.OBJECT_UNREADABLE);
+                            assertThat(v.message()).contains("cannot read offsets");
+                        });
+        assertThat(log.verify(true)).as("the engine's own rebuilder").isEmpty();
+    }
+
+    @Test
     void duckDbOverObjectsOfTwoSchemaVersionsAgreesWithDecodingTheRawValues() throws Exception {
         produceTwoVersions("orders", Map.of());
         // the answer from the raw values, each decoded with its writer schema from the registry
