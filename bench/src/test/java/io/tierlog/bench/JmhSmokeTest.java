@@ -50,7 +50,13 @@ class JmhSmokeTest {
                 Arguments.of(SchemaGuardBenchmark.class, Map.of("recordSize", "100")),
                 Arguments.of(
                         CompactionBenchmark.class,
-                        Map.of("recordBytes", "100", "sourceCodec", "none", "segmentMiB", "1")));
+                        Map.of("recordBytes", "100", "sourceCodec", "none", "segmentMiB", "1")),
+                Arguments.of(
+                        io.tierlog.bench.cold.TypedOffloadBenchmark.class,
+                        Map.of("segmentMiB", "1")),
+                Arguments.of(
+                        io.tierlog.bench.cold.DuckDbTypedAggregateBenchmark.class,
+                        Map.of("records", "2000")));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -62,15 +62,48 @@ import org.apache.parquet.schema.Types;
  *                                                                          of the batch's
  *                                                                          transaction; a marker's
  *                                                                          own type (format 2+)
+ *
+ * typed columns (format 3; only in objects written with typed columns, see TypedColumns):
+ * 23  value_schema_id                 INT32 optional                       schema id of the value's
+ *                                                                          wire-format header; null
+ *                                                                          = none (or tombstone)
+ * 24  value_record                    group optional                       the value decoded by its
+ *                                                                          schema: the typer's
+ *                                                                          struct, nested field ids
+ *                                                                          1,000,000 + the subject's
+ *                                                                          field id; null = not
+ *                                                                          decoded
+ * 25  value_error                     BINARY (STRING) optional             why the value has no
+ *                                                                          value_record (null when
+ *                                                                          decoded or no payload)
+ * 26  value_rebuilt                   BOOLEAN required                     true: value is null
+ *                                                                          because its exact bytes
+ *                                                                          are rebuilt from
+ *                                                                          value_schema_id and
+ *                                                                          value_record ("one
+ *                                                                          copy")
+ * 30  value_crc32c                    INT32 optional                       CRC-32C of the value
+ *                                                                          bytes, set exactly when
+ *                                                                          value_rebuilt: a reader
+ *                                                                          checks what it rebuilds
+ * 27  key_schema_id                   INT32 optional                       as value_schema_id, for
+ *                                                                          keys (keys are always
+ *                                                                          stored raw too)
+ * 28  key_record                      group optional                       nested ids 2,000,000 +
+ *                                                                          local id
+ * 29  key_error                       BINARY (STRING) optional
  * </pre>
  *
  * Columns are stored in the order offset, timestamp, the batch columns (ids 9-22), headers, key,
- * value: values last (see {@link #F_OFFSET}). Columns 18-21 repeat what {@code batch_attributes}
- * holds, for SQL users; batch-level columns repeat per row and cost almost nothing after
- * dictionary/RLE encoding. Statistics and the page index (column index + offset index) are written
- * for {@code offset}, {@code timestamp} and the batch columns, not for {@code key}, {@code value}
- * or headers. Empty batches (no records, left by log compaction) have no rows and are not
- * reproduced.
+ * value: values last (see {@link #F_OFFSET}), then the typed columns of values and of keys in the
+ * order above. The value columns are present when the object was written with a value typer, the
+ * key columns with a key typer; either makes the object format 3, so that a reader of format 2
+ * refuses it rather than read a rebuilt value's null {@code value} as a tombstone. Objects without
+ * typed columns stay format 2. Columns 18-21 repeat what {@code batch_attributes} holds, for SQL
+ * users; batch-level columns repeat per row and cost almost nothing after dictionary/RLE encoding.
+ * Statistics and the page index (column index + offset index) are written for {@code offset},
+ * {@code timestamp} and the batch columns, not for {@code key}, {@code value} or headers. Empty
+ * batches (no records, left by log compaction) have no rows and are not reproduced.
  *
  * <p>Transactions: objects hold only finished transactions (the offload stops at the partition's
  * last stable offset), control batches included as rows (their one record's key and value), so
@@ -82,17 +115,28 @@ import org.apache.parquet.schema.Types;
  *
  * <p>File key-value metadata ({@code tierlog.*}): {@link #META_FORMAT_VERSION}, topic, partition,
  * first and last offset, min and max timestamp (ms), record count, batch count and the size of the
- * source batches; in a compacted object also {@link #META_COMPACTED_REPLACES}. Batch columns keep
- * the raw attributes and base timestamp, so a batch's KIP-534 delete horizon (attribute bit 6, the
- * horizon in the base timestamp) survives the cold tier and compaction there.
+ * source batches; with typed columns the counts of values decoded, failed and rebuilt and of keys
+ * decoded and failed ({@code tierlog.typed.*}); in a compacted object also {@link
+ * #META_COMPACTED_REPLACES}. Batch columns keep the raw attributes and base timestamp, so a batch's
+ * KIP-534 delete horizon (attribute bit 6, the horizon in the base timestamp) survives the cold
+ * tier and compaction there.
  *
  * <p>Stateless; constants only.
  */
 final class ColdLayout {
     private ColdLayout() {}
 
-    /** 2 added {@code batch_txn_state}; readers accept every version up to this one. */
-    static final int FORMAT_VERSION = 2;
+    /**
+     * 2 added {@code batch_txn_state}, 3 the typed columns; readers accept every version up to this
+     * one.
+     */
+    static final int FORMAT_VERSION = 3;
+
+    /** The version of objects without typed columns (readable by format 2 readers). */
+    static final int UNTYPED_FORMAT_VERSION = 2;
+
+    /** The first format version with typed columns ({@code value_rebuilt} among them). */
+    static final int TYPED_FORMAT_VERSION = 3;
 
     /** The first format version with {@code batch_txn_state}. */
     static final int TXN_STATE_FORMAT_VERSION = 2;
@@ -107,6 +151,11 @@ final class ColdLayout {
     static final String META_RECORD_COUNT = "tierlog.record.count";
     static final String META_BATCH_COUNT = "tierlog.batch.count";
     static final String META_SOURCE_BYTES = "tierlog.source.bytes";
+    static final String META_TYPED_VALUE_ROWS = "tierlog.typed.value.rows";
+    static final String META_TYPED_VALUE_FAILED = "tierlog.typed.value.failed";
+    static final String META_TYPED_VALUE_REBUILT = "tierlog.typed.value.rebuilt";
+    static final String META_TYPED_KEY_ROWS = "tierlog.typed.key.rows";
+    static final String META_TYPED_KEY_FAILED = "tierlog.typed.key.failed";
 
     /**
      * Present only in an object the cold compactor wrote to replace a run of objects: {@code
@@ -135,6 +184,14 @@ final class ColdLayout {
     static final String BATCH_IS_CONTROL = "batch_is_control";
     static final String BATCH_LAST_OFFSET = "batch_last_offset";
     static final String BATCH_TXN_STATE = "batch_txn_state";
+    static final String VALUE_SCHEMA_ID = "value_schema_id";
+    static final String VALUE_RECORD = "value_record";
+    static final String VALUE_ERROR = "value_error";
+    static final String VALUE_REBUILT = "value_rebuilt";
+    static final String VALUE_CRC32C = "value_crc32c";
+    static final String KEY_SCHEMA_ID = "key_schema_id";
+    static final String KEY_RECORD = "key_record";
+    static final String KEY_ERROR = "key_error";
 
     /**
      * Field indexes in {@link #SCHEMA} (top level), used by the write support. The physical order
@@ -248,14 +305,41 @@ final class ColdLayout {
                     .named(VALUE)
                     .named("kafka_record");
 
+    /**
+     * The schema of an object written with {@code typed}: {@link #SCHEMA}, then the typed columns
+     * of values and keys that {@code typed} has typers for.
+     */
+    static MessageType schema(TypedColumns typed) {
+        if (!typed.any()) {
+            return SCHEMA;
+        }
+        Types.MessageTypeBuilder b = Types.buildMessage();
+        SCHEMA.getFields().forEach(b::addField);
+        if (typed.values() != null) {
+            b.optional(INT32).id(23).named(VALUE_SCHEMA_ID);
+            b.addField(TypedParquet.column(VALUE_RECORD, 24, typed.values().struct()));
+            b.optional(BINARY).as(LogicalTypeAnnotation.stringType()).id(25).named(VALUE_ERROR);
+            b.required(BOOLEAN).id(26).named(VALUE_REBUILT);
+            b.optional(INT32).id(30).named(VALUE_CRC32C);
+        }
+        if (typed.keys() != null) {
+            b.optional(INT32).id(27).named(KEY_SCHEMA_ID);
+            b.addField(TypedParquet.column(KEY_RECORD, 28, typed.keys().struct()));
+            b.optional(BINARY).as(LogicalTypeAnnotation.stringType()).id(29).named(KEY_ERROR);
+        }
+        return b.named(SCHEMA.getName());
+    }
+
     /** Columns whose min/max statistics and page index are worthless (random bytes). */
     static final List<String> NO_STATISTICS_COLUMNS =
             List.of(
                     KEY,
                     VALUE,
                     HEADERS + ".list.element." + KEY,
-                    HEADERS + ".list.element." + VALUE);
+                    HEADERS + ".list.element." + VALUE,
+                    VALUE_CRC32C);
 
     /** Columns that rarely repeat, so dictionary encoding only costs time. */
-    static final List<String> NO_DICTIONARY_COLUMNS = List.of(OFFSET, TIMESTAMP, VALUE);
+    static final List<String> NO_DICTIONARY_COLUMNS =
+            List.of(OFFSET, TIMESTAMP, VALUE, VALUE_CRC32C);
 }

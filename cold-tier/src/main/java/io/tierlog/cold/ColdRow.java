@@ -1,5 +1,6 @@
 package io.tierlog.cold;
 
+import io.tierlog.common.typed.ValueTyper;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -34,6 +35,26 @@ final class ColdRow {
 
     /** The outcome of the batch's transaction ({@code batch_txn_state}). */
     TxnState txnState = TxnState.NONE;
+
+    /** Writing: the typed outcome of the value / key (null = no payload or no typer). */
+    ValueTyper.Typed valueTyped;
+
+    ValueTyper.Typed keyTyped;
+
+    /**
+     * {@code value_rebuilt}: the value is not stored ({@link #value} null when written) but rebuilt
+     * from {@link #valueSchemaId} and {@link #valueRecord}, checked against {@link #valueCrc}.
+     */
+    boolean valueRebuilt;
+
+    /** Reading: {@code value_schema_id}, -1 = null. */
+    int valueSchemaId = -1;
+
+    /** Reading: {@code value_record}, null = null. */
+    Object[] valueRecord;
+
+    /** CRC-32C of the value ({@code value_crc32c}), meaningful when {@link #valueRebuilt}. */
+    int valueCrc;
 
     /** Copies the batch-level fields of {@code batch}. */
     void setBatch(RecordBatch batch, short rawAttributes, long rawBaseTimestamp) {

@@ -1,8 +1,12 @@
 package io.tierlog.cold;
 
+import io.tierlog.common.typed.TypedType;
+import io.tierlog.common.typed.ValueRebuilder;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -32,18 +36,35 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
             List.of(
                     ColdLayout.BATCH_COMPRESSION,
                     ColdLayout.BATCH_IS_TRANSACTIONAL,
-                    ColdLayout.BATCH_IS_CONTROL);
+                    ColdLayout.BATCH_IS_CONTROL,
+                    ColdLayout.VALUE_ERROR,
+                    ColdLayout.KEY_SCHEMA_ID,
+                    ColdLayout.KEY_RECORD,
+                    ColdLayout.KEY_ERROR);
 
     private final List<String> only;
 
+    /** Rebuilds values stored once; null = such a row fails the read. */
+    private final ValueRebuilder rebuilder;
+
     /** Reads every column needed to rebuild batches. */
     ColdRowReadSupport() {
-        this(null);
+        this(null, null);
     }
 
     /** Reads only the named top-level columns (null = every column needed to rebuild batches). */
     ColdRowReadSupport(List<String> only) {
+        this(only, null);
+    }
+
+    /**
+     * As {@link #ColdRowReadSupport(List)}; a row with {@code value_rebuilt} gets its value from
+     * {@code rebuilder} over its {@code value_schema_id} and {@code value_record}, checked against
+     * its {@code value_crc32c}.
+     */
+    ColdRowReadSupport(List<String> only, ValueRebuilder rebuilder) {
         this.only = only;
+        this.rebuilder = rebuilder;
     }
 
     MessageType projection(MessageType fileSchema) {
@@ -69,7 +90,7 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
             Map<String, String> keyValueMetaData,
             MessageType fileSchema,
             ReadContext readContext) {
-        return new Materializer(readContext.getRequestedSchema());
+        return new Materializer(readContext.getRequestedSchema(), rebuilder);
     }
 
     @Override
@@ -78,15 +99,15 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
             Map<String, String> keyValueMetaData,
             MessageType fileSchema,
             ReadContext readContext) {
-        return new Materializer(readContext.getRequestedSchema());
+        return new Materializer(readContext.getRequestedSchema(), rebuilder);
     }
 
     private static final class Materializer extends RecordMaterializer<ColdRow> {
         private final ColdRow row = new ColdRow();
         private final RootConverter root;
 
-        Materializer(MessageType schema) {
-            root = new RootConverter(schema, row);
+        Materializer(MessageType schema, ValueRebuilder rebuilder) {
+            root = new RootConverter(schema, row, rebuilder);
         }
 
         @Override
@@ -104,9 +125,13 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
         private final ColdRow row;
         private final Converter[] converters;
         private final List<Header> headers = new ArrayList<>();
+        private final ValueRebuilder rebuilder;
+        private final CRC32C crc = new CRC32C();
+        private TypedType.Struct valueStruct;
 
-        RootConverter(MessageType schema, ColdRow row) {
+        RootConverter(MessageType schema, ColdRow row, ValueRebuilder rebuilder) {
             this.row = row;
+            this.rebuilder = rebuilder;
             this.converters = new Converter[schema.getFieldCount()];
             for (int i = 0; i < converters.length; i++) {
                 converters[i] = converterFor(schema.getType(i));
@@ -149,6 +174,20 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
                                 byte[] b = v.getBytesUnsafe();
                                 row.txnState = TxnState.ofColumn(b, 0, b.length);
                             });
+                case ColdLayout.VALUE_SCHEMA_ID:
+                    return ints(v -> row.valueSchemaId = v);
+                case ColdLayout.VALUE_RECORD:
+                    valueStruct = TypedParquet.structOf(t.asGroupType());
+                    return new TypedRowConverter(valueStruct, r -> row.valueRecord = r);
+                case ColdLayout.VALUE_REBUILT:
+                    return new PrimitiveConverter() {
+                        @Override
+                        public void addBoolean(boolean v) {
+                            row.valueRebuilt = v;
+                        }
+                    };
+                case ColdLayout.VALUE_CRC32C:
+                    return ints(v -> row.valueCrc = v);
                 default:
                     // columns added by a later format version, or batch_last_offset (derived)
                     return t.isPrimitive() ? new IgnoredPrimitive() : new IgnoredGroup(t);
@@ -165,12 +204,46 @@ final class ColdRowReadSupport extends ReadSupport<ColdRow> {
             row.key = null;
             row.value = null;
             row.txnState = TxnState.NONE; // format 1 objects have no batch_txn_state
+            row.valueSchemaId = -1;
+            row.valueRecord = null;
+            row.valueRebuilt = false;
             headers.clear();
         }
 
         @Override
         public void end() {
             row.headers = headers.isEmpty() ? ColdRow.NO_HEADERS : headers.toArray(new Header[0]);
+            if (row.valueRebuilt) {
+                row.value = ByteBuffer.wrap(rebuild());
+            }
+        }
+
+        /** The value of a row stored once, rebuilt and checked against its CRC. */
+        private byte[] rebuild() {
+            if (rebuilder == null) {
+                throw new IllegalStateException(
+                        "value at offset "
+                                + row.offset
+                                + " is stored once (value_rebuilt) and no value rebuilder is set");
+            }
+            if (row.valueRecord == null || row.valueSchemaId < 0 || valueStruct == null) {
+                throw new IllegalStateException(
+                        "value at offset "
+                                + row.offset
+                                + " is marked value_rebuilt without schema id and value_record");
+            }
+            byte[] b = rebuilder.rebuild(row.valueSchemaId, valueStruct, row.valueRecord);
+            crc.reset();
+            crc.update(b, 0, b.length);
+            if ((int) crc.getValue() != row.valueCrc) {
+                throw new IllegalStateException(
+                        "rebuilt value at offset "
+                                + row.offset
+                                + " (schema id "
+                                + row.valueSchemaId
+                                + ") fails its CRC-32C: not the bytes written");
+            }
+            return b;
         }
     }
 

@@ -2,6 +2,8 @@ package io.tierlog.cold;
 
 import static io.tierlog.cold.ColdLayout.*;
 
+import io.tierlog.common.typed.TypedType;
+import io.tierlog.common.typed.ValueTyper;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -10,17 +12,38 @@ import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * Writes {@link ColdRow}s straight into parquet-mr's {@link RecordConsumer} (no intermediate Group
- * objects), field by field in the order of {@link ColdLayout#SCHEMA}. The file key-value metadata
- * is supplied at the end, once the offset and time ranges are known.
+ * objects), field by field in the order of {@link ColdLayout#schema}: the typed columns from the
+ * typer outcomes the writer put into the row ({@link ColdRow#valueTyped}, {@link
+ * ColdRow#keyTyped}), which it has checked to fit their struct. The file key-value metadata is
+ * supplied at the end, once the offset and time ranges are known.
  *
  * <p>Not thread-safe: owned by one {@code ParquetWriter}.
  */
 final class ColdRowWriteSupport extends WriteSupport<ColdRow> {
     private RecordConsumer out;
     private Map<String, String> finalMetadata = Map.of();
+    private final MessageType schema;
+
+    /** The typed structs of values and keys; null = no such columns. */
+    private final TypedType.Struct valueStruct;
+
+    private final TypedType.Struct keyStruct;
+
+    /** Untyped objects. */
+    ColdRowWriteSupport() {
+        this(TypedColumns.NONE);
+    }
+
+    /** Objects with the typed columns of {@code typed}. */
+    ColdRowWriteSupport(TypedColumns typed) {
+        this.schema = ColdLayout.schema(typed);
+        this.valueStruct = typed.values() == null ? null : typed.values().struct();
+        this.keyStruct = typed.keys() == null ? null : typed.keys().struct();
+    }
 
     void finalMetadata(Map<String, String> metadata) {
         this.finalMetadata = metadata;
@@ -28,12 +51,12 @@ final class ColdRowWriteSupport extends WriteSupport<ColdRow> {
 
     @Override
     public WriteContext init(Configuration configuration) {
-        return new WriteContext(SCHEMA, Map.of());
+        return new WriteContext(schema, Map.of());
     }
 
     @Override
     public WriteContext init(ParquetConfiguration configuration) {
-        return new WriteContext(SCHEMA, Map.of());
+        return new WriteContext(schema, Map.of());
     }
 
     @Override
@@ -108,10 +131,62 @@ final class ColdRowWriteSupport extends WriteSupport<ColdRow> {
         if (row.key != null) {
             binaryField(c, KEY, F_KEY, row.key);
         }
-        if (row.value != null) {
+        if (row.value != null && !row.valueRebuilt) {
             binaryField(c, VALUE, F_VALUE, row.value);
         }
+        int field = F_VALUE + 1;
+        if (valueStruct != null) {
+            writeTyped(
+                    c,
+                    field,
+                    VALUE_SCHEMA_ID,
+                    VALUE_RECORD,
+                    VALUE_ERROR,
+                    valueStruct,
+                    row.valueTyped);
+            field += 3;
+            c.startField(VALUE_REBUILT, field);
+            c.addBoolean(row.valueRebuilt);
+            c.endField(VALUE_REBUILT, field);
+            field++;
+            if (row.valueRebuilt) {
+                intField(c, VALUE_CRC32C, field, row.valueCrc);
+            }
+            field++;
+        }
+        if (keyStruct != null) {
+            writeTyped(c, field, KEY_SCHEMA_ID, KEY_RECORD, KEY_ERROR, keyStruct, row.keyTyped);
+        }
         c.endMessage();
+    }
+
+    /** The schema id, record and error columns (at {@code field}, +1, +2) of one payload. */
+    private static void writeTyped(
+            RecordConsumer c,
+            int field,
+            String idName,
+            String recordName,
+            String errorName,
+            TypedType.Struct struct,
+            ValueTyper.Typed typed) {
+        if (typed == null) {
+            return; // no payload: all null
+        }
+        if (typed.schemaId() >= 0) {
+            intField(c, idName, field, typed.schemaId());
+        }
+        if (typed.row() != null) {
+            c.startField(recordName, field + 1);
+            c.startGroup();
+            TypedParquet.writeFields(c, struct, typed.row());
+            c.endGroup();
+            c.endField(recordName, field + 1);
+        }
+        if (typed.error() != null) {
+            c.startField(errorName, field + 2);
+            c.addBinary(Binary.fromString(typed.error()));
+            c.endField(errorName, field + 2);
+        }
     }
 
     private static void longField(RecordConsumer c, String name, int index, long v) {

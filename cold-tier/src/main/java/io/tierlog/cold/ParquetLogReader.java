@@ -5,6 +5,7 @@ import static org.apache.parquet.filter2.predicate.FilterApi.gtEq;
 import static org.apache.parquet.filter2.predicate.FilterApi.longColumn;
 import static org.apache.parquet.filter2.predicate.FilterApi.ltEq;
 
+import io.tierlog.common.typed.ValueRebuilder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -57,7 +58,8 @@ public final class ParquetLogReader {
             long lastOffset,
             long recordCount,
             long sourceBytes,
-            int formatVersion) {}
+            int formatVersion,
+            long rebuiltValues) {}
 
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(ParquetLogReader.class);
@@ -70,10 +72,24 @@ public final class ParquetLogReader {
      * request is made until the first read.
      */
     public ParquetLogReader(ObjectStore store, String key, long objectSize) {
+        this(store, key, objectSize, null);
+    }
+
+    /**
+     * As {@link #ParquetLogReader(ObjectStore, String, long)}, rebuilding values stored once (rows
+     * with {@code value_rebuilt}, format 3) with {@code rebuilder}; null = a read of such a row
+     * fails with {@link ObjectCorruptException}. A rebuilt value whose CRC-32C differs from the one
+     * stored fails the read the same way: a reader never returns bytes other than those written.
+     */
+    public ParquetLogReader(
+            ObjectStore store, String key, long objectSize, ValueRebuilder rebuilder) {
         this.key = Objects.requireNonNull(key, "key");
         this.file =
                 new ObjectStoreInputFile(Objects.requireNonNull(store, "store"), key, objectSize);
+        this.rebuilder = rebuilder;
     }
+
+    private final ValueRebuilder rebuilder;
 
     private Footer footer() throws IOException {
         Footer f = footer;
@@ -117,7 +133,9 @@ public final class ParquetLogReader {
                                 Long.parseLong(kv.get(ColdLayout.META_LAST_OFFSET)),
                                 Long.parseLong(kv.get(ColdLayout.META_RECORD_COUNT)),
                                 Long.parseLong(kv.get(ColdLayout.META_SOURCE_BYTES)),
-                                Integer.parseInt(version));
+                                Integer.parseInt(version),
+                                Long.parseLong(
+                                        kv.getOrDefault(ColdLayout.META_TYPED_VALUE_REBUILT, "0")));
             } catch (NumberFormatException | NullPointerException e) {
                 throw new ObjectCorruptException(key, "missing or bad tierlog metadata: " + e, e);
             }
@@ -151,6 +169,13 @@ public final class ParquetLogReader {
         return readBatches(startOffset, maxBytes).records();
     }
 
+    /**
+     * Values of the object stored once ({@code tierlog.typed.value.rebuilt}; 0 before format 3).
+     */
+    public long rebuiltValues() throws IOException {
+        return footer().rebuiltValues();
+    }
+
     /** The object's format version ({@code tierlog.format.version}). */
     public int formatVersion() throws IOException {
         return footer().formatVersion();
@@ -173,7 +198,8 @@ public final class ParquetLogReader {
         long avgRecordBytes = Math.max(1, f.sourceBytes() / Math.max(1, f.recordCount()));
         Map<Long, TxnState> states = new java.util.HashMap<>();
         MemoryRecords records = null;
-        ObjectPages p = pages;
+        // Rows stored once need their value_record assembled: parquet-mr's record reader does it.
+        ObjectPages p = f.rebuiltValues() > 0 ? null : pages;
         if (p != null) {
             try {
                 // Decoding stops as soon as a batch cannot fit, so the buffer needs maxBytes and
@@ -335,7 +361,8 @@ public final class ParquetLogReader {
                         ltEq(longColumn(ColdLayout.BATCH_BASE_OFFSET), upper));
         ByteBufferOutputStream out = new ByteBufferOutputStream(initialBufferBytes(maxBytes));
         int complete = 0;
-        try (ParquetReader<ColdRow> reader = filtered(new Builder(file, conf), wanted)) {
+        try (ParquetReader<ColdRow> reader =
+                filtered(new Builder(file, conf).rebuildingWith(rebuilder), wanted)) {
             RowBatchBuilder current = null;
             ColdRow row;
             while ((row = reader.read()) != null) {
@@ -439,9 +466,16 @@ public final class ParquetLogReader {
             this.columns = columns;
         }
 
+        private ValueRebuilder rebuilder;
+
+        Builder rebuildingWith(ValueRebuilder rebuilder) {
+            this.rebuilder = rebuilder;
+            return this;
+        }
+
         @Override
         protected ReadSupport<ColdRow> getReadSupport() {
-            return new ColdRowReadSupport(columns);
+            return new ColdRowReadSupport(columns, rebuilder);
         }
     }
 }

@@ -51,6 +51,10 @@ public final class ParquetLogWriter implements Closeable {
 
     private final ColdRowWriteSupport writeSupport;
     private final ColdTierOptions options;
+
+    /** Null for an object without typed columns. */
+    private final TypedRows typedRows;
+
     private ParquetWriter<ColdRow> writer;
     private final ColdRow row = new ColdRow();
     private final BufferSupplier buffers = BufferSupplier.create();
@@ -69,36 +73,29 @@ public final class ParquetLogWriter implements Closeable {
     private boolean closed;
 
     private ParquetLogWriter(
-            Path file,
-            String topic,
-            int partition,
-            ColdRowWriteSupport writeSupport,
-            ColdTierOptions options) {
+            Path file, String topic, int partition, ColdTierOptions options, TypedColumns typed) {
         this.file = file;
         this.topic = topic;
         this.partition = partition;
-        this.writeSupport = writeSupport;
+        this.writeSupport = new ColdRowWriteSupport(typed);
         this.options = options;
+        this.typedRows = typed.any() ? new TypedRows(typed) : null;
     }
 
     /** Creates (or replaces) {@code localFile} for records of {@code topic}-{@code partition}. */
     public static ParquetLogWriter open(
             Path localFile, String topic, int partition, ColdTierOptions options)
             throws IOException {
-        Objects.requireNonNull(localFile, "localFile");
-        Objects.requireNonNull(topic, "topic");
-        Objects.requireNonNull(options, "options");
-        if (partition < 0) {
-            throw new IllegalArgumentException("negative partition " + partition);
-        }
-        Files.deleteIfExists(localFile);
-        return new ParquetLogWriter(
-                localFile, topic, partition, new ColdRowWriteSupport(), options);
+        return open(localFile, topic, partition, options, TypedColumns.NONE);
     }
 
     /**
      * As {@link #open(Path, String, int, ColdTierOptions)}, with typed columns decoded from each
-     * record's value and key by {@code typed} ({@link TypedColumns#NONE}: none).
+     * record's value and key by {@code typed} ({@link TypedColumns#NONE}: none; the object is then
+     * format 2 as before). With typed columns the object is format 3; a value the typer decodes and
+     * marks rebuildable is stored once (typed only) when {@link TypedColumns#oneCopy()}. A payload
+     * the typer cannot decode never fails the append: its raw bytes are stored with the reason in
+     * {@code value_error} ({@code key_error}).
      */
     public static ParquetLogWriter open(
             Path localFile,
@@ -108,10 +105,14 @@ public final class ParquetLogWriter implements Closeable {
             TypedColumns typed)
             throws IOException {
         Objects.requireNonNull(typed, "typed");
-        if (typed.any()) {
-            throw new UnsupportedOperationException("not yet: slice typed");
+        Objects.requireNonNull(localFile, "localFile");
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(options, "options");
+        if (partition < 0) {
+            throw new IllegalArgumentException("negative partition " + partition);
         }
-        return open(localFile, topic, partition, options);
+        Files.deleteIfExists(localFile);
+        return new ParquetLogWriter(localFile, topic, partition, options, typed);
     }
 
     /** As {@link #open(Path, String, int, ColdTierOptions)} with options from {@code config}. */
@@ -273,6 +274,9 @@ public final class ParquetLogWriter implements Closeable {
                 row.key = r.hasKey() ? r.key() : null;
                 row.value = r.hasValue() ? r.value() : null;
                 row.headers = r.headers();
+                if (typedRows != null) {
+                    typedRows.type(row);
+                }
                 writer.write(row);
                 recordCount++;
                 minTimestamp = Math.min(minTimestamp, row.timestamp);
@@ -329,6 +333,11 @@ public final class ParquetLogWriter implements Closeable {
         return writer == null ? 0 : writer.getDataSize();
     }
 
+    /** What the typed columns hold so far ({@link TypedCounts#NONE} without typed columns). */
+    public TypedCounts typedCounts() {
+        return typedRows == null ? TypedCounts.NONE : typedRows.counts();
+    }
+
     /** Bytes of input batches appended so far (Kafka's format, compressed as received). */
     public long sourceBytes() {
         return sourceBytes;
@@ -370,7 +379,12 @@ public final class ParquetLogWriter implements Closeable {
             lastOffset = replacesLast;
         }
         Map<String, String> meta = new LinkedHashMap<>();
-        meta.put(ColdLayout.META_FORMAT_VERSION, Integer.toString(ColdLayout.FORMAT_VERSION));
+        meta.put(
+                ColdLayout.META_FORMAT_VERSION,
+                Integer.toString(
+                        typedRows == null
+                                ? ColdLayout.UNTYPED_FORMAT_VERSION
+                                : ColdLayout.TYPED_FORMAT_VERSION));
         meta.put(ColdLayout.META_TOPIC, topic);
         meta.put(ColdLayout.META_PARTITION, Integer.toString(partition));
         meta.put(ColdLayout.META_FIRST_OFFSET, Long.toString(firstOffset));
@@ -382,6 +396,9 @@ public final class ParquetLogWriter implements Closeable {
         meta.put(ColdLayout.META_RECORD_COUNT, Long.toString(recordCount));
         meta.put(ColdLayout.META_BATCH_COUNT, Long.toString(batchCount));
         meta.put(ColdLayout.META_SOURCE_BYTES, Long.toString(sourceBytes));
+        if (typedRows != null) {
+            typedRows.putMetadata(meta);
+        }
         if (replacesFirst >= 0) {
             meta.put(ColdLayout.META_COMPACTED_REPLACES, replacesFirst + "-" + replacesLast);
         }

@@ -160,7 +160,8 @@ final class ColdPartitionCleaner {
     Outcome clean(Plan plan) throws Exception {
         long now = env.time().milliseconds();
         ColdRunRewriter rewriter =
-                new ColdRunRewriter(env.store(), env.coldOptions(), this::throttle);
+                new ColdRunRewriter(
+                        env.store(), env.coldOptions(), env.typed().get(), this::throttle);
         ColdKeyMap map = new ColdKeyMap(dedupeBytes);
         long end = plan.state().coldCleanedOffset() - 1;
         long read = 0;

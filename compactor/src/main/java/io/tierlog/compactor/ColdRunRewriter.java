@@ -39,15 +39,23 @@ final class ColdRunRewriter {
     private final ObjectStore store;
     private final ColdTierOptions coldOptions;
     private final LongConsumer throttle;
+    private final TypedColumnsSource typed;
     private final BufferSupplier buffers = BufferSupplier.create();
 
     /**
+     * @param typed the typed columns of the compacted objects, and the rebuilder of values stored
+     *     once in the objects read
      * @param throttle called with the bytes of every object read and written (the compactor's I/O
      *     rate limit); may block
      */
-    ColdRunRewriter(ObjectStore store, ColdTierOptions coldOptions, LongConsumer throttle) {
+    ColdRunRewriter(
+            ObjectStore store,
+            ColdTierOptions coldOptions,
+            TypedColumnsSource typed,
+            LongConsumer throttle) {
         this.store = store;
         this.coldOptions = coldOptions;
+        this.typed = typed;
         this.throttle = throttle;
     }
 
@@ -83,7 +91,9 @@ final class ColdRunRewriter {
             throws IOException {
         long removedBefore = filter.tombstonesRemoved();
         boolean[] changed = {run.size() > 1};
-        try (ParquetLogWriter writer = ParquetLogWriter.open(file, topic, partition, coldOptions)) {
+        try (ParquetLogWriter writer =
+                ParquetLogWriter.open(
+                        file, topic, partition, coldOptions, typed.forObject(topic))) {
             writer.markCompacted(run.get(0).firstOffset(), run.get(run.size() - 1).lastOffset());
             ByteBuffer[] out = {ByteBuffer.allocate(64 * 1024)};
             for (ColdObject obj : run) {
@@ -128,7 +138,8 @@ final class ColdRunRewriter {
 
     private void forEachBatch(ColdObject obj, BatchAction action) throws IOException {
         throttle.accept(obj.sizeInBytes());
-        ParquetLogReader reader = new ParquetLogReader(store, obj.key(), obj.sizeInBytes());
+        ParquetLogReader reader =
+                new ParquetLogReader(store, obj.key(), obj.sizeInBytes(), typed.rebuilder());
         long next = obj.firstOffset();
         while (next <= obj.lastOffset()) {
             ColdBatches read = reader.readBatches(next, READ_BYTES);

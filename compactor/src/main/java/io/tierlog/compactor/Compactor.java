@@ -72,6 +72,7 @@ public final class Compactor implements Closeable {
     private final java.util.regex.Pattern excluded;
     private volatile Thread loop;
     private volatile io.tierlog.catalog.CatalogGuard guard;
+    private volatile TypedColumnsSource typed = TypedColumnsSource.NONE;
 
     private Compactor(
             SegmentSource source, Catalog catalog, ObjectStore store, Config config, Time time) {
@@ -100,7 +101,8 @@ public final class Compactor implements Closeable {
                         retrier,
                         time,
                         new Broadcast(),
-                        () -> guard);
+                        () -> guard,
+                        () -> typed);
         this.sweeper =
                 new OrphanSweeper(
                         catalog,
@@ -157,6 +159,15 @@ public final class Compactor implements Closeable {
      */
     public void setGuard(io.tierlog.catalog.CatalogGuard g) {
         this.guard = g;
+    }
+
+    /**
+     * Where each object's typed columns come from ({@link TypedColumnsSource#NONE} until set: no
+     * typed columns). Set it before {@link #start()}; cold compaction reads values stored once
+     * through its rebuilder.
+     */
+    public void setTypedColumns(TypedColumnsSource source) {
+        this.typed = java.util.Objects.requireNonNull(source, "source");
     }
 
     public void addListener(OffloadListener listener) {
@@ -572,6 +583,15 @@ public final class Compactor implements Closeable {
                                 old.heldBack()));
             }
             listeners.forEach(l -> l.onObjectCommitted(report));
+        }
+
+        @Override
+        public void onTypedColumns(TopicPartition tp, io.tierlog.cold.TypedCounts counts) {
+            if (counts.valuesTyped() + counts.keysTyped() > 0
+                    || !counts.valueFailures().isEmpty()
+                    || !counts.keyFailures().isEmpty()) {
+                listeners.forEach(l -> l.onTypedColumns(tp, counts));
+            }
         }
     }
 }

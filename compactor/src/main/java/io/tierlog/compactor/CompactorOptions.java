@@ -159,6 +159,30 @@ public final class CompactorOptions {
                     .build();
 
     /** Every option of this module, for validation and the generated reference table. */
+    public static final ConfigOption<Boolean> COLD_TYPED_COLUMNS =
+            ConfigOption.booleanOption("cold.typed.columns")
+                    .defaultValue(true)
+                    .doc(
+                            "Whether offloaded objects get typed columns (value_record, key_record)"
+                                    + " decoded from the schema registry for records whose value"
+                                    + " (key) carries a registered schema id of the topic's"
+                                    + " subject <topic>-value (<topic>-key). Records that cannot"
+                                    + " be decoded keep their raw bytes with the reason in"
+                                    + " value_error (key_error). A topic config of the same name"
+                                    + " overrides it per topic.")
+                    .build();
+
+    public static final ConfigOption<Boolean> COLD_TYPED_ONE_COPY =
+            ConfigOption.booleanOption("cold.typed.one.copy")
+                    .defaultValue(true)
+                    .doc(
+                            "With typed columns: store an Avro value only once, typed, when"
+                                    + " re-encoding its typed row was verified at offload to give"
+                                    + " its exact bytes (the cold reader rebuilds them, checked by"
+                                    + " a CRC-32C). Off: raw bytes are always stored too. A topic"
+                                    + " config of the same name overrides it per topic.")
+                    .build();
+
     public static final List<ConfigOption<?>> ALL =
             List.of(
                     OFFLOAD_INTERVAL_MS,
@@ -174,6 +198,8 @@ public final class CompactorOptions {
                     OFFLOAD_TOPICS_EXCLUDE,
                     COLD_CLEANER_ENABLE,
                     COLD_CLEANER_DEDUPE_BUFFER_SIZE,
+                    COLD_TYPED_COLUMNS,
+                    COLD_TYPED_ONE_COPY,
                     CATALOG_URL,
                     DATA_DIR);
 
@@ -254,6 +280,16 @@ public final class CompactorOptions {
     /** Bytes of one cold compaction pass's key map. */
     public long coldCleanerDedupeBytes() {
         return config.get(COLD_CLEANER_DEDUPE_BUFFER_SIZE).bytes();
+    }
+
+    /** {@code cold.typed.columns}, broker level (a topic config overrides it). */
+    public boolean typedColumns() {
+        return config.get(COLD_TYPED_COLUMNS);
+    }
+
+    /** {@code cold.typed.one.copy}, broker level (a topic config overrides it). */
+    public boolean typedOneCopy() {
+        return config.get(COLD_TYPED_ONE_COPY);
     }
 
     /** Topics never offloaded. */

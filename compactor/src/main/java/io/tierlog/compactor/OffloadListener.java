@@ -13,6 +13,12 @@ public interface OffloadListener {
     /** An object was committed (or found already committed). */
     default void onObjectCommitted(ObjectReport report) {}
 
+    /**
+     * An object with typed columns was committed (after {@link #onObjectCommitted}): what they
+     * hold, with the records not decoded by reason.
+     */
+    default void onTypedColumns(TopicPartition tp, io.tierlog.cold.TypedCounts counts) {}
+
     /** Offloading a partition failed for this pass; it is retried on the next one. */
     default void onPartitionFailed(TopicPartition tp, Exception error) {}
 

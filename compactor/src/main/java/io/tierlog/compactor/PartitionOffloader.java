@@ -75,7 +75,8 @@ final class PartitionOffloader {
             Retrier retrier,
             Time time,
             OffloadListener listener,
-            java.util.function.Supplier<io.tierlog.catalog.CatalogGuard> guard) {}
+            java.util.function.Supplier<io.tierlog.catalog.CatalogGuard> guard,
+            java.util.function.Supplier<TypedColumnsSource> typed) {}
 
     /** What one partition pass did. */
     record Outcome(long objects, long records, long sourceBytes, long objectBytes) {
@@ -320,7 +321,12 @@ final class PartitionOffloader {
             this.firstOffset = firstOffset;
             this.file = TempFiles.newFile(env.options().tmpDir());
             this.writer =
-                    ParquetLogWriter.open(file, tp.topic(), tp.partition(), env.coldOptions());
+                    ParquetLogWriter.open(
+                            file,
+                            tp.topic(),
+                            tp.partition(),
+                            env.coldOptions(),
+                            env.typed().get().forObject(tp.topic()));
         }
 
         void append(RecordBatch batch, TxnState txnState) throws IOException {
@@ -384,6 +390,7 @@ final class PartitionOffloader {
                                 result);
                 LOG.debug("committed {}", report);
                 env.listener().onObjectCommitted(report);
+                env.listener().onTypedColumns(tp, writer.typedCounts());
                 return report;
             } finally {
                 deleteTemp();

@@ -115,7 +115,8 @@ class ColdCompactionRulePropertyTest {
             Path tmp,
             long now)
             throws IOException {
-        ColdRunRewriter rewriter = new ColdRunRewriter(store, opts, bytes -> {});
+        ColdRunRewriter rewriter =
+                new ColdRunRewriter(store, opts, TypedColumnsSource.NONE, bytes -> {});
         ColdKeyMap map = new ColdKeyMap(64 * 1024);
         for (ColdObject o : objects) {
             rewriter.map(o, map);

@@ -56,7 +56,8 @@ class ColdCompactionTxnTest {
         objects.add(object(store, opts, "t/0/a", b.subList(0, 4), aborted, 0));
         objects.add(object(store, opts, "t/0/b", b.subList(4, 6), aborted, 9));
 
-        ColdRunRewriter rewriter = new ColdRunRewriter(store, opts, bytes -> {});
+        ColdRunRewriter rewriter =
+                new ColdRunRewriter(store, opts, TypedColumnsSource.NONE, bytes -> {});
         ColdKeyMap map = new ColdKeyMap(64 * 1024);
         for (ColdObject o : objects) {
             rewriter.map(o, map);

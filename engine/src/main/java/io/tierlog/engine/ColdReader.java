@@ -173,6 +173,9 @@ final class ColdReader {
     /** Offsets where a reader that just read a chunk will continue: marks sequential readers. */
     private final Cache<ChunkKey, Boolean> expectedNext;
 
+    /** Rebuilds values stored once (typed only); null: reading such a row fails as corrupt. */
+    private final io.tierlog.common.typed.ValueRebuilder rebuilder;
+
     ColdReader(
             ObjectStore store,
             ColdIndex index,
@@ -185,7 +188,9 @@ final class ColdReader {
             MeterRegistry registry,
             ScheduledExecutorService timer,
             java.time.Duration readTimeout,
-            Time time) {
+            Time time,
+            io.tierlog.common.typed.ValueRebuilder rebuilder) {
+        this.rebuilder = rebuilder;
         this.store = store;
         this.timer = timer;
         this.readTimeoutMs = readTimeout.toMillis();
@@ -524,7 +529,9 @@ final class ColdReader {
         loads.increment();
         try {
             ParquetLogReader reader =
-                    readers.get(obj.key(), k -> new ParquetLogReader(store, k, obj.sizeInBytes()));
+                    readers.get(
+                            obj.key(),
+                            k -> new ParquetLogReader(store, k, obj.sizeInBytes(), rebuilder));
             ColdBatches batches = reader.readBatches(offset, bytes);
             MemoryRecords records = batches.records();
             long first = -1;

@@ -22,6 +22,7 @@ import io.tierlog.compactor.LogManagerSource;
 import io.tierlog.compactor.ObjectReport;
 import io.tierlog.compactor.OffloadListener;
 import io.tierlog.compactor.PartitionLag;
+import io.tierlog.compactor.RegistryTypedColumns;
 import io.tierlog.hot.CleanerConfig;
 import io.tierlog.hot.CleaningStats;
 import io.tierlog.hot.LogCleaner;
@@ -30,6 +31,7 @@ import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.TombstoneGate;
 import io.tierlog.registry.CatalogSchemaRegistry;
+import io.tierlog.registry.typed.RegistryValueTyper;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -321,7 +323,8 @@ final class EngineResources implements Closeable {
                             b.registry,
                             coldDeadlines,
                             config.get(EngineOptions.COLD_READ_TIMEOUT_MS),
-                            time);
+                            time,
+                            RegistryValueTyper.rebuilder(b.schemaRegistry));
             b.retention =
                     new ColdRetention(
                             b.catalog,
@@ -355,6 +358,10 @@ final class EngineResources implements Closeable {
                             time);
             b.closeables.push(b.compactor);
             b.compactor.setGuard(guard);
+            b.compactor.setTypedColumns(
+                    new RegistryTypedColumns(
+                            b.schemaRegistry, b.catalog, CompactorOptions.from(cc)));
+            b.compactor.addListener(new TypedColumnMetrics(b.registry));
             Counter coldIn = b.registry.counter(MetricNames.BYTES_IN, "tier", "cold");
             b.compactor.addListener(
                     new OffloadListener() {
@@ -623,6 +630,11 @@ final class EngineResources implements Closeable {
 
     CatalogSchemaRegistry schemaRegistry() {
         return schemaRegistry;
+    }
+
+    /** The rebuilder of values stored once, over this engine's registry. */
+    io.tierlog.common.typed.ValueRebuilder rebuilder() {
+        return RegistryValueTyper.rebuilder(schemaRegistry);
     }
 
     /**

@@ -63,6 +63,21 @@ public final class MetricNames {
     /** Gauge, closed-segment bytes not yet in the cold tier, all partitions. */
     public static final String OFFLOAD_LAG_BYTES = "tierlog.offload.lag.bytes";
 
+    /**
+     * Counter, records whose value ({@code part=value}) or key ({@code part=key}) the offload wrote
+     * typed columns for, tagged {@code stored}: {@code once} (value rebuilt from its typed row on
+     * read) or {@code twice} (raw bytes kept too).
+     */
+    public static final String OFFLOAD_TYPED_RECORDS = "tierlog.offload.typed.records";
+
+    /**
+     * Counter, records whose value or key ({@code part}) the offload could not type, tagged {@code
+     * reason}: {@code no-header}, {@code unknown-id}, {@code not-in-subject} or {@code decode};
+     * their raw bytes are stored as always, with the reason in {@code value_error} / {@code
+     * key_error}.
+     */
+    public static final String OFFLOAD_UNTYPED_RECORDS = "tierlog.offload.untyped.records";
+
     /** Gauge, offsets in closed segments not yet in the cold tier, all partitions. */
     public static final String OFFLOAD_LAG_OFFSETS = "tierlog.offload.lag.offsets";
 

@@ -3,6 +3,7 @@ package io.tierlog.engine;
 import io.tierlog.common.Config;
 import io.tierlog.common.Time;
 import io.tierlog.compactor.Compactor;
+import io.tierlog.compactor.CompactorOptions;
 import io.tierlog.compactor.LogDirSource;
 import io.tierlog.compactor.ObjectReport;
 import io.tierlog.compactor.OffloadEnvironment;
@@ -127,8 +128,11 @@ public final class OffloadDaemon implements Closeable {
                             env.config(),
                             time);
             compactor.setGuard(env.guard());
-            return new OffloadDaemon(
-                    env, source, compactor, CatalogSchemaRegistry.open(env.catalog()));
+            CatalogSchemaRegistry registry = CatalogSchemaRegistry.open(env.catalog());
+            compactor.setTypedColumns(
+                    new io.tierlog.compactor.RegistryTypedColumns(
+                            registry, env.catalog(), CompactorOptions.from(env.config())));
+            return new OffloadDaemon(env, source, compactor, registry);
         } catch (IOException | RuntimeException e) {
             if (source != null) {
                 source.close();

@@ -128,11 +128,18 @@ public final class ReadOnlyTieredLog implements Closeable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<Violation> out =
-                new java.util.ArrayList<>(
-                        new Verifier(catalog, store, hot)
-                                .compactedTopics(configs::compacted)
-                                .verify(deep));
+        List<Violation> out;
+        try (io.tierlog.registry.CatalogSchemaRegistry schemas =
+                io.tierlog.registry.CatalogSchemaRegistry.open(catalog)) {
+            out =
+                    new java.util.ArrayList<>(
+                            new Verifier(catalog, store, hot)
+                                    .rebuilder(
+                                            io.tierlog.registry.typed.RegistryValueTyper.rebuilder(
+                                                    schemas))
+                                    .compactedTopics(configs::compacted)
+                                    .verify(deep));
+        }
         List<String> found = new java.util.ArrayList<>();
         Optional<java.util.UUID> bound;
         try {

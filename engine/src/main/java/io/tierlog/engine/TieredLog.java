@@ -509,6 +509,7 @@ public final class TieredLog implements Closeable {
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
             // what a deep check finds corrupt in the hot tier is read from the cold tier from now
             return new Verifier(catalog, res.store(), hot)
+                    .rebuilder(res.rebuilder())
                     .compactedTopics(topics::isCompacted)
                     .onHotDamage(
                             (tp, d) ->

@@ -220,6 +220,8 @@ public final class TopicRegistry {
     /** The topic-level options a topic may override (Kafka names). */
     public static List<ConfigOption<?>> topicOptions() {
         List<ConfigOption<?>> out = new ArrayList<>(HotTierOptions.all());
+        out.add(io.tierlog.compactor.CompactorOptions.COLD_TYPED_COLUMNS); // read by the offload
+        out.add(io.tierlog.compactor.CompactorOptions.COLD_TYPED_ONE_COPY);
         out.add(EngineOptions.RETENTION_MS);
         out.add(EngineOptions.RETENTION_BYTES);
         out.addAll(SchemaRules.OPTIONS);

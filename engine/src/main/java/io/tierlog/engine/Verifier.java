@@ -67,6 +67,9 @@ final class Verifier {
     private java.util.function.BiConsumer<TopicPartition, HotDamage> onHotDamage = (tp, d) -> {};
     private java.util.function.Predicate<String> compacted = t -> false;
 
+    /** Rebuilds values stored once (format 3 one-copy rows); null: such rows are unreadable. */
+    private io.tierlog.common.typed.ValueRebuilder rebuilder;
+
     /**
      * A corrupt range of a hot segment found by a deep check: offsets {@code [from, to)} whose hot
      * bytes are not to be trusted.
@@ -245,7 +248,7 @@ final class Verifier {
             return;
         }
         try {
-            ParquetLogReader r = new ParquetLogReader(store, o.key(), o.sizeInBytes());
+            ParquetLogReader r = new ParquetLogReader(store, o.key(), o.sizeInBytes(), rebuilder);
             // an offloaded segment the hot cleaner cleaned starts at its base offset (the cold high
             // watermark), its first batch later: the records in between were compacted away
             boolean startsLate = compactTopic && r.firstOffset() > o.firstOffset();
@@ -404,7 +407,7 @@ final class Verifier {
                             return; // reported as a contiguity violation
                         }
                         c =
-                                new ParquetLogReader(store, obj.key(), obj.sizeInBytes())
+                                new ParquetLogReader(store, obj.key(), obj.sizeInBytes(), rebuilder)
                                         .read(hb.baseOffset(), deep ? READ_BYTES : 1)
                                         .batches()
                                         .iterator();
@@ -460,6 +463,16 @@ final class Verifier {
      * The effective {@code cleanup.policy} of a topic includes compact (broker defaults included,
      * which the catalog's topic overrides do not show): its hot segments may have offset gaps.
      */
+    /**
+     * Reads values stored once (typed only) through {@code r}: every read of them rebuilds the
+     * bytes and checks their CRC-32C, so a value that does not rebuild to the bytes written makes
+     * its object {@code OBJECT_UNREADABLE}.
+     */
+    Verifier rebuilder(io.tierlog.common.typed.ValueRebuilder r) {
+        this.rebuilder = r;
+        return this;
+    }
+
     Verifier compactedTopics(java.util.function.Predicate<String> isCompacted) {
         this.compacted = isCompacted;
         return this;

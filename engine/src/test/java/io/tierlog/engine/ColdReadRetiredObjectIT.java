@@ -104,7 +104,8 @@ class ColdReadRetiredObjectIT {
                         new SimpleMeterRegistry(),
                         timer,
                         Duration.ofSeconds(30),
-                        Time.SYSTEM);
+                        Time.SYSTEM,
+                        null);
         TierRead.Cold r =
                 reader.read(TP, target.firstOffset(), 1 << 20, Long.MAX_VALUE, 1000, 0)
                         .get(30, TimeUnit.SECONDS);

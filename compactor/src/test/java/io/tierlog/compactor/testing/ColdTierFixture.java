@@ -199,9 +199,27 @@ public final class ColdTierFixture implements AutoCloseable {
     /** Every batch of the partition in {@code catalog}, read from {@code store}. */
     public static List<RecordBatch> readBack(
             ObjectStore store, Catalog catalog, String topic, int partition) throws IOException {
+        return readBack(store, catalog, topic, partition, null);
+    }
+
+    /** As {@link #readBack(String, int)}, rebuilding values stored once with {@code rebuilder}. */
+    public List<RecordBatch> readBack(
+            String topic, int partition, io.tierlog.common.typed.ValueRebuilder rebuilder)
+            throws IOException {
+        return readBack(store(), catalog(), topic, partition, rebuilder);
+    }
+
+    private static List<RecordBatch> readBack(
+            ObjectStore store,
+            Catalog catalog,
+            String topic,
+            int partition,
+            io.tierlog.common.typed.ValueRebuilder rebuilder)
+            throws IOException {
         List<RecordBatch> out = new ArrayList<>();
         for (ColdObject o : catalog.objects(topic, partition)) {
-            ParquetLogReader reader = new ParquetLogReader(store, o.key(), o.sizeInBytes());
+            ParquetLogReader reader =
+                    new ParquetLogReader(store, o.key(), o.sizeInBytes(), rebuilder);
             long next = o.firstOffset();
             while (next <= o.lastOffset()) {
                 MemoryRecords records = reader.read(next, 1 << 20);
