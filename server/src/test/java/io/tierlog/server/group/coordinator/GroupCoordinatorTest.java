@@ -21,8 +21,11 @@ class GroupCoordinatorTest {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 
     @AfterEach
-    void stop() {
+    void stop() throws InterruptedException {
+        // Membership writes run on the timer: let a write in flight finish before @TempDir is
+        // deleted under it (a loaded machine showed "Failed to delete temp directory").
         timer.shutdownNow();
+        assertThat(timer.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     }
 
     private static List<GroupCoordinator.Protocol> protocols(String... names) {
