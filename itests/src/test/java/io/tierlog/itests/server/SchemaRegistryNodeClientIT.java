@@ -79,7 +79,9 @@ class SchemaRegistryNodeClientIT {
         String json = r.stdout().strip();
         assertThat(json).as("the client printed nothing; stderr: " + r.stderr()).isNotEmpty();
         out = new ObjectMapper().readTree(json.substring(json.lastIndexOf('\n') + 1));
-        assertThat(r.exit()).as("the client failed: " + r.stderr() + "\nsaw so far: " + json).isZero();
+        assertThat(r.exit())
+                .as("the client failed: " + r.stderr() + "\nsaw so far: " + json)
+                .isZero();
     }
 
     @AfterAll
