@@ -82,17 +82,17 @@ const avroBad = {
   ],
 };
 
-// ---- JSON Schema (draft-07): an integer id changed to a string is refused (type changed).
+// ---- JSON Schema (draft-07): an integer customerId changed to a string is refused (type changed).
 const jsonV1 = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'Customer',
   type: 'object',
-  properties: { id: { type: 'integer' }, name: { type: 'string' } },
-  required: ['id'],
+  properties: { customerId: { type: 'integer' }, name: { type: 'string' } },
+  required: ['customerId'],
 };
 const jsonBad = {
   ...jsonV1,
-  properties: { id: { type: 'string' }, name: { type: 'string' } },
+  properties: { customerId: { type: 'string' }, name: { type: 'string' } },
 };
 
 // ---- Protobuf: the text a Java user registers, and the same file as the descriptor the JS serde
@@ -175,7 +175,7 @@ async function produceAll(producer) {
   const protoMsgs = [];
   for (let i = 0; i < count; i++) {
     avroMsgs.push({ key: `a${i}`, value: await avroSer.serialize(topics.avro, { id: `p${i}`, amount: i + 0.5 }) });
-    jsonMsgs.push({ key: `j${i}`, value: await jsonSer.serialize(topics.json, { id: i, name: `n${i}` }) });
+    jsonMsgs.push({ key: `j${i}`, value: await jsonSer.serialize(topics.json, { customerId: i, name: `n${i}` }) });
     const order = create(Order, { id: `o${i}`, qty: BigInt(i), meta: create(Meta, { source: 'node' }) });
     protoMsgs.push({ key: `o${i}`, value: await protoSer.serialize(topics.protobuf, order) });
   }

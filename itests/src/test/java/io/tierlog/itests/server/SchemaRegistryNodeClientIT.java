@@ -118,7 +118,7 @@ class SchemaRegistryNodeClientIT {
     void jsonSchemaRecordsComeBackDecodedAndValidated() {
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < COUNT; i++) {
-            expected.add("{\"id\":" + i + ",\"name\":\"n" + i + "\"}");
+            expected.add("{\"customerId\":" + i + ",\"name\":\"n" + i + "\"}");
         }
         assertThat(texts(out.at("/consumed/json"))).isEqualTo(expected);
     }
@@ -176,7 +176,8 @@ class SchemaRegistryNodeClientIT {
 
     @Test
     void anIncompatibleSchemaIsRefusedWith409InEachFormatNamingTheField() {
-        Map<String, String> fieldOf = Map.of("avro", "amount", "json", "id", "protobuf", "qty");
+        Map<String, String> fieldOf =
+                Map.of("avro", "amount", "json", "customerId", "protobuf", "qty");
         fieldOf.forEach(
                 (format, field) -> {
                     JsonNode r = out.at("/refused/" + format);
