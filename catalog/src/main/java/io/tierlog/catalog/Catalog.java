@@ -251,6 +251,16 @@ public interface Catalog extends AutoCloseable {
     /** The keys of every committed object of every topic, for the orphan sweeper. */
     List<String> allObjectKeys();
 
+    /**
+     * The schema registry's rows in this catalog, so every process sharing the catalog shares the
+     * registry. A catalog that wraps another (a test's fault injector) delegates it.
+     *
+     * @throws UnsupportedOperationException for a catalog without one
+     */
+    default SchemaStore schemas() {
+        throw new UnsupportedOperationException(getClass().getName() + " has no schema store");
+    }
+
     /** Releases the connection(s). Idempotent. */
     @Override
     void close();

@@ -43,6 +43,7 @@ final class JdbcCatalog implements Catalog {
     private Connection connection; // guarded by lock
     private boolean closed; // guarded by lock
     private volatile UUID id; // null only for a read-only catalog older than schema v4
+    private final JdbcSchemaStore schemas = new JdbcSchemaStore(this);
 
     private JdbcCatalog(String url, Dialect dialect, Properties properties, Catalog.OpenMode mode) {
         this.url = url;
@@ -610,6 +611,11 @@ final class JdbcCatalog implements Catalog {
                     }
                     return keys;
                 });
+    }
+
+    @Override
+    public SchemaStore schemas() {
+        return schemas;
     }
 
     @Override

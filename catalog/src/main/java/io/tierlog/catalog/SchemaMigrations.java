@@ -39,6 +39,15 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code catalog_meta(id, created_at)} (since v4): one row, the catalog's identity (a UUID
  *       string), inserted when the catalog is first opened read-write at v4 (see {@link
  *       JdbcCatalog}); a data dir records it in {@code catalog.id} (see {@link CatalogBinding}).
+ *   <li>The schema registry's tables (since v7; see {@link SchemaStore} for the numbering rules):
+ *       {@code registry_schemas(id, schema_type, schema_text, fingerprint, created_at)}, one row
+ *       per global schema id, never deleted, fingerprint unique; {@code
+ *       registry_schema_refs(schema_id, position, ref_name, ref_subject, ref_version)}; {@code
+ *       registry_subjects(subject, next_version, next_field_id)}, the per-subject counters that
+ *       never go down (the row outlives a hard-deleted subject); {@code registry_versions(subject,
+ *       version, schema_id, deleted, created_at)}, deleted 1 when soft-deleted, the row gone when
+ *       hard-deleted; {@code registry_field_ids(subject, version, path, field_id)}; {@code
+ *       registry_config(scope, config_key, config_value)}, scope '' for registry-wide settings.
  * </ul>
  */
 final class SchemaMigrations {
@@ -123,7 +132,50 @@ final class SchemaMigrations {
                                             + " partition_id INTEGER NOT NULL,"
                                             + " retired_at BIGINT NOT NULL)",
                                     "CREATE INDEX retired_objects_at ON retired_objects"
-                                            + " (retired_at)")));
+                                            + " (retired_at)")),
+                    new Migration(
+                            7,
+                            "schema registry: schemas, subject versions, field ids, settings",
+                            List.of(
+                                    "CREATE TABLE registry_schemas ("
+                                            + " id INTEGER PRIMARY KEY,"
+                                            + " schema_type VARCHAR(16) NOT NULL,"
+                                            + " schema_text TEXT NOT NULL,"
+                                            + " fingerprint VARCHAR(128) NOT NULL UNIQUE,"
+                                            + " created_at BIGINT NOT NULL)",
+                                    "CREATE TABLE registry_schema_refs ("
+                                            + " schema_id INTEGER NOT NULL,"
+                                            + " position INTEGER NOT NULL,"
+                                            + " ref_name TEXT NOT NULL,"
+                                            + " ref_subject VARCHAR(1024) NOT NULL,"
+                                            + " ref_version INTEGER NOT NULL,"
+                                            + " PRIMARY KEY (schema_id, position))",
+                                    "CREATE INDEX registry_schema_refs_target ON"
+                                            + " registry_schema_refs (ref_subject, ref_version)",
+                                    "CREATE TABLE registry_subjects ("
+                                            + " subject VARCHAR(1024) PRIMARY KEY,"
+                                            + " next_version INTEGER NOT NULL,"
+                                            + " next_field_id INTEGER NOT NULL)",
+                                    "CREATE TABLE registry_versions ("
+                                            + " subject VARCHAR(1024) NOT NULL,"
+                                            + " version INTEGER NOT NULL,"
+                                            + " schema_id INTEGER NOT NULL,"
+                                            + " deleted SMALLINT NOT NULL,"
+                                            + " created_at BIGINT NOT NULL,"
+                                            + " PRIMARY KEY (subject, version))",
+                                    "CREATE INDEX registry_versions_schema ON registry_versions"
+                                            + " (schema_id)",
+                                    "CREATE TABLE registry_field_ids ("
+                                            + " subject VARCHAR(1024) NOT NULL,"
+                                            + " version INTEGER NOT NULL,"
+                                            + " path TEXT NOT NULL,"
+                                            + " field_id INTEGER NOT NULL,"
+                                            + " PRIMARY KEY (subject, version, path))",
+                                    "CREATE TABLE registry_config ("
+                                            + " scope VARCHAR(1024) NOT NULL,"
+                                            + " config_key VARCHAR(64) NOT NULL,"
+                                            + " config_value TEXT NOT NULL,"
+                                            + " PRIMARY KEY (scope, config_key))")));
 
     private SchemaMigrations() {}
 

@@ -29,6 +29,7 @@ import io.tierlog.hot.LogConfig;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.TombstoneGate;
+import io.tierlog.registry.CatalogSchemaRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -51,8 +52,9 @@ import org.slf4j.LoggerFactory;
  * Everything a {@link TieredLog} runs on, opened in dependency order and closed in reverse: the
  * lock of {@code <data.dir>/log} (first, so that a data dir in use fails before anything starts),
  * metrics endpoint, embedded S3 server (when {@code s3.mode} says so), metered object store,
- * catalog, hot tier (with local retention bounded by the cold high watermark), cold index and
- * reader, compactor, total retention, and the threads that drive them.
+ * catalog, schema registry (over the catalog), hot tier (with local retention bounded by the cold
+ * high watermark), cold index and reader, compactor, total retention, and the threads that drive
+ * them.
  *
  * <p>Thread-safe (immutable after {@link #open}; {@link #close()} is idempotent).
  */
@@ -80,6 +82,7 @@ final class EngineResources implements Closeable {
     private final ColdRetention retention;
     private final TopicConfigs topicConfigs;
     private final TopicRegistry topics;
+    private final CatalogSchemaRegistry schemaRegistry;
     private final MeterRegistry registry;
     private final Deque<AutoCloseable> closeables;
     private final Optional<MetricsEndpoint> metricsEndpoint;
@@ -101,6 +104,7 @@ final class EngineResources implements Closeable {
         this.retention = b.retention;
         this.topicConfigs = b.topicConfigs;
         this.topics = b.topics;
+        this.schemaRegistry = b.schemaRegistry;
         this.registry = b.registry;
         this.closeables = b.closeables;
         this.metricsEndpoint = Optional.ofNullable(b.metricsEndpoint);
@@ -123,6 +127,7 @@ final class EngineResources implements Closeable {
         ColdRetention retention;
         TopicConfigs topicConfigs;
         TopicRegistry topics;
+        CatalogSchemaRegistry schemaRegistry;
         MeterRegistry registry;
         MetricsEndpoint metricsEndpoint;
         DirLock lock;
@@ -228,6 +233,9 @@ final class EngineResources implements Closeable {
         b.catalog = CatalogBinding.openBound(b.dataDir, catalogUrl(config, b.dataDir), Map.of());
         b.closeables.push(b.catalog);
         b.guard = new CatalogGuard(b.catalog, b.catalog.id(), time::milliseconds);
+        // the registry lives in the catalog, so every server and daemon of it shares one
+        b.schemaRegistry = CatalogSchemaRegistry.open(b.catalog);
+        b.closeables.push(b.schemaRegistry);
         CatalogGuard guard = b.guard;
         b.registry.gauge(MetricNames.CATALOG_HEALTHY, guard, g -> g.healthy() ? 1 : 0);
         io.micrometer.core.instrument.FunctionCounter.builder(
@@ -611,6 +619,10 @@ final class EngineResources implements Closeable {
 
     TopicRegistry topics() {
         return topics;
+    }
+
+    CatalogSchemaRegistry schemaRegistry() {
+        return schemaRegistry;
     }
 
     /**

@@ -8,6 +8,7 @@ import io.tierlog.compactor.ObjectReport;
 import io.tierlog.compactor.OffloadEnvironment;
 import io.tierlog.compactor.OffloadListener;
 import io.tierlog.compactor.PassResult;
+import io.tierlog.registry.CatalogSchemaRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -86,12 +87,18 @@ public final class OffloadDaemon implements Closeable {
     private final OffloadEnvironment env;
     private final LogDirSource source;
     private final Compactor compactor;
+    private final CatalogSchemaRegistry schemaRegistry;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private OffloadDaemon(OffloadEnvironment env, LogDirSource source, Compactor compactor) {
+    private OffloadDaemon(
+            OffloadEnvironment env,
+            LogDirSource source,
+            Compactor compactor,
+            CatalogSchemaRegistry schemaRegistry) {
         this.env = env;
         this.source = source;
         this.compactor = compactor;
+        this.schemaRegistry = schemaRegistry;
     }
 
     /**
@@ -120,7 +127,8 @@ public final class OffloadDaemon implements Closeable {
                             env.config(),
                             time);
             compactor.setGuard(env.guard());
-            return new OffloadDaemon(env, source, compactor);
+            return new OffloadDaemon(
+                    env, source, compactor, CatalogSchemaRegistry.open(env.catalog()));
         } catch (IOException | RuntimeException e) {
             if (source != null) {
                 source.close();
@@ -164,6 +172,14 @@ public final class OffloadDaemon implements Closeable {
                 });
     }
 
+    /**
+     * The schema registry of the daemon's catalog (the one {@code serve} on that catalog serves),
+     * for typed columns at offload. Closed with the daemon.
+     */
+    public CatalogSchemaRegistry schemaRegistry() {
+        return schemaRegistry;
+    }
+
     /** Runs one pass over every partition; returns when it is done (or the daemon closed). */
     public Pass runOnce() throws InterruptedException {
         return pass(compactor.runOnce());
@@ -189,6 +205,7 @@ public final class OffloadDaemon implements Closeable {
         }
         try {
             compactor.close();
+            schemaRegistry.close();
         } finally {
             try {
                 source.close();

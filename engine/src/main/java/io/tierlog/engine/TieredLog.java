@@ -310,10 +310,10 @@ public final class TieredLog implements Closeable {
 
     /**
      * The schema registry over this engine's catalog (shared by every server and offload daemon of
-     * the catalog); the server serves its REST API.
+     * the catalog); the server serves its REST API. Open as long as the log; closed with it.
      */
-    public io.tierlog.registry.SchemaRegistry schemaRegistry() {
-        throw new UnsupportedOperationException("not yet: slice registry");
+    public io.tierlog.registry.CatalogSchemaRegistry schemaRegistry() {
+        return res.schemaRegistry();
     }
 
     /** The partition side of transactions: markers, verification, last stable offset. */

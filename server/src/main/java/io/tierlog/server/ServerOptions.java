@@ -266,6 +266,33 @@ public final class ServerOptions {
         return v.equals("fsync");
     }
 
+    public static final ConfigOption<String> SCHEMA_REGISTRY_LISTEN =
+            ConfigOption.stringOption("schema.registry.listen")
+                    .defaultValue("127.0.0.1:8081")
+                    .validator(ServerOptions::validListen)
+                    .doc(
+                            "host:port of the built-in schema registry (Confluent's Schema Registry"
+                                    + " REST API over the catalog, shared by every server and"
+                                    + " offload daemon of it); port 0 = any free port; empty ="
+                                    + " no registry endpoint.")
+                    .build();
+
+    private static String validListen(String v) {
+        if (v.isEmpty()) {
+            return null;
+        }
+        int colon = v.lastIndexOf(':');
+        if (colon <= 0) {
+            return "expected host:port or empty";
+        }
+        try {
+            int port = Integer.parseInt(v.substring(colon + 1));
+            return port < 0 || port > 65535 ? "port must be 0..65535" : null;
+        } catch (NumberFormatException e) {
+            return "expected host:port or empty";
+        }
+    }
+
     /** The engine's option (hot tier only when false), read by the server too. */
     public static final ConfigOption<Boolean> TIERED_ENABLED =
             io.tierlog.engine.EngineOptions.TIERED_ENABLED;
@@ -355,6 +382,7 @@ public final class ServerOptions {
                 TRANSACTIONAL_ID_EXPIRATION_MS,
                 TRANSACTION_REMOVE_EXPIRED_TRANSACTION_CLEANUP_INTERVAL_MS,
                 TRANSACTION_STATE_DURABILITY,
+                SCHEMA_REGISTRY_LISTEN,
                 EPOLL_ENABLE,
                 GROUP_CONSUMER_SESSION_TIMEOUT_MS,
                 GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,

@@ -4,6 +4,7 @@ import io.tierlog.common.Config;
 import io.tierlog.common.DirLock;
 import io.tierlog.common.Time;
 import io.tierlog.engine.TieredLog;
+import io.tierlog.registry.http.RegistryHttpServer;
 import io.tierlog.server.dispatch.ApiRegistry;
 import io.tierlog.server.fetch.FetchSource;
 import io.tierlog.server.fetch.FetchWaiters;
@@ -27,6 +28,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +65,7 @@ public final class TierlogServer implements Closeable {
     private final ScheduledExecutorService scheduler;
     private final boolean ownScheduler;
     private final Deque<AutoCloseable> services;
+    private final Optional<RegistryHttpServer> registryHttp;
     private boolean closed;
 
     private TierlogServer(
@@ -72,7 +75,9 @@ public final class TierlogServer implements Closeable {
             GroupCoordinator groups,
             ScheduledExecutorService scheduler,
             boolean ownScheduler,
-            Deque<AutoCloseable> services) {
+            Deque<AutoCloseable> services,
+            Optional<RegistryHttpServer> registryHttp) {
+        this.registryHttp = registryHttp;
         this.advertised = advertised;
         this.net = net;
         this.engine = engine;
@@ -159,6 +164,10 @@ public final class TierlogServer implements Closeable {
                                 : new InetSocketAddress(l.host(), l.port()));
             }
             probeListeners(addresses);
+            Optional<InetSocketAddress> registry = registryAddress(config);
+            if (registry.isPresent()) {
+                probeRegistry(registry.get());
+            }
             Files.createDirectories(metaDir);
         } catch (IOException | RuntimeException e) {
             lock.close();
@@ -208,6 +217,10 @@ public final class TierlogServer implements Closeable {
             for (Function<Path, AutoCloseable> s : b.services) {
                 opened.push(s.apply(dataDir));
             }
+            // The registry's endpoint before the Kafka listeners: a producer that registers its
+            // schema first finds it up when the Kafka port answers.
+            Optional<RegistryHttpServer> registryHttp = startRegistry(config, engine);
+            registryHttp.ifPresent(opened::push);
             FetchSource source = b.fetchSource.apply(new TieredFetchSource(engine));
             NettyServer[] net = new NettyServer[1];
             MetadataService metadata =
@@ -285,7 +298,14 @@ public final class TierlogServer implements Closeable {
                             pool,
                             p -> p.waitingConnections());
             return new TierlogServer(
-                    metadata.advertised(), net[0], engine, groups, scheduler, ownScheduler, opened);
+                    metadata.advertised(),
+                    net[0],
+                    engine,
+                    groups,
+                    scheduler,
+                    ownScheduler,
+                    opened,
+                    registryHttp);
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened);
             if (unowned != null) {
@@ -322,6 +342,52 @@ public final class TierlogServer implements Closeable {
                 throw be;
             }
         }
+    }
+
+    /** The address {@code schema.registry.listen} names, empty when the endpoint is off. */
+    private static Optional<InetSocketAddress> registryAddress(Config config) {
+        String listen = config.get(ServerOptions.SCHEMA_REGISTRY_LISTEN);
+        if (listen.isEmpty()) {
+            return Optional.empty();
+        }
+        int colon = listen.lastIndexOf(':');
+        String host = listen.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port = Integer.parseInt(listen.substring(colon + 1));
+        return Optional.of(
+                host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port));
+    }
+
+    /** As {@link #probeListeners} for the registry's endpoint, naming its option. */
+    private static void probeRegistry(InetSocketAddress a) throws IOException {
+        try {
+            probeListeners(List.of(a));
+        } catch (java.net.BindException e) {
+            java.net.BindException be =
+                    new java.net.BindException(
+                            "schema.registry.listen: "
+                                    + e.getMessage()
+                                    + " (set it to another host:port, or empty for no registry"
+                                    + " endpoint)");
+            be.initCause(e);
+            throw be;
+        }
+    }
+
+    /** Serves the engine's schema registry on {@code schema.registry.listen}, unless empty. */
+    private static Optional<RegistryHttpServer> startRegistry(Config config, TieredLog engine)
+            throws IOException {
+        Optional<InetSocketAddress> a = registryAddress(config);
+        if (a.isEmpty()) {
+            return Optional.empty();
+        }
+        String listen = config.get(ServerOptions.SCHEMA_REGISTRY_LISTEN);
+        String bind = listen.startsWith(":") ? "0.0.0.0" + listen : listen;
+        RegistryHttpServer http = RegistryHttpServer.start(engine.schemaRegistry(), bind);
+        log.info("schema registry on {}", http.uri());
+        return Optional.of(http);
     }
 
     /** Resolves once (host name lookups can be slow), after the listeners are bound. */
@@ -372,6 +438,14 @@ public final class TierlogServer implements Closeable {
     /** The engine this server serves (storage and topics). */
     public TieredLog engine() {
         return engine;
+    }
+
+    /**
+     * The schema registry's endpoint ({@code http://host:port}), empty when {@code
+     * schema.registry.listen} is empty.
+     */
+    public Optional<java.net.URI> schemaRegistryUri() {
+        return registryHttp.map(RegistryHttpServer::uri);
     }
 
     /** The bound port of the first listener. */

@@ -27,6 +27,8 @@ final class TierlogServer {
         cmd.add("--set");
         cmd.add("listeners=PLAINTEXT://127.0.0.1:" + port);
         cmd.add("--set");
+        cmd.add("schema.registry.listen="); // benches measure Kafka; side-by-side runs never clash
+        cmd.add("--set");
         cmd.add("data.dir=" + dir.resolve("data").toAbsolutePath());
         for (String s : extraSets) {
             cmd.add("--set");

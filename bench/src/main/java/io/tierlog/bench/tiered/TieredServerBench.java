@@ -120,6 +120,7 @@ public final class TieredServerBench implements AutoCloseable {
     private void start(Map<String, String> extra) throws Exception {
         Map<String, String> s = new HashMap<>();
         s.put("listeners", "PLAINTEXT://127.0.0.1:0");
+        s.put("schema.registry.listen", "");
         s.put("data.dir", dir.resolve("data").toString());
         s.put("num.partitions", "1");
         s.put("segment.bytes", Integer.toString(64 << 20));

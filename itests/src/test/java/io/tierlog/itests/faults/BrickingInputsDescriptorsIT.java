@@ -153,6 +153,7 @@ class BrickingInputsDescriptorsIT {
                         + "')\" io.tierlog.server.cli.TierlogCli serve"
                         + " --set listeners=PLAINTEXT://127.0.0.1:"
                         + port
+                        + " --set schema.registry.listen="
                         + " --set 'data.dir="
                         + data
                         + "'";

@@ -47,6 +47,7 @@ class BrickingInputsLongNamesIT {
     private Config config(int port) {
         Map<String, String> s = new HashMap<>();
         s.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
+        s.put("schema.registry.listen", "");
         s.put("data.dir", dir.resolve("data").toString());
         s.put("num.network.threads", "2");
         s.put("segment.bytes", Integer.toString(64 << 10));

@@ -115,6 +115,7 @@ final class CampaignRun {
         Map<String, String> s = s3Settings();
         s.put("s3.mode", "external");
         s.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
+        s.put("schema.registry.listen", "");
         s.put("num.network.threads", "2");
         s.put("num.partitions", Integer.toString(schedule.partitions()));
         s.put("segment.bytes", Integer.toString(schedule.segmentBytes()));
@@ -239,6 +240,7 @@ final class CampaignRun {
         s.put("s3.prefix", "warm-up");
         s.put("data.dir", dir.resolve("warm-up").toString());
         s.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
+        s.put("schema.registry.listen", "");
         s.put("segment.bytes", Integer.toString(16 << 10));
         s.put("offload.interval.ms", "100");
         String bootstrap = "127.0.0.1:" + port;

@@ -121,7 +121,9 @@ class CatalogLossIT {
                         "--set",
                         "data.dir=" + dataDir(),
                         "--set",
-                        "listeners=PLAINTEXT://127.0.0.1:0");
+                        "listeners=PLAINTEXT://127.0.0.1:0",
+                        "--set",
+                        "schema.registry.listen=");
         assertThat(serve.exit()).isEqualTo(2);
         assertThat(serve.err().lines().filter(l -> l.contains("catalog rebuild")).count())
                 .isEqualTo(1);

@@ -110,6 +110,7 @@ class StorageFaultDiskFullIT {
         Path filler = logDir.resolve("filler.bin");
         Map<String, String> settings = new HashMap<>();
         settings.put("listeners", "PLAINTEXT://127.0.0.1:0");
+        settings.put("schema.registry.listen", "");
         settings.put("data.dir", dataDir.toString());
         settings.put("num.network.threads", "2");
         Map<Long, String> acked = new TreeMap<>();

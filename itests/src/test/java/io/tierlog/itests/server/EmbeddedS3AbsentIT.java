@@ -115,7 +115,8 @@ class EmbeddedS3AbsentIT {
                 tierlog(
                         "serve",
                         "--set=data.dir=" + data,
-                        "--set=listeners=PLAINTEXT://127.0.0.1:" + freePort());
+                        "--set=listeners=PLAINTEXT://127.0.0.1:" + freePort(),
+                        "--set=schema.registry.listen=");
         assertThat(r.exit()).as(r.output()).isEqualTo(2);
         assertThat(r.errors()).as(r.output()).containsExactly("tierlog serve: " + REFUSAL);
         assertThat(data.resolve("s3")).doesNotExist();

@@ -57,6 +57,7 @@ class ManualClockServerIT {
     private TierlogServer start(Map<String, String> extra) throws Exception {
         Map<String, String> s = new HashMap<>(extra);
         s.put("listeners", "PLAINTEXT://127.0.0.1:0");
+        s.put("schema.registry.listen", "");
         s.put("data.dir", dir.resolve("data").toString());
         s.put("num.network.threads", "2");
         s.put("num.partitions", "1");

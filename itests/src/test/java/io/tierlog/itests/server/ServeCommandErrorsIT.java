@@ -105,6 +105,8 @@ class ServeCommandErrorsIT {
                             "--set",
                             "listeners=PLAINTEXT://127.0.0.1:" + listener,
                             "--set",
+                            "schema.registry.listen=",
+                            "--set",
                             "metrics.listen=127.0.0.1:" + metrics);
             assertThat(second.exit()).as(second.stderr()).isEqualTo(3);
             assertThat(second.errors())
@@ -139,7 +141,9 @@ class ServeCommandErrorsIT {
                             "--set",
                             "data.dir=" + data,
                             "--set",
-                            "listeners=PLAINTEXT://127.0.0.1:" + taken.getLocalPort());
+                            "listeners=PLAINTEXT://127.0.0.1:" + taken.getLocalPort(),
+                            "--set",
+                            "schema.registry.listen=");
             assertThat(r.exit()).as(r.stderr()).isEqualTo(3);
             assertThat(r.errors()).as(r.stderr()).hasSize(1);
             assertThat(r.errors().get(0))

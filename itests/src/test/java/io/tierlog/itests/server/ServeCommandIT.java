@@ -50,6 +50,8 @@ class ServeCommandIT {
                         "--set",
                         "listeners=PLAINTEXT://127.0.0.1:" + port,
                         "--set",
+                        "schema.registry.listen=",
+                        "--set",
                         "data.dir=" + data);
         Process p =
                 new ProcessBuilder(cmd)

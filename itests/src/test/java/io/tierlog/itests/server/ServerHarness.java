@@ -26,6 +26,7 @@ final class ServerHarness implements AutoCloseable {
     private void start(int p) throws IOException {
         Map<String, String> s = new HashMap<>(settings);
         s.put("listeners", "PLAINTEXT://127.0.0.1:" + p);
+        s.putIfAbsent("schema.registry.listen", "127.0.0.1:0"); // any free port
         s.put("data.dir", dataDir.toString());
         s.putIfAbsent("num.network.threads", "2");
         server = TierlogServer.start(Config.of(s));

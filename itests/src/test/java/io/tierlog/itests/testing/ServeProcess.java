@@ -55,6 +55,8 @@ public final class ServeProcess {
                         "--set",
                         "listeners=PLAINTEXT://127.0.0.1:" + port,
                         "--set",
+                        "schema.registry.listen=",
+                        "--set",
                         "data.dir=" + data));
         for (String set : sets) {
             cmd.add("--set");

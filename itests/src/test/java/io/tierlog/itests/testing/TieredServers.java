@@ -38,6 +38,7 @@ public final class TieredServers {
     public static Map<String, String> settings(Path dataDir, int port, int segmentBytes) {
         Map<String, String> s = new HashMap<>();
         s.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
+        s.put("schema.registry.listen", "127.0.0.1:0"); // any free port: tests run side by side
         s.put("data.dir", dataDir.toString());
         s.put("num.network.threads", "2");
         s.put("num.partitions", "1");

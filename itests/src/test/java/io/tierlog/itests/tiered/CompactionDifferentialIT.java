@@ -312,6 +312,7 @@ class CompactionDifferentialIT {
     private Map<String, String> tierlogSettings() {
         Map<String, String> s = new HashMap<>();
         s.put("listeners", "PLAINTEXT://127.0.0.1:0");
+        s.put("schema.registry.listen", "");
         s.put("data.dir", dir.resolve("tierlog").toString());
         s.put("num.network.threads", "2");
         s.put("offload.interval.ms", "200");

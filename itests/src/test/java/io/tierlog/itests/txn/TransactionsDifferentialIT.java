@@ -97,6 +97,7 @@ class TransactionsDifferentialIT {
         s.put("transaction.version", Integer.toString(transactionVersion));
         s.put(TxnOutcome.COORDINATOR_ENABLE, "true");
         s.put("listeners", "PLAINTEXT://127.0.0.1:0");
+        s.put("schema.registry.listen", "");
         s.put("data.dir", dir.resolve("tierlog-" + random.nextInt()).toString());
         s.put("num.network.threads", "2");
         return s;

@@ -33,6 +33,7 @@ class CatalogRebuildKeepsTopicsIT {
                 Map.of(
                         "data.dir", dataDir.toString(),
                         "listeners", "PLAINTEXT://127.0.0.1:0",
+                        "schema.registry.listen", "",
                         "num.network.threads", "2",
                         // the fixture's timestamps are from 2023
                         "retention.ms", "-1"));

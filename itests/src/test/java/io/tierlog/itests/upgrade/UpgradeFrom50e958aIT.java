@@ -215,6 +215,7 @@ class UpgradeFrom50e958aIT {
                         Map.of(
                                 "data.dir", dataDir.toString(),
                                 "listeners", "PLAINTEXT://127.0.0.1:0",
+                                "schema.registry.listen", "",
                                 "num.network.threads", "2",
                                 // The fixture's timestamps are from 2023 (as when it was made).
                                 "retention.ms", "-1")));

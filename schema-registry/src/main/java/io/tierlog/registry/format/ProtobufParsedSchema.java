@@ -13,6 +13,13 @@ public interface ProtobufParsedSchema extends ParsedSchema {
     Descriptors.FileDescriptor fileDescriptor();
 
     /**
+     * The file as base64 of its serialized {@code FileDescriptorProto}: what Confluent's REST API
+     * returns for {@code format=serialized}. Its dependencies are named by their import paths (the
+     * references' names).
+     */
+    String serialized();
+
+    /**
      * @throws IllegalArgumentException when the indexes name no message of the file
      */
     Descriptors.Descriptor message(List<Integer> messageIndexes);

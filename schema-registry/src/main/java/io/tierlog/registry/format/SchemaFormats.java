@@ -2,6 +2,7 @@ package io.tierlog.registry.format;
 
 import io.tierlog.registry.ParsedSchema;
 import io.tierlog.registry.SchemaReference;
+import io.tierlog.registry.SchemaRegistryException;
 import io.tierlog.registry.SchemaType;
 import java.util.List;
 
@@ -26,6 +27,22 @@ public final class SchemaFormats {
             List<SchemaReference> references,
             ReferenceResolver resolver,
             boolean normalize) {
-        throw new UnsupportedOperationException("not yet: slice formats");
+        java.util.Objects.requireNonNull(type, "type");
+        if (text == null || text.isBlank()) {
+            throw References.invalid("the schema is empty");
+        }
+        List<SchemaReference> refs = references == null ? List.of() : references;
+        try {
+            return switch (type) {
+                case AVRO -> AvroFormat.parse(text, refs, resolver, normalize);
+                case JSON -> JsonFormat.parse(text, refs, resolver, normalize);
+                case PROTOBUF -> ProtobufFormat.parse(text, refs, resolver, normalize);
+            };
+        } catch (SchemaRegistryException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // A library failing in a way its parser did not anticipate is still bad input here.
+            throw References.invalid(type + ": " + e, e);
+        }
     }
 }

@@ -49,6 +49,7 @@ class ReadCommittedConsumerIT {
         run(
                 Map.of(
                         "listeners", "PLAINTEXT://127.0.0.1:0",
+                        "schema.registry.listen", "",
                         "data.dir", dir.toString(),
                         "tiered.enabled", "false",
                         "segment.bytes", "1024"),
@@ -64,6 +65,7 @@ class ReadCommittedConsumerIT {
         run(
                 Map.of(
                         "listeners", "PLAINTEXT://127.0.0.1:0",
+                        "schema.registry.listen", "",
                         "data.dir", dir.toString(),
                         "engine.background.enabled", "false",
                         "segment.bytes", "1024",

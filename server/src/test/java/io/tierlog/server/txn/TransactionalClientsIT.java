@@ -45,6 +45,7 @@ class TransactionalClientsIT {
                                 Map.of(
                                         "data.dir", dataDir.toString(),
                                         "listeners", "PLAINTEXT://127.0.0.1:0",
+                                        "schema.registry.listen", "",
                                         "tiered.enabled", "false",
                                         "transaction.coordinator.enable", "true",
                                         "transaction.version", String.valueOf(level))))) {
