@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,18 +58,15 @@ class SchemaRegistryNodeClientIT {
                             Duration.ofMinutes(5));
             assertThat(ci.exit()).as("npm ci: " + ci.stderr()).isZero();
         }
-        int registryPort = freePort();
-        server =
-                new ServerHarness(
-                        dir.resolve("data"),
-                        Map.of("schema.registry.listen", "127.0.0.1:" + registryPort));
+        server = new ServerHarness(dir.resolve("data"), Map.of()); // registry on a free port
+        String registry = server.server().schemaRegistryUri().orElseThrow().toString();
         Proc.Result r =
                 Proc.run(
                         List.of(
                                 "node",
                                 PROJECT.resolve("schemaregistry_check.js").toString(),
                                 server.bootstrap(),
-                                "http://127.0.0.1:" + registryPort,
+                                registry,
                                 "sr",
                                 Integer.toString(COUNT)),
                         null,
@@ -225,11 +220,5 @@ class SchemaRegistryNodeClientIT {
         List<String> l = new ArrayList<>();
         array.forEach(n -> l.add(n.toString()));
         return l;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -191,6 +191,9 @@ class SharedRegistryCatalogIT {
                 synchronized (failures) {
                     assertThat(failures).as("registrations failed before the kill").isEmpty();
                 }
+                assertThat(mine)
+                        .as("registrations acknowledged in cycle %d", cycle)
+                        .hasSizeGreaterThanOrEqualTo(ACKS_BEFORE_KILL);
                 for (int id : mine.values()) {
                     assertThat(before).as("id %d handed out again", id).doesNotContain(id);
                 }
