@@ -5,6 +5,9 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.dialect.Dialect;
+import com.networknt.schema.dialect.Dialects;
+import com.networknt.schema.keyword.AnnotationKeyword;
 import io.tierlog.registry.SchemaReference;
 import io.tierlog.registry.SchemaType;
 import java.util.ArrayList;
@@ -12,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
@@ -35,7 +39,34 @@ final class JsonFormat {
     /** The base URL of a document without {@code $id}, so relative {@code $ref}s resolve. */
     private static final String DEFAULT_BASE = "https://schemas.tierlog.invalid/schema.json";
 
+    /** Meta-schemas by draft: loaded once, then shared (networknt schemas are thread-safe). */
+    private static final Map<SpecificationVersion, Schema> META_SCHEMAS = new ConcurrentHashMap<>();
+
     private JsonFormat() {}
+
+    /**
+     * The draft's dialect, except that keywords it does not define are annotations: Confluent's
+     * registry accepts them (generators add {@code javaType} and the like), and networknt would
+     * otherwise log a warning for each one at every registration.
+     */
+    private static Dialect dialect(SpecificationVersion draft) {
+        Dialect standard =
+                switch (draft) {
+                    case DRAFT_4 -> Dialects.getDraft4();
+                    case DRAFT_6 -> Dialects.getDraft6();
+                    case DRAFT_7 -> Dialects.getDraft7();
+                    case DRAFT_2019_09 -> Dialects.getDraft201909();
+                    case DRAFT_2020_12 -> Dialects.getDraft202012();
+                };
+        return Dialect.builder(standard)
+                .unknownKeywordFactory((keyword, context) -> new AnnotationKeyword(keyword))
+                .build();
+    }
+
+    private static Schema metaSchema(SpecificationVersion draft) {
+        return SchemaRegistry.withDefaultDialect(dialect(draft))
+                .getSchema(SchemaLocation.of(draft.getDialectId()));
+    }
 
     static JsonParsedSchema parse(
             String text,
@@ -134,10 +165,8 @@ final class JsonFormat {
         if (node.isBoolean()) {
             return;
         }
-        Schema meta =
-                SchemaRegistry.withDefaultDialect(draft)
-                        .getSchema(SchemaLocation.of(draft.getDialectId()));
-        List<Error> errors = meta.validate(node);
+        List<Error> errors =
+                META_SCHEMAS.computeIfAbsent(draft, JsonFormat::metaSchema).validate(node);
         if (!errors.isEmpty()) {
             List<String> messages = new ArrayList<>();
             for (Error error : errors) {
@@ -151,7 +180,7 @@ final class JsonFormat {
     private static void load(JsonNode node, SpecificationVersion draft, Map<String, String> texts) {
         SchemaRegistry registry =
                 SchemaRegistry.withDefaultDialect(
-                        draft, builder -> builder.schemas(iri -> lookup(iri, texts)));
+                        dialect(draft), builder -> builder.schemas(iri -> lookup(iri, texts)));
         try {
             String base =
                     node.isObject() && node.hasNonNull("$id")
