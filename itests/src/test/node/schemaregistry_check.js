@@ -8,6 +8,7 @@
 'use strict';
 const { Kafka, logLevel } = require('kafkajs');
 const {
+  RestError,
   SchemaRegistryClient,
   SerdeType,
   AvroSerializer,
@@ -51,7 +52,7 @@ async function refusal(p) {
   } catch (e) {
     return {
       refused: true,
-      name: e.name,
+      restError: e instanceof RestError,
       status: e.status ?? null,
       errorCode: e.errorCode ?? null,
       message: e.message,
@@ -205,6 +206,11 @@ async function produceAll(producer) {
     create(Order, { id: 'auto', qty: 7n, meta: create(Meta, { source: 'descriptor' }) })
   );
   out.ids.protobufAuto = autoBytes.readInt32BE(1);
+  const reader = newRegistry();
+  out.protobufSubjectIds = [];
+  for (const v of await reader.getAllVersions(subject(topics.protobuf))) {
+    out.protobufSubjectIds.push((await reader.getSchemaMetadata(subject(topics.protobuf), v)).id);
+  }
   protoMsgs.push({ key: 'auto', value: autoBytes });
 
   out.produced = {};
