@@ -233,7 +233,8 @@ final class JdbcSchemaStore implements SchemaStore {
         try (PreparedStatement ps =
                 c.prepareStatement(
                         "INSERT INTO registry_schema_refs (schema_id, position, ref_name,"
-                                + " ref_subject, ref_version) VALUES (?, ?, ?, ?, ?)")) {
+                                + " ref_subject, ref_version, ref_schema_id)"
+                                + " VALUES (?, ?, ?, ?, ?, ?)")) {
             int position = 0;
             for (Reference ref : r.references()) {
                 ps.setInt(1, id);
@@ -241,6 +242,7 @@ final class JdbcSchemaStore implements SchemaStore {
                 ps.setString(3, ref.name());
                 ps.setString(4, ref.subject());
                 ps.setInt(5, ref.version());
+                ps.setInt(6, ref.schemaId());
                 ps.addBatch();
             }
             if (position > 0) {
@@ -435,12 +437,15 @@ final class JdbcSchemaStore implements SchemaStore {
         List<Reference> refs = new ArrayList<>();
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT ref_name, ref_subject, ref_version FROM registry_schema_refs"
+                        "SELECT ref_name, ref_subject, ref_version, ref_schema_id"
+                                + " FROM registry_schema_refs"
                                 + " WHERE schema_id = ? ORDER BY position")) {
             ps.setInt(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    refs.add(new Reference(rs.getString(1), rs.getString(2), rs.getInt(3)));
+                    refs.add(
+                            new Reference(
+                                    rs.getString(1), rs.getString(2), rs.getInt(3), rs.getInt(4)));
                 }
             }
         }

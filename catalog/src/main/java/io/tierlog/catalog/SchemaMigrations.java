@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *   <li>The schema registry's tables (since v7; see {@link SchemaStore} for the numbering rules):
  *       {@code registry_schemas(id, schema_type, schema_text, fingerprint, created_at)}, one row
  *       per global schema id, never deleted, fingerprint unique; {@code
- *       registry_schema_refs(schema_id, position, ref_name, ref_subject, ref_version)}; {@code
+ *       registry_schema_refs(schema_id, position, ref_name, ref_subject, ref_version,
+ *       ref_schema_id)}, the id so that a reference resolves after a permanent delete too; {@code
  *       registry_subjects(subject, next_version, next_field_id)}, the per-subject counters that
  *       never go down (the row outlives a hard-deleted subject); {@code registry_versions(subject,
  *       version, schema_id, deleted, created_at)}, deleted 1 when soft-deleted, the row gone when
@@ -149,6 +150,7 @@ final class SchemaMigrations {
                                             + " ref_name TEXT NOT NULL,"
                                             + " ref_subject VARCHAR(1024) NOT NULL,"
                                             + " ref_version INTEGER NOT NULL,"
+                                            + " ref_schema_id INTEGER NOT NULL,"
                                             + " PRIMARY KEY (schema_id, position))",
                                     "CREATE INDEX registry_schema_refs_target ON"
                                             + " registry_schema_refs (ref_subject, ref_version)",

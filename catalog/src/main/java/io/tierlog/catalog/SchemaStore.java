@@ -39,8 +39,10 @@ public interface SchemaStore {
      * A reference from a schema to a version of a subject.
      *
      * @param name how the referring schema names it
+     * @param schemaId the id of the referenced schema: what the reference resolves to even after
+     *     the referenced version is deleted permanently (schema rows are never deleted)
      */
-    record Reference(String name, String subject, int version) {
+    record Reference(String name, String subject, int version, int schemaId) {
         public Reference {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(subject, "subject");

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * The behaviour every {@link Catalog} backend must have. Subclasses supply a database: {@link
  * SqliteCatalogTest} always, {@link PostgresCatalogIT} when a PostgreSQL server is reachable.
  */
-abstract class CatalogContract implements ReplaceCommitContract {
+abstract class CatalogContract implements ReplaceCommitContract, SchemaStoreContract {
     static final String T = "orders";
 
     Catalog catalog;

@@ -102,6 +102,16 @@ class PostgresCatalogIT extends CatalogContract {
     }
 
     @Override
+    public List<String> fieldIdTrapStatements() {
+        return List.of(
+                "CREATE FUNCTION field_id_trap_fn() RETURNS trigger AS $$ BEGIN IF NEW.path ="
+                        + " 'boom' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$"
+                        + " LANGUAGE plpgsql",
+                "CREATE TRIGGER field_id_trap BEFORE INSERT ON registry_field_ids"
+                        + " FOR EACH ROW EXECUTE FUNCTION field_id_trap_fn()");
+    }
+
+    @Override
     List<String> commitTrapTrigger() {
         return List.of(
                 "CREATE FUNCTION trap_fn() RETURNS trigger AS"

@@ -28,6 +28,13 @@ class SqliteCatalogTest extends CatalogContract {
                         + " BEGIN INSERT INTO trap VALUES (42); END");
     }
 
+    @Override
+    public List<String> fieldIdTrapStatements() {
+        return List.of(
+                "CREATE TRIGGER field_id_trap BEFORE INSERT ON registry_field_ids"
+                        + " WHEN NEW.path = 'boom' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+    }
+
     @Test
     void theFileIsCreatedWithItsDirectoryAndUsesWriteAheadLogging() throws Exception {
         assertThat(dir.resolve("data/catalog.db")).exists();

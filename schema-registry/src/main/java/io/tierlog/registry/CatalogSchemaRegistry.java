@@ -3,11 +3,14 @@ package io.tierlog.registry;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.tierlog.catalog.Catalog;
 import io.tierlog.catalog.SchemaStore;
+import io.tierlog.registry.format.ReferenceResolver;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -66,8 +69,13 @@ public final class CatalogSchemaRegistry implements SchemaRegistry {
             caches.putUnknown(id);
             return Optional.empty();
         }
+        java.util.Map<SchemaReference, Integer> refIds = new java.util.HashMap<>();
+        for (SchemaStore.Reference r : row.get().references()) {
+            refIds.put(new SchemaReference(r.name(), r.subject(), r.version()), r.schemaId());
+        }
         RegistryCaches.Entry e =
-                new RegistryCaches.Entry(fromStore(row.get()), row.get().fingerprint());
+                new RegistryCaches.Entry(
+                        fromStore(row.get()), row.get().fingerprint(), Map.copyOf(refIds));
         caches.putSchema(e);
         return Optional.of(e);
     }
@@ -78,14 +86,19 @@ public final class CatalogSchemaRegistry implements SchemaRegistry {
         if (cached.isPresent()) {
             return cached;
         }
-        Optional<RegisteredSchema> s = schema(id);
-        if (s.isEmpty()) {
+        Optional<RegistryCaches.Entry> e = entry(id);
+        if (e.isEmpty()) {
             return Optional.empty();
         }
-        RegisteredSchema r = s.get();
+        RegisteredSchema r = e.get().schema();
         // As registered: normalization, if asked for, is already in the stored text.
         ParsedSchema p =
-                formats.parse(r.type(), r.text(), r.references(), registrations.resolver(), false);
+                formats.parse(
+                        r.type(),
+                        r.text(),
+                        r.references(),
+                        storedResolver(e.get().referenceIds()),
+                        false);
         caches.putParsed(id, p);
         return Optional.of(p);
     }
@@ -366,6 +379,35 @@ public final class CatalogSchemaRegistry implements SchemaRegistry {
 
     // ------------------------------------------------------------ internals
 
+    /**
+     * Resolves references whose ids are known ({@code roots}: a stored schema's, or a candidate's
+     * just pinned), and those of the schemas they reference, to the ids they resolved to at
+     * registration, so a schema parses for ever, also after a referenced version was deleted
+     * permanently (its schema row stays); others by subject and version.
+     */
+    ReferenceResolver storedResolver(Map<SchemaReference, Integer> roots) {
+        Map<SchemaReference, Integer> known = new ConcurrentHashMap<>(roots);
+        return ref -> {
+            Integer id = known.get(ref);
+            if (id == null) {
+                return registrations.resolver().resolve(ref);
+            }
+            RegistryCaches.Entry e =
+                    entry(id)
+                            .orElseThrow(
+                                    () ->
+                                            new SchemaRegistryException(
+                                                    ErrorCodes.STORE_ERROR,
+                                                    "reference "
+                                                            + ref
+                                                            + " names schema "
+                                                            + id
+                                                            + ", which the catalog does not hold"));
+            known.putAll(e.referenceIds());
+            return e.schema();
+        };
+    }
+
     /** This process wrote a version of {@code subject} with schema {@code id}. */
     void registered(String subject, int id) {
         Optional<RegistryCaches.SubjectIds> cached = caches.subjectIds(subject);
@@ -422,7 +464,7 @@ public final class CatalogSchemaRegistry implements SchemaRegistry {
         return new RegisteredSchema(s.id(), SchemaType.of(s.type()), s.text(), refs);
     }
 
-    static SchemaStore.Reference toStore(SchemaReference r) {
-        return new SchemaStore.Reference(r.name(), r.subject(), r.version());
+    static SchemaStore.Reference toStore(SchemaReference r, int schemaId) {
+        return new SchemaStore.Reference(r.name(), r.subject(), r.version(), schemaId);
     }
 }

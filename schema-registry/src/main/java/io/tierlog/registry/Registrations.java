@@ -44,8 +44,23 @@ final class Registrations {
         this.formats = formats;
     }
 
-    /** A parsed candidate with the references as stored (versions resolved) and its fingerprint. */
-    record Candidate(ParsedSchema parsed, List<SchemaReference> references, String fingerprint) {}
+    /**
+     * A parsed candidate with the references as stored (versions pinned, and the ids they name) and
+     * its fingerprint.
+     */
+    record Candidate(
+            ParsedSchema parsed,
+            List<SchemaReference> references,
+            List<Integer> referenceIds,
+            String fingerprint) {
+        List<SchemaStore.Reference> stored() {
+            List<SchemaStore.Reference> out = new ArrayList<>(references.size());
+            for (int i = 0; i < references.size(); i++) {
+                out.add(CatalogSchemaRegistry.toStore(references.get(i), referenceIds.get(i)));
+            }
+            return out;
+        }
+    }
 
     SubjectSchema register(
             String subject,
@@ -76,9 +91,7 @@ final class Registrations {
                                         type.name(),
                                         c.parsed().text(),
                                         c.fingerprint(),
-                                        c.references().stream()
-                                                .map(CatalogSchemaRegistry::toStore)
-                                                .toList(),
+                                        c.stored(),
                                         paths));
                 registry.registered(subject, v.schemaId());
                 return registry.subjectSchema(v);
@@ -209,19 +222,27 @@ final class Registrations {
             throw new SchemaRegistryException(ErrorCodes.INVALID_SCHEMA, "Empty schema");
         }
         List<SchemaReference> pinned = new ArrayList<>(references.size());
+        List<Integer> ids = new ArrayList<>(references.size());
+        ReferenceResolver resolver = resolver();
         for (SchemaReference r : references) {
-            pinned.add(pin(r));
+            SchemaReference p = pin(r);
+            pinned.add(p);
+            ids.add(resolver.resolve(p).id());
         }
         ParsedSchema parsed;
         try {
-            parsed = formats.parse(type, text, pinned, resolver(), normalize);
+            java.util.Map<SchemaReference, Integer> roots = new java.util.HashMap<>();
+            for (int i = 0; i < pinned.size(); i++) {
+                roots.put(pinned.get(i), ids.get(i));
+            }
+            parsed = formats.parse(type, text, pinned, registry.storedResolver(roots), normalize);
         } catch (SchemaRegistryException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new SchemaRegistryException(
                     ErrorCodes.INVALID_SCHEMA, "Invalid schema: " + e.getMessage(), e);
         }
-        return new Candidate(parsed, pinned, fingerprint(parsed, pinned));
+        return new Candidate(parsed, pinned, List.copyOf(ids), fingerprint(parsed, pinned));
     }
 
     private SchemaReference pin(SchemaReference r) {

@@ -24,8 +24,14 @@ final class RegistryCaches {
     static final int MAX_PARSED = 2_000;
     static final int MAX_SUBJECTS = 10_000;
 
-    /** A schema row as cached: the API's view and the fingerprint registrations compare. */
-    record Entry(RegisteredSchema schema, String fingerprint) {}
+    /**
+     * A schema row as cached: the API's view, the fingerprint registrations compare, and the ids
+     * its references resolved to when it was registered.
+     */
+    record Entry(
+            RegisteredSchema schema,
+            String fingerprint,
+            java.util.Map<SchemaReference, Integer> referenceIds) {}
 
     /** The ids of the versions of a subject that are not hard-deleted, and when they were read. */
     record SubjectIds(Set<Integer> ids, long readAtNanos) {}

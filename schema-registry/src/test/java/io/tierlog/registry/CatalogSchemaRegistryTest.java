@@ -211,6 +211,28 @@ class CatalogSchemaRegistryTest {
     }
 
     @Test
+    void aSchemaStillParsesAfterTheVersionsItReferencesAreDeletedPermanently() {
+        register("common", "id");
+        SubjectSchema user =
+                registry.register(
+                        "user",
+                        SchemaType.AVRO,
+                        "user",
+                        List.of(new SchemaReference("Common", "common", 1)),
+                        false);
+        // the referring version goes first (42206 otherwise), then the referenced one
+        registry.deleteSubject("user", false);
+        registry.deleteSubject("user", true);
+        registry.deleteSubject("common", false);
+        registry.deleteSubject("common", true);
+        // a process with cold caches (values stored once must be rebuilt from these schemas)
+        CatalogSchemaRegistry fresh =
+                new CatalogSchemaRegistry(catalog.schemas(), new WordFormats(), ticker);
+        ParsedSchema parsed = fresh.parsed(user.id()).orElseThrow();
+        assertThat(parsed.references()).containsExactly(new SchemaReference("Common", "common", 1));
+    }
+
+    @Test
     void badInputGetsConfluentCodes() {
         assertThatThrownBy(() -> register("s", "invalid"))
                 .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCodes.INVALID_SCHEMA));

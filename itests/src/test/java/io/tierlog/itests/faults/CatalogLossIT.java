@@ -276,6 +276,17 @@ class CatalogLossIT {
         try (java.sql.Connection c =
                         java.sql.DriverManager.getConnection("jdbc:sqlite:" + catalogDb());
                 java.sql.Statement s = c.createStatement()) {
+            for (String t : // schema version 7
+                    new String[] {
+                        "registry_schemas",
+                        "registry_schema_refs",
+                        "registry_subjects",
+                        "registry_versions",
+                        "registry_field_ids",
+                        "registry_config"
+                    }) {
+                s.execute("DROP TABLE " + t);
+            }
             s.execute("DROP TABLE catalog_meta");
             s.execute("DROP TABLE retired_objects"); // schema version 6
             s.execute("ALTER TABLE partitions DROP COLUMN cold_cleaned");

@@ -349,6 +349,61 @@ class RegistryRestIT {
     }
 
     @Test
+    void evolutionIsGuardedByTheSubjectsLevelAndARefusalIs409NamingTheRule() throws Exception {
+        post("/subjects/orders-value/versions", body(ORDER_V1, null));
+        // BACKWARD (the default): a field added with a default reads old data
+        assertThat(
+                        post(
+                                        "/compatibility/subjects/orders-value/versions/latest",
+                                        body(ORDER_V2, null))
+                                .json()
+                                .get("is_compatible")
+                                .asBoolean())
+                .isTrue();
+        assertThat(
+                        post("/subjects/orders-value/versions", body(ORDER_V2, null))
+                                .json()
+                                .get("id")
+                                .asInt())
+                .isEqualTo(2);
+        // a new field without a default cannot read data written before it
+        String v3 =
+                "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":["
+                        + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"amount\",\"type\":\"double\"},"
+                        + "{\"name\":\"customer\",\"type\":\"string\"}]}";
+        JsonNode verbose =
+                post("/compatibility/subjects/orders-value/versions?verbose=true", body(v3, null))
+                        .json();
+        assertThat(verbose.get("is_compatible").asBoolean()).isFalse();
+        assertThat(verbose.get("messages").get(0).asString()).contains("customer");
+        Reply refused = post("/subjects/orders-value/versions", body(v3, null));
+        assertThat(refused.status()).isEqualTo(409);
+        assertThat(refused.errorCode()).isEqualTo(409);
+        assertThat(refused.json().get("message").asString())
+                .contains("customer")
+                .contains("BACKWARD");
+        assertThat(get("/subjects/orders-value/versions").text()).isEqualTo("[1,2]");
+        // with NONE it is accepted; field ids: kept by name, a new field gets the next id
+        send("PUT", "/config/orders-value", "{\"compatibility\":\"NONE\"}", CT);
+        assertThat(post("/subjects/orders-value/versions", body(v3, null)).status()).isEqualTo(200);
+        var versions = registry.versions("orders-value", false);
+        assertThat(versions.get(0).fieldIds()).containsEntry("id", 1).containsEntry("amount", 2);
+        assertThat(versions.get(1).fieldIds())
+                .containsEntry("id", 1)
+                .containsEntry("amount", 2)
+                .containsEntry("note", 3);
+        assertThat(versions.get(2).fieldIds())
+                .containsEntry("id", 1)
+                .containsEntry("amount", 2)
+                .containsEntry("customer", 4)
+                .doesNotContainKey("note");
+        // a type change is refused across formats too
+        send("PUT", "/config/orders-value", "{\"compatibility\":\"BACKWARD\"}", CT);
+        assertThat(post("/subjects/orders-value/versions", body(JSON_SCHEMA, "JSON")).status())
+                .isEqualTo(409);
+    }
+
+    @Test
     void aSubjectNameWithSlashesAndColonsTravelsPercentEncoded() throws Exception {
         Reply reg = post("/subjects/team%2Forders%3Avalue/versions", body(ORDER_V1, null));
         assertThat(reg.status()).isEqualTo(200);
