@@ -7,6 +7,7 @@ package io.tierlog.registry.compat;
  * and JSON Schema, a message path with field number for Protobuf), {@code description} what the
  * reader and writer schemas each say there.
  */
+// Immutable, so thread-safe.
 record Issue(String rule, String location, String description) {
     @Override
     public String toString() {

@@ -37,7 +37,8 @@ import java.util.TreeMap;
  * which protobuf itself enforces no further), renamed fields, enum constants added or removed,
  * oneofs added or removed, one field moved into a new oneof, label changes between singular and
  * repeated (the parser accepts both). proto3 {@code optional} fields are not oneof members here
- * (their oneof is synthetic). Stateless.
+ * (their oneof is synthetic). Messages of imported files (references) are compared where fields of
+ * both schemas use them. Stateless.
  */
 final class ProtobufRules {
     private static final List<Set<FieldDescriptor.Type>> SCALAR_GROUPS =
@@ -71,8 +72,15 @@ final class ProtobufRules {
                                     + "'"));
             return issues;
         }
-        Map<String, Descriptor> readerMessages = messages(r);
-        for (Descriptor wm : messages(w).values()) {
+        // A writer message may have moved to a file the reader imports: still the same message.
+        Map<String, Descriptor> readerMessages = new LinkedHashMap<>();
+        withImports(r, readerMessages, new java.util.HashSet<>());
+        Map<String, Descriptor> writerMessages = messages(w);
+        // Messages of imported files (references) that fields of both sides use are compared too;
+        // each pair once, so recursive types terminate.
+        Set<String> compared = new java.util.HashSet<>(writerMessages.keySet());
+        java.util.ArrayDeque<Descriptor[]> pending = new java.util.ArrayDeque<>();
+        for (Descriptor wm : writerMessages.values()) {
             Descriptor rm = readerMessages.get(wm.getFullName());
             if (rm == null) {
                 issues.add(
@@ -83,10 +91,25 @@ final class ProtobufRules {
                                         + wm.getFullName()
                                         + " of the writer schema is missing in the reader schema"));
             } else {
-                message(rm, wm, issues);
+                message(rm, wm, issues, compared, pending);
             }
         }
+        while (!pending.isEmpty()) {
+            Descriptor[] pair = pending.poll();
+            message(pair[0], pair[1], issues, compared, pending);
+        }
         return issues;
+    }
+
+    private static void withImports(
+            FileDescriptor file, Map<String, Descriptor> out, Set<String> seenFiles) {
+        if (!seenFiles.add(file.getName())) {
+            return;
+        }
+        for (FileDescriptor dependency : file.getDependencies()) {
+            withImports(dependency, out, seenFiles);
+        }
+        out.putAll(messages(file));
     }
 
     /** Every message of the file by full name, nested ones included, map entries excluded. */
@@ -108,7 +131,12 @@ final class ProtobufRules {
         }
     }
 
-    private static void message(Descriptor reader, Descriptor writer, List<Issue> issues) {
+    private static void message(
+            Descriptor reader,
+            Descriptor writer,
+            List<Issue> issues,
+            Set<String> compared,
+            java.util.Deque<Descriptor[]> pending) {
         String at = "#/" + reader.getFullName();
         Map<String, List<FieldDescriptor>> movedIntoOneof = new TreeMap<>();
         for (FieldDescriptor wf : writer.getFields()) {
@@ -136,7 +164,7 @@ final class ProtobufRules {
                 }
                 continue;
             }
-            field(rf, wf, where, issues);
+            field(rf, wf, where, issues, compared, pending);
             if (rf.isRequired() && !wf.isRequired()) {
                 issues.add(
                         new Issue(
@@ -198,7 +226,12 @@ final class ProtobufRules {
     }
 
     private static void field(
-            FieldDescriptor r, FieldDescriptor w, String where, List<Issue> issues) {
+            FieldDescriptor r,
+            FieldDescriptor w,
+            String where,
+            List<Issue> issues,
+            Set<String> compared,
+            java.util.Deque<Descriptor[]> pending) {
         String rk = kind(r);
         String wk = kind(w);
         if (!rk.equals(wk)) {
@@ -219,12 +252,14 @@ final class ProtobufRules {
             case "MAP" -> {
                 FieldDescriptor rKey = r.getMessageType().findFieldByNumber(1);
                 FieldDescriptor wKey = w.getMessageType().findFieldByNumber(1);
-                field(rKey, wKey, where + "/key", issues);
+                field(rKey, wKey, where + "/key", issues, compared, pending);
                 field(
                         r.getMessageType().findFieldByNumber(2),
                         w.getMessageType().findFieldByNumber(2),
                         where + "/value",
-                        issues);
+                        issues,
+                        compared,
+                        pending);
             }
             case "SCALAR" -> {
                 if (r.getType() != w.getType() && !sameGroup(r.getType(), w.getType())) {
@@ -262,6 +297,8 @@ final class ProtobufRules {
                                             + " in the writer schema and a "
                                             + rName
                                             + " in the reader schema"));
+                } else if (rk.equals("MESSAGE") && compared.add(wName)) {
+                    pending.add(new Descriptor[] {r.getMessageType(), w.getMessageType()});
                 }
             }
         }

@@ -18,6 +18,9 @@ import org.apache.avro.Schema;
 final class AvroFormat {
     private AvroFormat() {}
 
+    // Schema.toString(referenced, pretty) is deprecated in 1.12 but is still the one rendering that
+    // writes referenced named types by name only, which a canonical form must.
+    @SuppressWarnings("deprecation")
     static AvroParsedSchema parse(
             String text,
             List<SchemaReference> references,

@@ -30,7 +30,6 @@ import com.squareup.wire.schema.internal.parser.TypeElement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -387,9 +386,5 @@ final class ProtoDescriptors {
             }
         }
         return out.toString();
-    }
-
-    static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
     }
 }

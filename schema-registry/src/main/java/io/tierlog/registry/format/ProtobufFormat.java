@@ -15,11 +15,9 @@ import com.google.protobuf.TimestampProto;
 import com.google.protobuf.TypeProto;
 import com.google.protobuf.WrappersProto;
 import com.squareup.wire.schema.Location;
-import com.squareup.wire.schema.internal.parser.MessageElement;
 import com.squareup.wire.schema.internal.parser.OptionElement;
 import com.squareup.wire.schema.internal.parser.ProtoFileElement;
 import com.squareup.wire.schema.internal.parser.ProtoParser;
-import com.squareup.wire.schema.internal.parser.TypeElement;
 import io.tierlog.registry.SchemaReference;
 import io.tierlog.registry.SchemaType;
 import java.util.ArrayList;
@@ -35,9 +33,10 @@ import java.util.Set;
  * Protobuf schemas: one .proto file as text, parsed by Wire, linked by protobuf-java into a {@code
  * FileDescriptor} whose imports are the referenced schemas (a reference's name is the import path)
  * or protobuf's well-known types ({@code google/protobuf/timestamp.proto} and the others bundled
- * with protobuf-java, which need no reference, as in Confluent's registry). The canonical form is
- * the file as Wire prints it (comments and layout dropped); normalized, imports and options are
- * also sorted. Stateless, so thread-safe.
+ * with protobuf-java, and Confluent's {@code confluent/meta.proto} and {@code
+ * confluent/type/decimal.proto}, which need no reference, as in Confluent's registry). The
+ * canonical form is the file as Wire prints it (comments and layout dropped); normalized, imports
+ * and options are also sorted. Stateless, so thread-safe.
  */
 final class ProtobufFormat {
     /** The name the registered file itself gets in its descriptor; imports never use it. */
@@ -58,6 +57,9 @@ final class ProtobufFormat {
                     Map.entry("google/protobuf/timestamp.proto", TimestampProto.getDescriptor()),
                     Map.entry("google/protobuf/type.proto", TypeProto.getDescriptor()),
                     Map.entry("google/protobuf/wrappers.proto", WrappersProto.getDescriptor()));
+
+    /** Confluent's own built-in imports, which need no reference either. */
+    static final Map<String, Descriptors.FileDescriptor> CONFLUENT = ConfluentProtos.build();
 
     private ProtobufFormat() {}
 
@@ -198,7 +200,9 @@ final class ProtobufFormat {
             for (String path : imports) {
                 SchemaReference ref = byName.get(path);
                 Descriptors.FileDescriptor dependency =
-                        ref != null ? referenced(ref, depth + 1) : WELL_KNOWN.get(path);
+                        ref != null
+                                ? referenced(ref, depth + 1)
+                                : WELL_KNOWN.getOrDefault(path, CONFLUENT.get(path));
                 if (dependency == null) {
                     throw References.invalid(
                             what
@@ -292,17 +296,6 @@ final class ProtobufFormat {
         @Override
         public Descriptors.Descriptor message(List<Integer> messageIndexes) {
             return ProtobufFormat.message(fileDescriptor, messageIndexes);
-        }
-
-        /** Top-level message elements, in declaration order (the first is index [0]). */
-        List<MessageElement> messages() {
-            List<MessageElement> out = new ArrayList<>();
-            for (TypeElement t : element.getTypes()) {
-                if (t instanceof MessageElement m) {
-                    out.add(m);
-                }
-            }
-            return out;
         }
 
         @Override

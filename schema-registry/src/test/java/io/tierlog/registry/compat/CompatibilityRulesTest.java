@@ -538,6 +538,31 @@ class CompatibilityRulesTest {
                         "TYPE_NARROWED"));
         rows.add(
                 allowed(
+                        "JSON_RULES: an item added to a closed tuple (additionalItems false) is compatible",
+                        JSON,
+                        BACKWARD,
+                        List.of(
+                                "{\"type\":\"array\",\"items\":[{\"type\":\"string\"}],\"additionalItems\":false}"),
+                        "{\"type\":\"array\",\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"additionalItems\":false}"));
+        rows.add(
+                refused(
+                        "JSON_RULES: an item added to an open tuple is incompatible",
+                        JSON,
+                        BACKWARD,
+                        List.of("{\"type\":\"array\",\"items\":[{\"type\":\"string\"}]}"),
+                        "{\"type\":\"array\",\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}",
+                        "ITEM_ADDED_TO_OPEN_CONTENT_MODEL"));
+        rows.add(
+                refused(
+                        "JSON_RULES: 2020-12 prefixItems follow the same content model",
+                        JSON,
+                        BACKWARD,
+                        List.of(
+                                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"items\":false}"),
+                        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"}],\"items\":false}",
+                        "ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL"));
+        rows.add(
+                allowed(
                         "EVOLUTION: BACKWARD checks the latest JSON version only",
                         JSON,
                         BACKWARD,

@@ -358,6 +358,59 @@ class SchemaFormatsTest {
     }
 
     @Test
+    void protobufImportsConfluentsBuiltInsWithoutAReference() {
+        ProtobufParsedSchema parsed =
+                (ProtobufParsedSchema)
+                        parse(
+                                SchemaType.PROTOBUF,
+                                "syntax = \"proto3\"; package shop; import \"confluent/meta.proto\";"
+                                        + " import \"confluent/type/decimal.proto\";"
+                                        + " message Order { confluent.type.Decimal amount = 1"
+                                        + " [(confluent.field_meta) = { doc: \"in EUR\" }]; }");
+        assertThat(
+                        parsed.message(List.of(0))
+                                .findFieldByName("amount")
+                                .getMessageType()
+                                .getFullName())
+                .isEqualTo("confluent.type.Decimal");
+    }
+
+    @Test
+    void edgeSchemasThatAreValid() {
+        assertThat(parse(SchemaType.JSON, "true").canonical()).isEqualTo("true");
+        assertThat(parse(SchemaType.JSON, "{}").canonical()).isEqualTo("{}");
+        parse(
+                SchemaType.JSON,
+                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"$defs\":{\"n\":{\"type\":\"string\"}},"
+                        + "\"type\":\"object\",\"properties\":{\"x\":{\"$ref\":\"#/$defs/n\"}},\"unevaluatedProperties\":false}");
+        parse(SchemaType.JSON, "{\"type\":\"object\",\"javaType\":\"com.example.Order\"}");
+        assertThat(((AvroParsedSchema) parse(SchemaType.AVRO, "\"string\"")).avro().getType())
+                .isEqualTo(Schema.Type.STRING);
+        ProtobufParsedSchema empty =
+                (ProtobufParsedSchema)
+                        parse(SchemaType.PROTOBUF, "syntax = \"proto3\"; package p;");
+        assertThatThrownBy(() -> empty.message(List.of()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void jsonRefByAbsoluteUrlAndRelativeToDollarId() {
+        register(
+                "customer",
+                1,
+                SchemaType.JSON,
+                "{\"$id\":\"https://example.com/customer.json\",\"type\":\"object\"}");
+        parse(
+                SchemaType.JSON,
+                "{\"properties\":{\"c\":{\"$ref\":\"https://example.com/customer.json\"}}}",
+                new SchemaReference("https://example.com/customer.json", "customer", 1));
+        parse(
+                SchemaType.JSON,
+                "{\"$id\":\"https://example.com/order.json\",\"properties\":{\"c\":{\"$ref\":\"customer.json\"}}}",
+                new SchemaReference("customer.json", "customer", 1));
+    }
+
+    @Test
     void emptyTextIs42201() {
         for (SchemaType type : SchemaType.values()) {
             assertInvalid(() -> parse(type, "  "), "empty");
