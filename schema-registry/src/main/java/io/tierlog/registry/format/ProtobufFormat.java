@@ -289,7 +289,8 @@ final class ProtobufFormat {
 
         @Override
         public String serialized() {
-            return Base64.getEncoder().encodeToString(fileDescriptor.toProto().toByteArray());
+            return Base64.getEncoder()
+                    .encodeToString(ResolvedDescriptorProto.of(fileDescriptor).toByteArray());
         }
 
         @Override
