@@ -317,40 +317,42 @@ final class JdbcSchemaStore implements SchemaStore {
 
     @Override
     public boolean softDelete(String subject, int version) {
-        return changedIf(catalog.inTransaction(
-                c -> {
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "UPDATE registry_versions SET deleted = 1"
-                                            + " WHERE subject = ? AND version = ?")) {
-                        ps.setString(1, subject);
-                        ps.setInt(2, version);
-                        return ps.executeUpdate() > 0;
-                    }
-                }));
+        return changedIf(
+                catalog.inTransaction(
+                        c -> {
+                            try (PreparedStatement ps =
+                                    c.prepareStatement(
+                                            "UPDATE registry_versions SET deleted = 1"
+                                                    + " WHERE subject = ? AND version = ?")) {
+                                ps.setString(1, subject);
+                                ps.setInt(2, version);
+                                return ps.executeUpdate() > 0;
+                            }
+                        }));
     }
 
     @Override
     public boolean hardDelete(String subject, int version) {
-        return changedIf(catalog.inTransaction(
-                c -> {
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "DELETE FROM registry_field_ids"
-                                            + " WHERE subject = ? AND version = ?")) {
-                        ps.setString(1, subject);
-                        ps.setInt(2, version);
-                        ps.executeUpdate();
-                    }
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "DELETE FROM registry_versions"
-                                            + " WHERE subject = ? AND version = ?")) {
-                        ps.setString(1, subject);
-                        ps.setInt(2, version);
-                        return ps.executeUpdate() > 0;
-                    }
-                }));
+        return changedIf(
+                catalog.inTransaction(
+                        c -> {
+                            try (PreparedStatement ps =
+                                    c.prepareStatement(
+                                            "DELETE FROM registry_field_ids"
+                                                    + " WHERE subject = ? AND version = ?")) {
+                                ps.setString(1, subject);
+                                ps.setInt(2, version);
+                                ps.executeUpdate();
+                            }
+                            try (PreparedStatement ps =
+                                    c.prepareStatement(
+                                            "DELETE FROM registry_versions"
+                                                    + " WHERE subject = ? AND version = ?")) {
+                                ps.setString(1, subject);
+                                ps.setInt(2, version);
+                                return ps.executeUpdate() > 0;
+                            }
+                        }));
     }
 
     @Override
@@ -360,53 +362,55 @@ final class JdbcSchemaStore implements SchemaStore {
 
     @Override
     public void putConfig(String scope, Map<String, String> settings) {
-        changed(catalog.inTransaction(
-                c -> {
-                    for (Map.Entry<String, String> e : settings.entrySet()) {
-                        try (PreparedStatement del =
-                                c.prepareStatement(
-                                        "DELETE FROM registry_config"
-                                                + " WHERE scope = ? AND config_key = ?")) {
-                            del.setString(1, scope);
-                            del.setString(2, e.getKey());
-                            del.executeUpdate();
-                        }
-                        try (PreparedStatement ins =
-                                c.prepareStatement(
-                                        "INSERT INTO registry_config (scope, config_key,"
-                                                + " config_value) VALUES (?, ?, ?)")) {
-                            ins.setString(1, scope);
-                            ins.setString(2, e.getKey());
-                            ins.setString(3, e.getValue());
-                            ins.executeUpdate();
-                        }
-                    }
-                    return null;
-                }));
+        changed(
+                catalog.inTransaction(
+                        c -> {
+                            for (Map.Entry<String, String> e : settings.entrySet()) {
+                                try (PreparedStatement del =
+                                        c.prepareStatement(
+                                                "DELETE FROM registry_config"
+                                                        + " WHERE scope = ? AND config_key = ?")) {
+                                    del.setString(1, scope);
+                                    del.setString(2, e.getKey());
+                                    del.executeUpdate();
+                                }
+                                try (PreparedStatement ins =
+                                        c.prepareStatement(
+                                                "INSERT INTO registry_config (scope, config_key,"
+                                                        + " config_value) VALUES (?, ?, ?)")) {
+                                    ins.setString(1, scope);
+                                    ins.setString(2, e.getKey());
+                                    ins.setString(3, e.getValue());
+                                    ins.executeUpdate();
+                                }
+                            }
+                            return null;
+                        }));
     }
 
     @Override
     public Map<String, String> deleteConfig(String scope, Set<String> keys) {
-        return changed(catalog.inTransaction(
-                c -> {
-                    Map<String, String> before = readConfig(c, scope);
-                    Map<String, String> removed = new TreeMap<>();
-                    for (String key : keys) {
-                        if (!before.containsKey(key)) {
-                            continue;
-                        }
-                        removed.put(key, before.get(key));
-                        try (PreparedStatement del =
-                                c.prepareStatement(
-                                        "DELETE FROM registry_config"
-                                                + " WHERE scope = ? AND config_key = ?")) {
-                            del.setString(1, scope);
-                            del.setString(2, key);
-                            del.executeUpdate();
-                        }
-                    }
-                    return removed;
-                }));
+        return changed(
+                catalog.inTransaction(
+                        c -> {
+                            Map<String, String> before = readConfig(c, scope);
+                            Map<String, String> removed = new TreeMap<>();
+                            for (String key : keys) {
+                                if (!before.containsKey(key)) {
+                                    continue;
+                                }
+                                removed.put(key, before.get(key));
+                                try (PreparedStatement del =
+                                        c.prepareStatement(
+                                                "DELETE FROM registry_config"
+                                                        + " WHERE scope = ? AND config_key = ?")) {
+                                    del.setString(1, scope);
+                                    del.setString(2, key);
+                                    del.executeUpdate();
+                                }
+                            }
+                            return removed;
+                        }));
     }
 
     // ------------------------------------------------------------------ row mapping

@@ -183,8 +183,8 @@ public interface SchemaStore {
     Map<String, String> deleteConfig(String scope, Set<String> keys);
 
     /**
-     * A subject's counters: the version and the field id the next registration under it takes.
-     * The row outlives every version of the subject (a hard-deleted subject keeps numbering).
+     * A subject's counters: the version and the field id the next registration under it takes. The
+     * row outlives every version of the subject (a hard-deleted subject keeps numbering).
      */
     record Counters(String subject, int nextVersion, int nextFieldId) {
         public Counters {
@@ -196,8 +196,8 @@ public interface SchemaStore {
      * Every row of the store: what a copy kept elsewhere must hold to give the same answers and
      * number on alike ({@link #importSnapshot}).
      *
-     * @param configs settings per scope ({@link #GLOBAL} or a subject); scopes without settings
-     *     are absent
+     * @param configs settings per scope ({@link #GLOBAL} or a subject); scopes without settings are
+     *     absent
      */
     record Snapshot(
             List<Schema> schemas,
@@ -224,10 +224,10 @@ public interface SchemaStore {
 
     /**
      * Writes rows kept elsewhere (a catalog rebuilt from the bucket's copy) with their exact ids,
-     * versions and field ids, in one transaction. Rows already present are kept; a schema id present
-     * with another fingerprint, or a fingerprint present under another id, fails the whole call. A
-     * subject's counters become the highest of those stored, those imported and one above every
-     * imported version and field id, so numbering continues above everything ever handed out.
+     * versions and field ids, in one transaction. Rows already present are kept; a schema id
+     * present with another fingerprint, or a fingerprint present under another id, fails the whole
+     * call. A subject's counters become the highest of those stored, those imported and one above
+     * every imported version and field id, so numbering continues above everything ever handed out.
      * Settings imported replace those stored under the same key. Listeners are told once.
      *
      * @throws CatalogException on a conflict or a failure (nothing written)

@@ -36,7 +36,10 @@ final class SchemaStoreSnapshots {
                 refs.computeIfAbsent(rs.getInt(1), k -> new ArrayList<>())
                         .add(
                                 new Reference(
-                                        rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5)));
+                                        rs.getString(2),
+                                        rs.getString(3),
+                                        rs.getInt(4),
+                                        rs.getInt(5)));
             }
         }
         List<Schema> schemas = new ArrayList<>();
@@ -121,7 +124,8 @@ final class SchemaStoreSnapshots {
                     SchemaStoreSnapshots::max);
         }
         for (Version v : s.versions()) {
-            int maxField = v.fieldIds().values().stream().mapToInt(Integer::intValue).max().orElse(0);
+            int maxField =
+                    v.fieldIds().values().stream().mapToInt(Integer::intValue).max().orElse(0);
             needed.merge(
                     v.subject(),
                     new int[] {v.version() + 1, maxField + 1},

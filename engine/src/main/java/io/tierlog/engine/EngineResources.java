@@ -66,6 +66,7 @@ final class EngineResources implements Closeable {
 
     /** How often the catalog's health is checked even when nothing asks (for the log and gauge). */
     private static final long CATALOG_CHECK_INTERVAL_MS = 5000;
+
     private static final long REGISTRY_COPY_INTERVAL_MS = 60_000;
 
     private final Config config;
@@ -400,8 +401,9 @@ final class EngineResources implements Closeable {
             RegistryExporter exporter =
                     new RegistryExporter(b.catalog.schemas(), b.store, coldOptions.prefix())
                             .listen();
+            // at startup even without background work: it repairs what a crash cut short
+            b.scheduler.execute(exporter::passQuietly);
             if (background) {
-                b.scheduler.execute(exporter::passQuietly);
                 scheduleGuarded(
                         b,
                         () -> {

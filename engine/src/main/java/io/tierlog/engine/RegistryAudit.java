@@ -16,8 +16,8 @@ import java.util.Map;
  * the same bytes, else a catalog lost now would lose ids, versions or field ids ({@link
  * Violation.Kind#REGISTRY_NOT_IN_BUCKET}). The catalog is read before the bucket, so a change a
  * running server commits meanwhile is at worst missing for the moment its put takes (run again to
- * tell). Documents the catalog has no rows for are notes (a rolled-back catalog, or settings deleted
- * since). Only reads. Stateless.
+ * tell). Documents the catalog has no rows for are notes (a rolled-back catalog, or settings
+ * deleted since). Only reads. Stateless.
  */
 final class RegistryAudit {
     private RegistryAudit() {}
@@ -47,7 +47,10 @@ final class RegistryAudit {
                     new Violation(
                             null,
                             Violation.Kind.REGISTRY_NOT_IN_BUCKET,
-                            "cannot list the schema registry copy " + root + ": " + e.getMessage()));
+                            "cannot list the schema registry copy "
+                                    + root
+                                    + ": "
+                                    + e.getMessage()));
             return;
         }
         int missing = 0;

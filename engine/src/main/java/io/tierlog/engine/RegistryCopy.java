@@ -23,8 +23,8 @@ import java.util.TreeSet;
 /**
  * Where the schema registry's copy lives in the bucket and how a catalog snapshot maps onto it:
  * {@code [prefix/]schema-registry~/schemas/<id>.json} per schema, {@code
- * [prefix/]schema-registry~/subjects/<url-encoded subject>.json} per subject (counters, versions with
- * field ids, settings) and {@code [prefix/]schema-registry~/global.json} for the registry-wide
+ * [prefix/]schema-registry~/subjects/<url-encoded subject>.json} per subject (counters, versions
+ * with field ids, settings) and {@code [prefix/]schema-registry~/global.json} for the registry-wide
  * settings. {@code ~} is not a Kafka topic name character, so no topic's objects ever live under
  * it, and the keys end in {@code .json}, never in the cold object pattern ({@link ObjectKeys}), so
  * neither the orphan sweeper nor {@link BucketSurvey} ever takes them for cold objects. Stateless.

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * processes on the catalog made are copied too. Idempotent.
  *
  * <p>The copy never goes backwards: a schema document that names another schema than the catalog's
- * row of that id, or a subject document whose counters are ahead of the catalog's, is left as it
- * is and reported (a catalog rolled back to an old backup must not erase what was handed out since;
+ * row of that id, or a subject document whose counters are ahead of the catalog's, is left as it is
+ * and reported (a catalog rolled back to an old backup must not erase what was handed out since;
  * rebuild from the bucket instead). Subject documents are only removed when they carry no counters
  * (settings-only scopes whose settings were all deleted).
  *
@@ -37,6 +37,7 @@ final class RegistryExporter {
     private final SchemaStore schemas;
     private final ObjectStore store;
     private final String root;
+
     /** What this process knows the bucket holds, key to bytes (sizes are checked on each list). */
     private final Map<String, byte[]> known = new HashMap<>();
 

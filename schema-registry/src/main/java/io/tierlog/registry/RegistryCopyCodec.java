@@ -17,8 +17,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The JSON of the registry's copy in the bucket (see docs/formats.md "Schema registry copy"): one
- * document per schema and one per scope (a subject with its counters, versions and settings, or
- * the registry-wide settings). Here because the registry module owns the JSON library; the engine
+ * document per schema and one per scope (a subject with its counters, versions and settings, or the
+ * registry-wide settings). Here because the registry module owns the JSON library; the engine
  * decides where the documents go. Encoding is deterministic (same rows, same bytes), so a copy can
  * be compared byte for byte. Stateless and thread-safe.
  */
