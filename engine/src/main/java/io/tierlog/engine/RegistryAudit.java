@@ -91,7 +91,7 @@ final class RegistryAudit {
                                 + " catalog)");
             }
         }
-        if (missing == 0) {
+        if (missing == 0 && !wanted.isEmpty()) {
             notes.add(
                     "schema registry copy: "
                             + wanted.size()
