@@ -78,16 +78,16 @@ public final class RegistryCopyCodec {
             for (JsonNode r : required(n, "references")) {
                 refs.add(
                         new SchemaStore.Reference(
-                                required(r, "name").asString(),
-                                required(r, "subject").asString(),
-                                required(r, "version").asInt(),
-                                required(r, "schemaId").asInt()));
+                                textOf(r, "name"),
+                                textOf(r, "subject"),
+                                intOf(r, "version"),
+                                intOf(r, "schemaId")));
             }
             return new SchemaStore.Schema(
-                    required(n, "id").asInt(),
-                    required(n, "schemaType").asString(),
-                    required(n, "schema").asString(),
-                    required(n, "fingerprint").asString(),
+                    intOf(n, "id"),
+                    textOf(n, "schemaType"),
+                    textOf(n, "schema"),
+                    textOf(n, "fingerprint"),
                     refs);
         } catch (JacksonException | IllegalArgumentException | NullPointerException e) {
             throw damaged(json, e);
@@ -121,27 +121,30 @@ public final class RegistryCopyCodec {
     public static Scope decodeScope(byte[] json) throws DamagedException {
         try {
             JsonNode n = MAPPER.readTree(json);
-            String scope = required(n, "scope").asString();
+            String scope = textOf(n, "scope");
             Optional<SchemaStore.Counters> counters =
                     n.has("nextVersion")
                             ? Optional.of(
                                     new SchemaStore.Counters(
                                             scope,
-                                            required(n, "nextVersion").asInt(),
-                                            required(n, "nextFieldId").asInt()))
+                                            intOf(n, "nextVersion"),
+                                            intOf(n, "nextFieldId")))
                             : Optional.empty();
             List<SchemaStore.Version> versions = new ArrayList<>();
             for (JsonNode v : required(n, "versions")) {
                 Map<String, Integer> ids = new LinkedHashMap<>();
                 for (Map.Entry<String, JsonNode> e : required(v, "fieldIds").properties()) {
-                    ids.put(e.getKey(), e.getValue().asInt());
+                    if (!e.getValue().isInt()) {
+                        throw new IllegalArgumentException("field id of '" + e.getKey() + "'");
+                    }
+                    ids.put(e.getKey(), e.getValue().intValue());
                 }
                 versions.add(
                         new SchemaStore.Version(
                                 scope,
-                                required(v, "version").asInt(),
-                                required(v, "schemaId").asInt(),
-                                required(v, "deleted").asBoolean(),
+                                intOf(v, "version"),
+                                intOf(v, "schemaId"),
+                                booleanOf(v, "deleted"),
                                 ids));
             }
             Map<String, String> config = new TreeMap<>();
@@ -152,6 +155,30 @@ public final class RegistryCopyCodec {
         } catch (JacksonException | IllegalArgumentException | NullPointerException e) {
             throw damaged(json, e);
         }
+    }
+
+    private static boolean booleanOf(JsonNode n, String field) {
+        JsonNode v = required(n, field);
+        if (!v.isBoolean()) {
+            throw new IllegalArgumentException("field '" + field + "' is not a boolean");
+        }
+        return v.booleanValue();
+    }
+
+    private static int intOf(JsonNode n, String field) {
+        JsonNode v = required(n, field);
+        if (!v.isInt()) {
+            throw new IllegalArgumentException("field '" + field + "' is not an int");
+        }
+        return v.intValue();
+    }
+
+    private static String textOf(JsonNode n, String field) {
+        JsonNode v = required(n, field);
+        if (!v.isString()) {
+            throw new IllegalArgumentException("field '" + field + "' is not a string");
+        }
+        return v.asString();
     }
 
     private static JsonNode required(JsonNode n, String field) {
