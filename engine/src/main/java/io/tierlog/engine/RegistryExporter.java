@@ -76,6 +76,7 @@ final class RegistryExporter {
         int deleted = 0;
         int kept = 0;
         int unchanged = 0;
+        IOException failure = null;
         for (Map.Entry<String, byte[]> e : wanted.entrySet()) {
             String key = e.getKey();
             byte[] have = current(key, listed.get(key));
@@ -87,7 +88,18 @@ final class RegistryExporter {
                 kept++;
                 continue;
             }
-            store.put(key, e.getValue());
+            try {
+                store.put(key, e.getValue());
+            } catch (IOException x) {
+                // one document the store refuses (a subject too long for a key) must not keep
+                // the others out of the bucket: put them, then fail the pass
+                if (failure == null) {
+                    failure = x;
+                } else {
+                    failure.addSuppressed(x);
+                }
+                continue;
+            }
             known.put(key, e.getValue());
             put++;
         }
@@ -102,6 +114,9 @@ final class RegistryExporter {
             store.delete(key);
             known.remove(key);
             deleted++;
+        }
+        if (failure != null) {
+            throw failure;
         }
         return new Pass(put, deleted, kept, unchanged);
     }
