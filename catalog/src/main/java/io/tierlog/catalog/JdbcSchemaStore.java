@@ -24,9 +24,53 @@ final class JdbcSchemaStore implements SchemaStore {
     private static final String VERSION_COLUMNS = "v.subject, v.version, v.schema_id, v.deleted";
 
     private final JdbcCatalog catalog;
+    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     JdbcSchemaStore(JdbcCatalog catalog) {
         this.catalog = catalog;
+    }
+
+    @Override
+    public Snapshot snapshot() {
+        return catalog.call(SchemaStoreSnapshots::read);
+    }
+
+    @Override
+    public void importSnapshot(Snapshot snapshot) {
+        catalog.inTransaction(
+                c -> {
+                    SchemaStoreSnapshots.importInto(c, snapshot);
+                    return null;
+                });
+        changed();
+    }
+
+    @Override
+    public void addChangeListener(Runnable listener) {
+        listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Tells the listeners after a commit; what they throw must not undo a committed change. */
+    private void changed() {
+        for (Runnable l : listeners) {
+            try {
+                l.run();
+            } catch (RuntimeException e) {
+                // the change is committed; a listener's failure is its own to report
+            }
+        }
+    }
+
+    private boolean changedIf(boolean changed) {
+        if (changed) {
+            changed();
+        }
+        return changed;
+    }
+
+    private <T> T changed(T result) {
+        changed();
+        return result;
     }
 
     @Override
@@ -134,7 +178,7 @@ final class JdbcSchemaStore implements SchemaStore {
     @Override
     public Version register(Registration r) {
         try {
-            return catalog.inTransaction(c -> registerIn(c, r));
+            return changed(catalog.inTransaction(c -> registerIn(c, r)));
         } catch (SchemaConflictException e) {
             throw e;
         } catch (CatalogException e) {
@@ -273,40 +317,42 @@ final class JdbcSchemaStore implements SchemaStore {
 
     @Override
     public boolean softDelete(String subject, int version) {
-        return catalog.inTransaction(
-                c -> {
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "UPDATE registry_versions SET deleted = 1"
-                                            + " WHERE subject = ? AND version = ?")) {
-                        ps.setString(1, subject);
-                        ps.setInt(2, version);
-                        return ps.executeUpdate() > 0;
-                    }
-                });
+        return changedIf(
+                catalog.inTransaction(
+                        c -> {
+                            try (PreparedStatement ps =
+                                    c.prepareStatement(
+                                            "UPDATE registry_versions SET deleted = 1"
+                                                    + " WHERE subject = ? AND version = ?")) {
+                                ps.setString(1, subject);
+                                ps.setInt(2, version);
+                                return ps.executeUpdate() > 0;
+                            }
+                        }));
     }
 
     @Override
     public boolean hardDelete(String subject, int version) {
-        return catalog.inTransaction(
-                c -> {
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "DELETE FROM registry_field_ids"
-                                            + " WHERE subject = ? AND version = ?")) {
-                        ps.setString(1, subject);
-                        ps.setInt(2, version);
-                        ps.executeUpdate();
-                    }
-                    try (PreparedStatement ps =
-                            c.prepareStatement(
-                                    "DELETE FROM registry_versions"
-                                            + " WHERE subject = ? AND version = ?")) {
-                        ps.setString(1, subject);
-                        ps.setInt(2, version);
-                        return ps.executeUpdate() > 0;
-                    }
-                });
+        return changedIf(
+                catalog.inTransaction(
+                        c -> {
+                            try (PreparedStatement ps =
+                                    c.prepareStatement(
+                                            "DELETE FROM registry_field_ids"
+                                                    + " WHERE subject = ? AND version = ?")) {
+                                ps.setString(1, subject);
+                                ps.setInt(2, version);
+                                ps.executeUpdate();
+                            }
+                            try (PreparedStatement ps =
+                                    c.prepareStatement(
+                                            "DELETE FROM registry_versions"
+                                                    + " WHERE subject = ? AND version = ?")) {
+                                ps.setString(1, subject);
+                                ps.setInt(2, version);
+                                return ps.executeUpdate() > 0;
+                            }
+                        }));
     }
 
     @Override
@@ -316,53 +362,55 @@ final class JdbcSchemaStore implements SchemaStore {
 
     @Override
     public void putConfig(String scope, Map<String, String> settings) {
-        catalog.inTransaction(
-                c -> {
-                    for (Map.Entry<String, String> e : settings.entrySet()) {
-                        try (PreparedStatement del =
-                                c.prepareStatement(
-                                        "DELETE FROM registry_config"
-                                                + " WHERE scope = ? AND config_key = ?")) {
-                            del.setString(1, scope);
-                            del.setString(2, e.getKey());
-                            del.executeUpdate();
-                        }
-                        try (PreparedStatement ins =
-                                c.prepareStatement(
-                                        "INSERT INTO registry_config (scope, config_key,"
-                                                + " config_value) VALUES (?, ?, ?)")) {
-                            ins.setString(1, scope);
-                            ins.setString(2, e.getKey());
-                            ins.setString(3, e.getValue());
-                            ins.executeUpdate();
-                        }
-                    }
-                    return null;
-                });
+        changed(
+                catalog.inTransaction(
+                        c -> {
+                            for (Map.Entry<String, String> e : settings.entrySet()) {
+                                try (PreparedStatement del =
+                                        c.prepareStatement(
+                                                "DELETE FROM registry_config"
+                                                        + " WHERE scope = ? AND config_key = ?")) {
+                                    del.setString(1, scope);
+                                    del.setString(2, e.getKey());
+                                    del.executeUpdate();
+                                }
+                                try (PreparedStatement ins =
+                                        c.prepareStatement(
+                                                "INSERT INTO registry_config (scope, config_key,"
+                                                        + " config_value) VALUES (?, ?, ?)")) {
+                                    ins.setString(1, scope);
+                                    ins.setString(2, e.getKey());
+                                    ins.setString(3, e.getValue());
+                                    ins.executeUpdate();
+                                }
+                            }
+                            return null;
+                        }));
     }
 
     @Override
     public Map<String, String> deleteConfig(String scope, Set<String> keys) {
-        return catalog.inTransaction(
-                c -> {
-                    Map<String, String> before = readConfig(c, scope);
-                    Map<String, String> removed = new TreeMap<>();
-                    for (String key : keys) {
-                        if (!before.containsKey(key)) {
-                            continue;
-                        }
-                        removed.put(key, before.get(key));
-                        try (PreparedStatement del =
-                                c.prepareStatement(
-                                        "DELETE FROM registry_config"
-                                                + " WHERE scope = ? AND config_key = ?")) {
-                            del.setString(1, scope);
-                            del.setString(2, key);
-                            del.executeUpdate();
-                        }
-                    }
-                    return removed;
-                });
+        return changed(
+                catalog.inTransaction(
+                        c -> {
+                            Map<String, String> before = readConfig(c, scope);
+                            Map<String, String> removed = new TreeMap<>();
+                            for (String key : keys) {
+                                if (!before.containsKey(key)) {
+                                    continue;
+                                }
+                                removed.put(key, before.get(key));
+                                try (PreparedStatement del =
+                                        c.prepareStatement(
+                                                "DELETE FROM registry_config"
+                                                        + " WHERE scope = ? AND config_key = ?")) {
+                                    del.setString(1, scope);
+                                    del.setString(2, key);
+                                    del.executeUpdate();
+                                }
+                            }
+                            return removed;
+                        }));
     }
 
     // ------------------------------------------------------------------ row mapping

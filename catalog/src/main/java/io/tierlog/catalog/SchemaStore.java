@@ -181,4 +181,67 @@ public interface SchemaStore {
      * @return the settings removed (those that existed)
      */
     Map<String, String> deleteConfig(String scope, Set<String> keys);
+
+    /**
+     * A subject's counters: the version and the field id the next registration under it takes. The
+     * row outlives every version of the subject (a hard-deleted subject keeps numbering).
+     */
+    record Counters(String subject, int nextVersion, int nextFieldId) {
+        public Counters {
+            Objects.requireNonNull(subject, "subject");
+        }
+    }
+
+    /**
+     * Every row of the store: what a copy kept elsewhere must hold to give the same answers and
+     * number on alike ({@link #importSnapshot}).
+     *
+     * @param configs settings per scope ({@link #GLOBAL} or a subject); scopes without settings are
+     *     absent
+     */
+    record Snapshot(
+            List<Schema> schemas,
+            List<Version> versions,
+            List<Counters> counters,
+            Map<String, Map<String, String>> configs) {
+        public Snapshot {
+            schemas = List.copyOf(schemas);
+            versions = List.copyOf(versions);
+            counters = List.copyOf(counters);
+            Map<String, Map<String, String>> copy = new java.util.TreeMap<>();
+            configs.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
+            configs = java.util.Collections.unmodifiableMap(copy);
+        }
+    }
+
+    /**
+     * All rows, read in one transaction (a consistent view): schemas by id, versions by subject
+     * then version, counters by subject.
+     */
+    default Snapshot snapshot() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot take a snapshot");
+    }
+
+    /**
+     * Writes rows kept elsewhere (a catalog rebuilt from the bucket's copy) with their exact ids,
+     * versions and field ids, in one transaction. Rows already present are kept; a schema id
+     * present with another fingerprint, or a fingerprint present under another id, fails the whole
+     * call. A subject's counters become the highest of those stored, those imported and one above
+     * every imported version and field id, so numbering continues above everything ever handed out.
+     * Settings imported replace those stored under the same key. Listeners are told once.
+     *
+     * @throws CatalogException on a conflict or a failure (nothing written)
+     */
+    default void importSnapshot(Snapshot snapshot) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot import");
+    }
+
+    /**
+     * Runs {@code listener} after each committed change made through this store (register, deletes,
+     * settings, import), on the changing thread before the call returns, so a listener that copies
+     * the registry elsewhere has copied it before the change is acknowledged. A listener must not
+     * throw (what it throws is dropped) and should be quick. Changes made by other processes on the
+     * same catalog are not seen. The default store takes no listeners.
+     */
+    default void addChangeListener(Runnable listener) {}
 }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * The behaviour every {@link Catalog} backend must have. Subclasses supply a database: {@link
  * SqliteCatalogTest} always, {@link PostgresCatalogIT} when a PostgreSQL server is reachable.
  */
-abstract class CatalogContract implements ReplaceCommitContract, SchemaStoreContract {
+abstract class CatalogContract
+        implements ReplaceCommitContract, SchemaStoreContract, SchemaImportContract {
     static final String T = "orders";
 
     Catalog catalog;
@@ -41,6 +42,20 @@ abstract class CatalogContract implements ReplaceCommitContract, SchemaStoreCont
     @Override
     public Catalog openCatalog() {
         return Catalog.open(url());
+    }
+
+    /** An empty catalog on a database of its own (a SQLite file; skipped on other backends). */
+    @Override
+    public Catalog freshCatalog() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                url().startsWith("jdbc:sqlite:"), "a database of its own only with SQLite");
+        try {
+            java.nio.file.Path f = java.nio.file.Files.createTempFile("fresh-catalog", ".db");
+            java.nio.file.Files.delete(f);
+            return Catalog.open("jdbc:sqlite:" + f);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** A plain JDBC connection to the same database, for fault injection. */

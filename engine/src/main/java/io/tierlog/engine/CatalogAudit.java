@@ -36,7 +36,9 @@ import org.apache.kafka.common.TopicPartition;
  *       duplicates committed offsets (an orphan of a retried upload, swept after the grace period)
  *       or lies below the cold log start (a retention leftover), or if it cannot be read; an object
  *       a compaction retired is expected there until the sweeper deletes it (a note, whatever its
- *       offsets).
+ *       offsets);
+ *   <li>the schema registry's copy in the bucket holds every registry row of the catalog ({@link
+ *       RegistryAudit}).
  * </ul>
  *
  * Order of reads: the bucket is listed before the hot tier is read, and the hot tier before the
@@ -72,6 +74,7 @@ final class CatalogAudit {
     /** Adds what it finds to {@code violations} and {@code notes}. */
     void audit(List<Violation> violations, List<String> notes) {
         checkIdentity(violations);
+        RegistryAudit.audit(catalog, store, prefix, violations, notes);
         BucketSurvey survey;
         try {
             survey = BucketSurvey.of(store, prefix);

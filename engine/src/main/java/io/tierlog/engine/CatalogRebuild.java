@@ -46,6 +46,10 @@ import org.apache.kafka.common.TopicPartition;
  * in {@code meta/topics.migrated*} and {@code meta/topics/}. A damaged hint is skipped with a note;
  * its topic is rebuilt from the objects and folders with a new id and no configs.
  *
+ * <p>The schema registry comes back from its copy in the bucket ({@link RegistryCopy}, kept by
+ * {@link RegistryExporter}) with its exact ids, versions, field ids, counters and settings; a copy
+ * document that cannot be read is skipped with a note.
+ *
  * <p>The fresh catalog carries the data dir's {@code catalog.id} (a new id, recorded in the data
  * dir, if it has none), so the server accepts it. A SQLite catalog is written to a temp file and
  * renamed into place, the old file (if any) kept as {@code catalog.db.replaced-<millis>}; a
@@ -216,10 +220,13 @@ public final class CatalogRebuild {
             }
         }
         BucketSurvey survey;
+        RegistryCopy.Read registry;
         List<AutoCloseable> opened = new ArrayList<>();
         try {
             ObjectStore store = openStore(config, dataDir, opened);
-            survey = BucketSurvey.of(store, ColdTierOptions.from(config).prefix());
+            String prefix = ColdTierOptions.from(config).prefix();
+            survey = BucketSurvey.of(store, prefix);
+            registry = RegistryCopy.read(store, prefix);
         } finally {
             closeAll(opened);
         }
@@ -245,6 +252,8 @@ public final class CatalogRebuild {
             out.add(describe(pp));
         }
         out.addAll(plan.notes());
+        out.add(RegistryImport.describe(registry));
+        out.addAll(RegistryImport.notes(registry));
         if (dryRun) {
             out.add("dry run: nothing written");
             return out;
@@ -252,7 +261,7 @@ public final class CatalogRebuild {
         UUID id = boundId.orElseGet(UUID::randomUUID);
         Optional<Path> sqlite = sqliteFile(url);
         if (sqlite.isPresent()) {
-            out.add(writeSqlite(sqlite.get(), id, plan, starts, hotStarts));
+            out.add(writeSqlite(sqlite.get(), id, plan, starts, hotStarts, registry, out));
         } else {
             try (Catalog c = Catalog.open(url)) {
                 for (io.tierlog.catalog.TopicRecord t : c.topics()) {
@@ -261,6 +270,7 @@ public final class CatalogRebuild {
                 CatalogBinding.assignId(c, id);
                 fill(c, plan);
                 applyLogStarts(c, starts, hotStarts);
+                RegistryImport.into(c, registry, out);
             }
             out.add("rewrote catalog " + url.replaceAll("\\?.*", "") + " with id " + id);
         }
@@ -434,7 +444,9 @@ public final class CatalogRebuild {
             UUID id,
             Plan plan,
             List<LogStartOffsets.Entry> starts,
-            Map<TopicPartition, Optional<Long>> hotStarts)
+            Map<TopicPartition, Optional<Long>> hotStarts,
+            RegistryCopy.Read registry,
+            List<String> out)
             throws IOException {
         Path tmp = db.resolveSibling(db.getFileName() + ".rebuild");
         for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
@@ -444,6 +456,7 @@ public final class CatalogRebuild {
             CatalogBinding.assignId(c, id);
             fill(c, plan);
             applyLogStarts(c, starts, hotStarts);
+            RegistryImport.into(c, registry, out);
         } // the last connection's close checkpoints the WAL into the file
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
             ch.force(true);

@@ -69,6 +69,8 @@ final class EngineResources implements Closeable {
     /** How often the catalog's health is checked even when nothing asks (for the log and gauge). */
     private static final long CATALOG_CHECK_INTERVAL_MS = 5000;
 
+    private static final long REGISTRY_COPY_INTERVAL_MS = 60_000;
+
     private final Config config;
     private final Config storeConfig;
     private final Path dataDir;
@@ -398,6 +400,27 @@ final class EngineResources implements Closeable {
                     () -> guard.allows("nothing (periodic check)"),
                     CATALOG_CHECK_INTERVAL_MS,
                     "catalog health check");
+        }
+        if (tiered) {
+            // the registry's copy in the bucket, so a catalog rebuilt from the bucket has it too:
+            // on each change here, at startup and periodically (changes cut short by a crash and
+            // those of other processes on the catalog)
+            RegistryExporter exporter =
+                    new RegistryExporter(b.catalog.schemas(), b.store, coldOptions.prefix())
+                            .listen();
+            // at startup even without background work: it repairs what a crash cut short
+            b.scheduler.execute(exporter::passQuietly);
+            if (background) {
+                scheduleGuarded(
+                        b,
+                        () -> {
+                            if (guard.allows("schema registry copy")) {
+                                exporter.passQuietly();
+                            }
+                        },
+                        REGISTRY_COPY_INTERVAL_MS,
+                        "schema registry copy");
+            }
         }
     }
 

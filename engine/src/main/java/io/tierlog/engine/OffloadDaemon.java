@@ -89,6 +89,7 @@ public final class OffloadDaemon implements Closeable {
     private final LogDirSource source;
     private final Compactor compactor;
     private final CatalogSchemaRegistry schemaRegistry;
+    private final RegistryExporter registryCopy;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private OffloadDaemon(
@@ -100,6 +101,13 @@ public final class OffloadDaemon implements Closeable {
         this.source = source;
         this.compactor = compactor;
         this.schemaRegistry = schemaRegistry;
+        // the daemon registers nothing, but repairs the bucket's copy of the registry (changes a
+        // crash cut short before their copy was put) on each pass of its own
+        this.registryCopy =
+                new RegistryExporter(
+                        env.catalog().schemas(),
+                        env.store(),
+                        io.tierlog.cold.ColdTierOptions.from(env.config()).prefix());
     }
 
     /**
@@ -186,6 +194,7 @@ public final class OffloadDaemon implements Closeable {
 
     /** Runs one pass over every partition; returns when it is done (or the daemon closed). */
     public Pass runOnce() throws InterruptedException {
+        registryCopy.passQuietly();
         return pass(compactor.runOnce());
     }
 
@@ -195,6 +204,7 @@ public final class OffloadDaemon implements Closeable {
      * down at start does not end the daemon.
      */
     public void start() {
+        registryCopy.passQuietly();
         compactor.start(true);
     }
 

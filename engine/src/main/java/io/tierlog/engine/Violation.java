@@ -42,7 +42,12 @@ public record Violation(TopicPartition tp, Kind kind, String message) {
          * transaction still open (offload stops below the LSO, which never moves back), which a
          * {@code read_committed} reader of the cold tier could then see.
          */
-        OPEN_TRANSACTION_IN_COLD
+        OPEN_TRANSACTION_IN_COLD,
+        /**
+         * A schema registry entry of the catalog is missing from its copy in the bucket, or differs
+         * there: a catalog rebuilt from the bucket would lack it (ids could be handed out twice).
+         */
+        REGISTRY_NOT_IN_BUCKET
     }
 
     @Override
