@@ -124,6 +124,17 @@ class RegistryCatalogLossIT {
             int id = orderId;
             TieredServers.produce("127.0.0.1:" + port, TOPIC, 0, n, i -> value(id, i));
             TieredWaits.awaitOffloaded(server, TOPIC, 192 << 10, Duration.ofMinutes(3));
+            io.micrometer.core.instrument.Counter once =
+                    server.engine()
+                            .meterRegistry()
+                            .find(io.tierlog.engine.MetricNames.OFFLOAD_TYPED_RECORDS)
+                            .tags("part", "value", "stored", "once")
+                            .counter();
+            assertThat(once == null ? 0 : once.count())
+                    .as(
+                            "values were stored once (typed only): after the rebuild they can"
+                                    + " only come back through the restored schemas")
+                    .isPositive();
             server.engine().logManager().runHousekeeping();
             assertThat(server.engine().offsets(TP).hotLogStartOffset())
                     .as("local retention deleted offloaded segments: the start is only cold")
