@@ -45,6 +45,10 @@ final class ColdRowWriteSupport extends WriteSupport<ColdRow> {
         this.keyStruct = typed.keys() == null ? null : typed.keys().struct();
     }
 
+    MessageType schema() {
+        return schema;
+    }
+
     void finalMetadata(Map<String, String> metadata) {
         this.finalMetadata = metadata;
     }

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.common.record.TimestampType;
@@ -16,6 +18,7 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.common.utils.internals.CloseableIterator;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
@@ -25,6 +28,8 @@ import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Writes one Parquet object (layout documented in {@code ColdLayout}) from the record batches of
@@ -121,14 +126,39 @@ public final class ParquetLogWriter implements Closeable {
         return open(localFile, topic, partition, ColdTierOptions.from(config));
     }
 
+    /**
+     * The numeric and boolean leaves of the typed columns, written without a dictionary: measured
+     * on ~100-byte Avro values (TypedOffloadBenchmark), plain numbers under ZSTD came out smaller
+     * than dictionary indexes (object 0.197 instead of 0.204 of the segment) and no slower, while
+     * every dictionary lookup of a high-cardinality column (amounts, times) costs a hash probe per
+     * value until parquet-mr falls back. Strings keep their dictionary (low-cardinality strings
+     * shrink a lot with it).
+     */
+    static List<String> plainTypedColumns(MessageType schema) {
+        List<String> out = new ArrayList<>();
+        for (ColumnDescriptor d : schema.getColumns()) {
+            String[] path = d.getPath();
+            boolean typed =
+                    path[0].equals(ColdLayout.VALUE_RECORD)
+                            || path[0].equals(ColdLayout.KEY_RECORD);
+            if (typed && d.getPrimitiveType().getPrimitiveTypeName() != PrimitiveTypeName.BINARY) {
+                out.add(String.join(".", path));
+            }
+        }
+        return out;
+    }
+
     /** Opens the Parquet writer with pages of about half the page size of {@code first}'s rows. */
     private void openWriter(RecordBatch first) throws IOException {
-        writer =
+        Builder builder =
                 configure(
-                                new Builder(new LocalOutputFile(file), writeSupport),
-                                options,
-                                pageRowLimit(options, first))
-                        .build();
+                        new Builder(new LocalOutputFile(file), writeSupport),
+                        options,
+                        pageRowLimit(options, first));
+        for (String c : plainTypedColumns(writeSupport.schema())) {
+            builder.withDictionaryEncoding(c, false);
+        }
+        writer = builder.build();
     }
 
     /**

@@ -46,11 +46,11 @@ import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Offload throughput with typed columns: a segment of Confluent-framed Avro order records
- * (producer-sized 16 KiB batches, about 90 bytes a value) converted to one Parquet object by {@link
- * ParquetLogWriter}, {@code mode} = {@code untyped} (raw bytes only, as before), {@code typed}
- * (typed columns next to the raw bytes) or {@code oneCopy} (typed columns; values whose re-encoding
- * was verified stored once). The typer comes from a real {@link CatalogSchemaRegistry} over a
- * SQLite catalog, per object as the offload asks for it.
+ * (producer-sized 16 KiB batches, values of about 100 bytes or 1 KiB: {@link #valueBytes})
+ * converted to one Parquet object by {@link ParquetLogWriter}, {@code mode} = {@code untyped} (raw
+ * bytes only, as before), {@code typed} (typed columns next to the raw bytes) or {@code oneCopy}
+ * (typed columns; values whose re-encoding was verified stored once). The typer comes from a real
+ * {@link CatalogSchemaRegistry} over a SQLite catalog, per object as the offload asks for it.
  *
  * <p>At the end of each trial it prints segment MiB per CPU-second of the benchmark thread
  * (measured iterations only), the object's size and its ratio to the segment, and how many values
@@ -102,6 +102,14 @@ public class TypedOffloadBenchmark {
     @Param({"32"})
     public int segmentMiB;
 
+    /**
+     * Approximate size of a framed value: {@code 100} (short strings, a few tags, a note on one
+     * record in four) or {@code 1024} (up to nine tags and a note of random words on every record,
+     * so that most of the bytes are one string field).
+     */
+    @Param({"100", "1024"})
+    public int valueBytes;
+
     private Path dir;
     private Path out;
     private Catalog catalog;
@@ -109,6 +117,7 @@ public class TypedOffloadBenchmark {
     private List<MemoryRecords> batches;
     private long segmentBytes;
     private long objectBytes;
+    private long untypedObjectBytes;
     private TypedCounts counts = TypedCounts.NONE;
     private boolean measuring;
     private long measuredBytes;
@@ -130,9 +139,11 @@ public class TypedOffloadBenchmark {
         registry = CatalogSchemaRegistry.open(catalog);
         int id =
                 registry.register(SUBJECT, SchemaType.AVRO, SCHEMA, List.of(), false).schema().id();
-        batches = avroSegment(id, (long) segmentMiB << 20);
+        batches = avroSegment(id, (long) segmentMiB << 20, valueBytes);
         segmentBytes = batches.stream().mapToLong(MemoryRecords::sizeInBytes).sum();
-        objectBytes = write().sizeInBytes();
+        objectBytes = write(typedColumns()).sizeInBytes();
+        untypedObjectBytes =
+                mode.equals("untyped") ? objectBytes : write(TypedColumns.NONE).sizeInBytes();
     }
 
     @Setup(Level.Iteration)
@@ -143,7 +154,7 @@ public class TypedOffloadBenchmark {
     @Benchmark
     public long offload(Converted converted) throws IOException {
         long cpu = THREADS.getCurrentThreadCpuTime();
-        WrittenObject w = write();
+        WrittenObject w = write(typedColumns());
         if (measuring) {
             measuredCpuNanos += THREADS.getCurrentThreadCpuTime() - cpu;
             measuredBytes += segmentBytes;
@@ -164,8 +175,8 @@ public class TypedOffloadBenchmark {
         return new TypedColumns(values, null, oneCopy);
     }
 
-    private WrittenObject write() throws IOException {
-        try (ParquetLogWriter w = ParquetLogWriter.open(out, "bench", 0, OPTIONS, typedColumns())) {
+    private WrittenObject write(TypedColumns typed) throws IOException {
+        try (ParquetLogWriter w = ParquetLogWriter.open(out, "bench", 0, OPTIONS, typed)) {
             for (MemoryRecords m : batches) {
                 for (RecordBatch b : m.batches()) {
                     w.append(b);
@@ -182,13 +193,15 @@ public class TypedOffloadBenchmark {
                 measuredCpuNanos == 0 ? 0 : (measuredBytes / 1048576.0) / (measuredCpuNanos / 1e9);
         System.out.printf(
                 Locale.ROOT,
-                "%n[typed-offload] mode=%s segment=%.1f MiB object=%.2f MiB object/segment=%.3f"
-                        + " typed=%d storedOnce=%d failed=%s, measured %.1f segment MiB per"
-                        + " CPU-second%n",
+                "%n[typed-offload] mode=%s value=~%d B segment=%.1f MiB object=%.2f MiB"
+                        + " object/segment=%.3f object/untyped=%.3f typed=%d storedOnce=%d"
+                        + " failed=%s, measured %.1f segment MiB per CPU-second%n",
                 mode,
+                valueBytes,
                 segmentBytes / 1048576.0,
                 objectBytes / 1048576.0,
                 (double) objectBytes / segmentBytes,
+                (double) objectBytes / untypedObjectBytes,
                 counts.valuesTyped(),
                 counts.valuesRebuilt(),
                 counts.valueFailures(),
@@ -198,8 +211,12 @@ public class TypedOffloadBenchmark {
         Files.deleteIfExists(out);
     }
 
-    /** Producer-sized batches of framed Avro orders totalling about {@code targetBytes}. */
-    static List<MemoryRecords> avroSegment(int schemaId, long targetBytes) {
+    /**
+     * Producer-sized batches of framed Avro orders totalling about {@code targetBytes}, values of
+     * about {@code valueBytes} (see {@link #valueBytes}).
+     */
+    static List<MemoryRecords> avroSegment(int schemaId, long targetBytes, int valueBytes) {
+        boolean large = valueBytes >= 512;
         Random rnd = new Random(42);
         org.apache.avro.Schema schema = new org.apache.avro.Schema.Parser().parse(SCHEMA);
         org.apache.avro.generic.GenericDatumWriter<org.apache.avro.generic.GenericRecord> writer =
@@ -212,9 +229,10 @@ public class TypedOffloadBenchmark {
         long total = 0;
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         org.apache.avro.io.BinaryEncoder enc = null;
-        int perBatch = 16 * 1024 / 110;
+        int perBatch = Math.max(1, 16 * 1024 / (valueBytes + 20));
+        String[] words = {"please", "deliver", "to", "the", "back", "door", "gift", "wrap", "call"};
         while (total < targetBytes) {
-            ByteBuffer buf = ByteBuffer.allocate(perBatch * 200 + 256);
+            ByteBuffer buf = ByteBuffer.allocate(perBatch * (valueBytes * 2 + 100) + 256);
             MemoryRecordsBuilder b =
                     MemoryRecords.builder(buf, Compression.NONE, TimestampType.CREATE_TIME, offset);
             for (int i = 0; i < perBatch; i++) {
@@ -228,11 +246,19 @@ public class TypedOffloadBenchmark {
                 r.put("status", statuses[rnd.nextInt(statuses.length)]);
                 r.put("created", ts);
                 List<String> tags = new ArrayList<>();
-                for (int t = rnd.nextInt(3); t > 0; t--) {
+                for (int t = rnd.nextInt(large ? 10 : 3); t > 0; t--) {
                     tags.add("tag" + rnd.nextInt(20));
                 }
                 r.put("tags", tags);
-                r.put("note", rnd.nextInt(4) == 0 ? "gift wrap please" : null);
+                if (large) {
+                    StringBuilder note = new StringBuilder();
+                    while (note.length() < valueBytes - 150) {
+                        note.append(words[rnd.nextInt(words.length)]).append(' ');
+                    }
+                    r.put("note", note.toString());
+                } else {
+                    r.put("note", rnd.nextInt(4) == 0 ? "gift wrap please" : null);
+                }
                 bytes.reset();
                 bytes.write(0);
                 bytes.writeBytes(ByteBuffer.allocate(4).putInt(schemaId).array());
