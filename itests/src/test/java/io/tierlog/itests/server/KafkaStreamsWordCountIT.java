@@ -59,9 +59,9 @@ import org.junit.jupiter.api.io.TempDir;
  * read from the output topic are exactly the counts of the input (a graceful close commits the
  * input offsets together with the state, so at-least-once reprocesses nothing). Then the app is
  * closed, its local state dir deleted, and it is started again: it restores its store from the
- * changelog (partly from the cold tier: small segments, and closed segments leave the hot tier once offloaded), answers
- * interactive queries with the same counts before any new input, and the counts continue correctly
- * over new input.
+ * changelog (partly from the cold tier: small segments, and closed segments leave the hot tier once
+ * offloaded), answers interactive queries with the same counts before any new input, and the counts
+ * continue correctly over new input.
  */
 class KafkaStreamsWordCountIT {
     private static final String APP = "wordcount-it";
