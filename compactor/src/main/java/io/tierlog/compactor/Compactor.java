@@ -170,6 +170,14 @@ public final class Compactor implements Closeable {
         this.typed = java.util.Objects.requireNonNull(source, "source");
     }
 
+    /**
+     * Objects referenced outside the catalog (Iceberg tables): never deleted by the orphan sweeper
+     * (nor, once merging exists, by a merge) while pinned. Set it before {@link #start()}.
+     */
+    public void setPins(ObjectPins pins) {
+        sweeper.setPins(pins);
+    }
+
     public void addListener(OffloadListener listener) {
         listeners.add(listener);
     }

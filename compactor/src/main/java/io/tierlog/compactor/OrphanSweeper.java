@@ -62,6 +62,7 @@ public final class OrphanSweeper {
     private final Duration grace;
     private final Time time;
     private final Optional<SegmentSource> source;
+    private volatile ObjectPins pins = ObjectPins.NONE;
 
     public OrphanSweeper(
             Catalog catalog, ObjectStore store, String prefix, Duration grace, Time time) {
@@ -88,6 +89,14 @@ public final class OrphanSweeper {
         this.time = time;
     }
 
+    /**
+     * Objects referenced outside the catalog (an Iceberg table's files): a pinned orphan or retired
+     * object is kept until it is unpinned.
+     */
+    public void setPins(ObjectPins pins) {
+        this.pins = java.util.Objects.requireNonNull(pins, "pins");
+    }
+
     public SweepResult sweep() throws IOException {
         List<ObjectInfo> listed = store.list(prefix);
         Set<String> referenced = new HashSet<>(catalog.allObjectKeys());
@@ -106,6 +115,9 @@ public final class OrphanSweeper {
             }
             if (!ours(r.key(), ownPrefix)) {
                 continue;
+            }
+            if (pins.pinned(r.key())) {
+                continue; // a table still references it: deleted once the table lets go
             }
             if (referenced.contains(r.key())) {
                 LOG.warn(
@@ -133,7 +145,8 @@ public final class OrphanSweeper {
             if (parsed.isEmpty()
                     || !parsed.get().prefix().equals(ownPrefix)
                     || referenced.contains(info.key())
-                    || retired.contains(info.key())) {
+                    || retired.contains(info.key())
+                    || pins.pinned(info.key())) {
                 continue;
             }
             orphans++;
