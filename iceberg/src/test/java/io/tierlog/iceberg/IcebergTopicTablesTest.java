@@ -404,4 +404,58 @@ class IcebergTopicTablesTest {
         assertThat(state.lastError()).hasValueSatisfying(e -> assertThat(e).contains(bad.key()));
         assertThat(tables.audit("orders").missing()).containsExactly(bad.key());
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void snapshotExpiryKeepsTheCurrentSnapshotAndEveryDataFile(String kind) throws Exception {
+        fixture(kind);
+        fx.topicSettings.put("iceberg.snapshot.retention.ms", "1");
+        fx.catalog.createTopic("events", 1, Map.of());
+        IcebergTopicTables tables = open();
+        for (int i = 0; i < 4; i++) {
+            fx.append("events", 0, 3);
+            tables.sync("events");
+            Thread.sleep(5); // let the 1 ms retention pass on the wall clock
+        }
+        Table t = table("events");
+        int snapshots = 0;
+        for (Snapshot s : t.snapshots()) {
+            snapshots++;
+        }
+        assertThat(snapshots).isLessThan(4);
+        assertExactlyCatalog(t, "events", 1);
+        for (ColdObject o : fx.catalog.objects("events", 0)) {
+            assertThat(fx.store.head(o.key()).size()).isEqualTo(o.sizeInBytes());
+        }
+        int rows = 0;
+        try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+            for (Record r : it) {
+                rows++;
+            }
+        }
+        assertThat(rows).isEqualTo(12);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest"})
+    void aCatalogThatIsDownCostsOnlyFreshnessAndIsReportedAndRetried(String kind) throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 1, Map.of());
+        fx.append("events", 0, 3);
+        IcebergTopicTables tables = fx.openBackground();
+        closing.add(tables);
+        Await.until(
+                "first registration",
+                () -> tables.state("events").orElseThrow().files() == 1,
+                Duration.ofSeconds(30));
+        fx.rest.close();
+        fx.append("events", 0, 3);
+        tables.onCommitted("events", 0); // never throws
+        Await.until(
+                "the failure reported",
+                () -> tables.state("events").orElseThrow().lastError().isPresent(),
+                Duration.ofSeconds(30));
+        assertThatThrownBy(() -> tables.sync("events")).isInstanceOf(TableException.class);
+        assertThat(tables.audit("events").checked()).isFalse();
+    }
 }
