@@ -458,4 +458,41 @@ class IcebergTopicTablesTest {
         assertThatThrownBy(() -> tables.sync("events")).isInstanceOf(TableException.class);
         assertThat(tables.audit("events").checked()).isFalse();
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void aStaleRetentionCommitConvergesWithTheFilesRemovedOnce(String kind) throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 1, Map.of());
+        List<ColdObject> objs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            objs.add(fx.append("events", 0, 4));
+        }
+        IcebergTopicTables a = open();
+        IcebergTopicTables b = open();
+        a.sync("events");
+        b.sync("events");
+        fx.catalog.removeObjectsBelow("events", 0, objs.get(2).firstOffset());
+        AtomicBoolean once = new AtomicBoolean();
+        b.setHooks(
+                new CommitHooks() {
+                    @Override
+                    void beforeCommit(String topic) {
+                        if (once.compareAndSet(false, true)) {
+                            a.sync(topic); // a removes the same files first
+                        }
+                    }
+                });
+        b.sync("events");
+        assertThat(once).isTrue();
+        Table t = table("events");
+        assertExactlyCatalog(t, "events", 1);
+        assertThat(b.audit("events").clean()).isTrue();
+        assertThat(b.sync("events").committed()).isFalse();
+        int retention = 0;
+        for (Snapshot s : t.snapshots()) {
+            retention += "retention".equals(s.summary().get("tierlog.op")) ? 1 : 0;
+        }
+        assertThat(retention).as("b's stale delete was refused, not committed").isEqualTo(1);
+    }
 }
