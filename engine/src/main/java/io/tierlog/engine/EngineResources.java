@@ -444,6 +444,16 @@ final class EngineResources implements Closeable {
                             // the table registers it soon (never blocks the offload)
                             tables.onCommitted(report.tp().topic(), report.tp().partition());
                         }
+
+                        @Override
+                        public void onObjectsMerged(
+                                TopicPartition tp,
+                                java.util.List<String> replacedKeys,
+                                ObjectReport replacement) {
+                            index.refreshQuietly(tp);
+                            // one rewrite commit in the table; the replaced objects stay pinned
+                            tables.onCommitted(tp.topic(), tp.partition());
+                        }
                     });
             Compactor c = b.compactor;
             b.registry.gauge(MetricNames.OFFLOAD_LAG_BYTES, c, Compactor::backlogBytes);
