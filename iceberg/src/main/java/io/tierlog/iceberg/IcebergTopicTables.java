@@ -51,6 +51,10 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     private final Object lock = new Object();
     private final Thread thread;
     private volatile CommitHooks hooks = CommitHooks.NONE;
+
+    /** The catalog's topics as of the last full pass (null before it): others are not pinned. */
+    private volatile Set<String> knownTopics;
+
     private volatile int batchLimit = TopicRegistrar.BATCH;
     private TableCatalog catalog;
     private volatile boolean closed;
@@ -306,6 +310,10 @@ final class IcebergTopicTables implements TopicTables, Registrars {
         if (r != null && r.loaded()) {
             return false;
         }
+        Set<String> known = knownTopics;
+        if (r == null && known != null && !known.contains(topic)) {
+            return false; // a deleted topic's orphans
+        }
         try {
             return enabled(topic);
         } catch (RuntimeException e) {
@@ -517,7 +525,11 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                 long now = setup.time().milliseconds();
                 if (now >= nextFullPass) {
                     nextFullPass = now + FULL_PASS_MS;
-                    for (TopicRecord t : setup.catalog().topics()) {
+                    List<TopicRecord> all = setup.catalog().topics();
+                    Set<String> names = new HashSet<>();
+                    all.forEach(t -> names.add(t.name()));
+                    knownTopics = names;
+                    for (TopicRecord t : all) {
                         if (enabled(t.name())) {
                             schedule(t.name(), now);
                         }

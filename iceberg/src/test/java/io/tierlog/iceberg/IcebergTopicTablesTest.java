@@ -151,6 +151,8 @@ class IcebergTopicTablesTest {
         assertExactlyCatalog(t, "events", 2);
         assertThat(tables.pinned(o.key())).isTrue();
         assertThat(tables.pinned("events/0/" + "x")).isFalse();
+        // an object of a topic the catalog does not know (deleted): an orphan, not pinned
+        assertThat(tables.pinned(o.key().replace("events/", "gone/"))).isFalse();
     }
 
     @ParameterizedTest
