@@ -62,6 +62,9 @@ class ManualClockServerIT {
         s.put("num.network.threads", "2");
         s.put("num.partitions", "1");
         s.put("segment.ms", Long.toString(SEGMENT_MS));
+        // This IT is about segment.ms on the test's clock; a table topic would also roll after
+        // half its freshness target (IcebergRollTest covers that on a manual clock too).
+        s.put("iceberg.enabled", "false");
         s.put("local.retention.ms", "60000");
         s.put("retention.ms", "-1");
         s.put("offload.interval.ms", "100");
