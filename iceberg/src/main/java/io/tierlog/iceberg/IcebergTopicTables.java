@@ -1,10 +1,552 @@
 package io.tierlog.iceberg;
 
-/** The registrar (contract placeholder: the implementation replaces this class). */
-final class IcebergTopicTables {
-    private IcebergTopicTables() {}
+import io.tierlog.catalog.ColdObject;
+import io.tierlog.catalog.TopicRecord;
+import io.tierlog.cold.ObjectInfo;
+import io.tierlog.cold.ObjectKeys;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registrar behind {@link TopicTables}: one thread ({@code tierlog-iceberg}) runs each topic's
+ * {@link TopicRegistrar} rounds, woken (coalesced) by {@link #onCommitted}, retried with backoff on
+ * failure, and every minute for every topic. Read-only, it starts no thread and writes nothing.
+ * Thread-safe.
+ */
+final class IcebergTopicTables implements TopicTables, Registrars {
+    private static final Logger LOG = LoggerFactory.getLogger(IcebergTopicTables.class);
+    private static final long FULL_PASS_MS = 60_000;
+
+    private final TableSetup setup;
+    private final boolean readOnly;
+    private final ObjectStoreFileIO io;
+    private final Namespace namespace;
+    private final Map<String, TopicRegistrar> registrars = new ConcurrentHashMap<>();
+    private final List<RegistrationListener> listeners = new CopyOnWriteArrayList<>();
+    private final Map<String, Long> due = new HashMap<>();
+    private final Object lock = new Object();
+    private final Thread thread;
+    private volatile CommitHooks hooks = CommitHooks.NONE;
+    private volatile int batchLimit = TopicRegistrar.BATCH;
+    private TableCatalog catalog;
+    private volatile boolean closed;
+
+    private IcebergTopicTables(TableSetup setup, boolean readOnly) {
+        this.setup = setup;
+        this.readOnly = readOnly;
+        this.io = new ObjectStoreFileIO(setup.store(), setup.bucket());
+        this.namespace = Namespace.of(setup.config().get(IcebergOptions.NAMESPACE));
+        this.thread = new Thread(this::run, "tierlog-iceberg");
+    }
 
     static TopicTables open(TableSetup setup, boolean readOnly) {
-        throw new UnsupportedOperationException("iceberg tables are not implemented yet");
+        return open(setup, readOnly, !readOnly);
+    }
+
+    /** As {@link #open(TableSetup, boolean)}; {@code background=false}: rounds only by sync. */
+    static IcebergTopicTables open(TableSetup setup, boolean readOnly, boolean background) {
+        IcebergTopicTables t = new IcebergTopicTables(setup, readOnly);
+        if (background) {
+            try {
+                t.catalog();
+            } catch (TableException e) {
+                LOG.warn("iceberg catalog unavailable (retrying): {}", e.getMessage());
+            }
+            t.thread.setDaemon(true);
+            t.thread.start();
+        }
+        return t;
+    }
+
+    /** Test seam: see {@link CommitHooks}. */
+    void setHooks(CommitHooks hooks) {
+        this.hooks = hooks;
+    }
+
+    // ---- Registrars
+
+    @Override
+    public TableSetup setup() {
+        return setup;
+    }
+
+    @Override
+    public synchronized TableCatalog catalog() {
+        if (closed) {
+            throw new TableException("the topic tables are closed");
+        }
+        if (catalog == null) {
+            try {
+                catalog = TableCatalogs.open(setup, io, readOnly);
+            } catch (TableException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new TableException("cannot open the iceberg catalog: " + e, e);
+            }
+        }
+        return catalog;
+    }
+
+    @Override
+    public ObjectStoreFileIO io() {
+        return io;
+    }
+
+    @Override
+    public UUID catalogId() {
+        return setup.catalog().id();
+    }
+
+    @Override
+    public String location(String topic) {
+        return TableCatalogs.warehouse(setup) + "/" + namespace + "/" + topic;
+    }
+
+    @Override
+    public int batchLimit() {
+        return batchLimit;
+    }
+
+    /** Test seam: a smaller backfill batch. */
+    void setBatchLimit(int limit) {
+        this.batchLimit = limit;
+    }
+
+    @Override
+    public CommitHooks hooks() {
+        return hooks;
+    }
+
+    @Override
+    public void notifyRegistered(String topic, int partition, long nextOffset, long atMs) {
+        for (RegistrationListener l : listeners) {
+            try {
+                l.onRegistered(topic, partition, nextOffset, atMs);
+            } catch (RuntimeException e) {
+                LOG.warn("registration listener failed", e);
+            }
+        }
+    }
+
+    // ---- TopicTables
+
+    @Override
+    public boolean enabled(String topic) {
+        return IcebergOptions.enabled(setup.topics().topicConfig(topic));
+    }
+
+    @Override
+    public void onCommitted(String topic, int partition) {
+        if (readOnly || closed) {
+            return;
+        }
+        try {
+            long target =
+                    setup.topics()
+                            .topicConfig(topic)
+                            .get(IcebergOptions.FRESHNESS_TARGET_MS)
+                            .toMillis();
+            schedule(topic, setup.time().milliseconds() + Math.min(1000, target / 10));
+        } catch (RuntimeException e) {
+            LOG.warn("cannot schedule the table of {}: {}", topic, e.toString());
+        }
+    }
+
+    private void schedule(String topic, long atMs) {
+        synchronized (lock) {
+            Long cur = due.get(topic);
+            if (cur == null || atMs < cur) {
+                due.put(topic, atMs);
+                lock.notifyAll();
+            }
+        }
+    }
+
+    private TopicRegistrar registrar(String topic) {
+        return registrars.computeIfAbsent(
+                topic, t -> new TopicRegistrar(t, TableIdentifier.of(namespace, t)));
+    }
+
+    @Override
+    public SyncResult sync(String topic) {
+        if (readOnly) {
+            return SyncResult.skipped(topic, "read-only");
+        }
+        int added = 0;
+        int removed = 0;
+        boolean committed = false;
+        while (true) {
+            TopicRegistrar.Round r = runRound(topic, true);
+            added += r.result().added();
+            removed += r.result().removed();
+            committed |= r.result().committed();
+            if (r.result().skipped().startsWith("drift")) {
+                throw new TableException("table of " + topic + ": " + r.result().skipped());
+            }
+            if (!r.more()) {
+                String skipped = committed ? "" : r.result().skipped();
+                return new SyncResult(topic, added, removed, committed, skipped);
+            }
+        }
+    }
+
+    private TopicRegistrar.Round runRound(String topic, boolean commit) {
+        TopicRegistrar reg = registrar(topic);
+        try {
+            return reg.round(this, commit);
+        } catch (TableException e) {
+            reg.failed(e.getMessage());
+            throw e;
+        } catch (RuntimeException e) {
+            reg.failed(e.toString());
+            throw new TableException("table of " + topic + ": " + e, e);
+        }
+    }
+
+    @Override
+    public List<SyncResult> syncAll() {
+        List<SyncResult> out = new ArrayList<>();
+        for (TopicRecord t : setup.catalog().topics()) {
+            if (!enabled(t.name())) {
+                continue;
+            }
+            try {
+                out.add(sync(t.name()));
+            } catch (TableException e) {
+                LOG.warn("table of {}: {}", t.name(), e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public Optional<TableState> state(String topic) {
+        if (readOnly) {
+            if (setup.catalog().topic(topic).isEmpty()) {
+                return Optional.empty();
+            }
+            try {
+                if (!catalog().available()) {
+                    return Optional.empty();
+                }
+                runRound(topic, false);
+            } catch (TableException e) {
+                // reported by the state
+            }
+            TopicRegistrar reg = registrars.get(topic);
+            return reg == null ? Optional.empty() : Optional.of(reg.state());
+        }
+        TopicRegistrar reg = registrars.get(topic);
+        if (reg != null) {
+            return Optional.of(reg.state());
+        }
+        if (!enabled(topic) || setup.catalog().topic(topic).isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(registrar(topic).state());
+    }
+
+    @Override
+    public boolean pinned(String key) {
+        if (readOnly) {
+            return false;
+        }
+        for (TopicRegistrar r : registrars.values()) {
+            if (r.pinned(key)) {
+                return true;
+            }
+        }
+        Optional<ObjectKeys.ParsedKey> parsed = ObjectKeys.parse(key);
+        if (parsed.isEmpty()) {
+            return false;
+        }
+        String topic = parsed.get().topic();
+        TopicRegistrar r = registrars.get(topic);
+        if (r != null && r.loaded()) {
+            return false;
+        }
+        try {
+            return enabled(topic);
+        } catch (RuntimeException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void dropTable(String topic, UUID topicId) {
+        if (readOnly) {
+            throw new TableException("read-only: cannot drop the table of " + topic);
+        }
+        TableIdentifier id = TableIdentifier.of(namespace, topic);
+        TopicRegistrar reg = registrar(topic);
+        synchronized (reg) {
+            TableCatalog c = catalog();
+            Table table;
+            try {
+                table = c.catalog().loadTable(id);
+            } catch (NoSuchTableException e) {
+                registrars.remove(topic);
+                return;
+            } catch (RuntimeException e) {
+                throw new TableException("cannot load table " + id + ": " + e, e);
+            }
+            String owner = table.properties().get(TableCreation.TOPIC_ID);
+            if (owner != null && !owner.equals(topicId.toString())) {
+                LOG.info("table {} belongs to topic id {}, not {}: left alone", id, owner, topicId);
+                return;
+            }
+            try {
+                if (setup.topics()
+                        .topicConfig(topic)
+                        .get(IcebergOptions.DROP_TABLE_ON_TOPIC_DELETE)) {
+                    String metadata = io.key(table.location()) + "/metadata/";
+                    c.catalog().dropTable(id, false);
+                    for (ObjectInfo o : setup.store().list(metadata)) {
+                        setup.store().delete(o.key());
+                    }
+                    LOG.info("dropped table {}", id);
+                } else {
+                    String hex = topicId.toString().replace("-", "").substring(0, 8);
+                    TableIdentifier to =
+                            TableIdentifier.of(
+                                    namespace, topic + "__deleted_" + hex.toLowerCase(Locale.ROOT));
+                    c.catalog().renameTable(id, to);
+                    c.catalog()
+                            .loadTable(to)
+                            .updateProperties()
+                            .set(TableCreation.OWNER, "released")
+                            .commit();
+                    LOG.info("table {} renamed to {} (its objects are kept)", id, to);
+                }
+            } catch (IOException | RuntimeException e) {
+                throw new TableException("cannot drop table " + id + ": " + e, e);
+            }
+            registrars.remove(topic);
+        }
+    }
+
+    @Override
+    public TableAudit audit(String topic) {
+        TableIdentifier id = TableIdentifier.of(namespace, topic);
+        String name = id.toString();
+        TableCatalog c;
+        try {
+            c = catalog();
+        } catch (TableException e) {
+            return unavailable(topic, name, e.getMessage());
+        }
+        if (!c.available()) {
+            return unavailable(topic, name, "no iceberg catalog");
+        }
+        Set<String> desired = new HashSet<>();
+        TopicRecord rec = setup.catalog().topic(topic).orElse(null);
+        if (rec != null) {
+            for (int p = 0; p < rec.partitions(); p++) {
+                for (ColdObject o : setup.catalog().objects(topic, p)) {
+                    desired.add(o.key());
+                }
+            }
+        }
+        Table table;
+        try {
+            table = c.catalog().loadTable(id);
+        } catch (NoSuchTableException e) {
+            return new TableAudit(
+                    topic,
+                    name,
+                    true,
+                    Optional.empty(),
+                    sorted(desired),
+                    List.of(),
+                    List.of(),
+                    Optional.empty());
+        } catch (RuntimeException e) {
+            return unavailable(topic, name, "cannot load " + name + ": " + e);
+        }
+        Map<String, Integer> seen = new HashMap<>();
+        try {
+            for (LiveFile f : TableFiles.live(table, io, table.currentSnapshot())) {
+                seen.merge(f.key(), 1, Integer::sum);
+            }
+        } catch (RuntimeException e) {
+            return unavailable(topic, name, "cannot read " + name + ": " + e);
+        }
+        List<String> missing = new ArrayList<>();
+        for (String k : desired) {
+            if (!seen.containsKey(k)) {
+                missing.add(k);
+            }
+        }
+        List<String> extra = new ArrayList<>();
+        List<String> dups = new ArrayList<>();
+        for (Map.Entry<String, Integer> e : seen.entrySet()) {
+            if (!desired.contains(e.getKey())) {
+                extra.add(e.getKey());
+            }
+            if (e.getValue() > 1) {
+                dups.add(e.getKey());
+            }
+        }
+        int foreign = 0;
+        Snapshot lastForeign = null;
+        for (Snapshot s : table.snapshots()) {
+            if (!s.summary().containsKey(TopicRegistrar.WRITER)) {
+                foreign++;
+                lastForeign = s;
+            }
+        }
+        Optional<String> drift =
+                foreign == 0
+                        ? Optional.empty()
+                        : Optional.of(
+                                foreign
+                                        + " foreign snapshot(s), the latest "
+                                        + lastForeign.snapshotId()
+                                        + " ("
+                                        + lastForeign.operation()
+                                        + ")");
+        return new TableAudit(
+                topic,
+                name,
+                true,
+                Optional.empty(),
+                sorted(missing),
+                sorted(extra),
+                sorted(dups),
+                drift);
+    }
+
+    private static List<String> sorted(java.util.Collection<String> c) {
+        List<String> l = new ArrayList<>(c);
+        java.util.Collections.sort(l);
+        return l;
+    }
+
+    private static TableAudit unavailable(String topic, String name, String why) {
+        return new TableAudit(
+                topic,
+                name,
+                false,
+                Optional.of(why),
+                List.of(),
+                List.of(),
+                List.of(),
+                Optional.empty());
+    }
+
+    @Override
+    public void addListener(RegistrationListener listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (thread.isAlive()) {
+            synchronized (lock) {
+                lock.notifyAll();
+            }
+            thread.interrupt();
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (this) {
+            if (catalog != null) {
+                catalog.close();
+                catalog = null;
+            }
+        }
+    }
+
+    // ---- the registrar thread
+
+    private void run() {
+        long nextFullPass = 0;
+        while (!closed) {
+            try {
+                long now = setup.time().milliseconds();
+                if (now >= nextFullPass) {
+                    nextFullPass = now + FULL_PASS_MS;
+                    for (TopicRecord t : setup.catalog().topics()) {
+                        if (enabled(t.name())) {
+                            schedule(t.name(), now);
+                        }
+                    }
+                }
+                String topic = null;
+                synchronized (lock) {
+                    long first = Long.MAX_VALUE;
+                    for (Map.Entry<String, Long> e : due.entrySet()) {
+                        if (e.getValue() < first) {
+                            first = e.getValue();
+                            topic = e.getKey();
+                        }
+                    }
+                    long wait = Math.min(nextFullPass, first) - now;
+                    if (wait > 0) {
+                        lock.wait(Math.min(wait, 1000));
+                        continue;
+                    }
+                    if (topic != null) {
+                        due.remove(topic);
+                    }
+                }
+                if (topic != null) {
+                    runScheduled(topic);
+                }
+            } catch (InterruptedException e) {
+                if (closed) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("iceberg registrar: {}", e.toString());
+                sleepQuietly(1000);
+            }
+        }
+    }
+
+    private void runScheduled(String topic) {
+        TopicRegistrar reg = registrar(topic);
+        try {
+            TopicRegistrar.Round r = runRound(topic, true);
+            if (r.more()) {
+                schedule(topic, setup.time().milliseconds());
+            }
+        } catch (TableException e) {
+            if (closed) {
+                return;
+            }
+            long backoff = Math.min(60_000, 1000L << Math.min(6, Math.max(0, reg.failures - 1)));
+            LOG.warn("table of {}: {} (retrying in {} ms)", topic, e.getMessage(), backoff);
+            schedule(topic, setup.time().milliseconds() + backoff);
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
