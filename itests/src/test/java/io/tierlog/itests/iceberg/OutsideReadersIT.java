@@ -45,7 +45,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -123,7 +122,7 @@ class OutsideReadersIT {
             String bootstrap = "127.0.0.1:" + server.port();
             try {
                 TieredLog log = server.engine();
-                TopicTables tables = topicTables(log);
+                TopicTables tables = log.topicTables();
                 int partitions = 3;
                 log.createTopic("events", partitions, Map.of());
                 log.createTopic("orders", 1, Map.of());
@@ -322,21 +321,6 @@ class OutsideReadersIT {
                 .resolve(uri.substring(prefix.length()))
                 .toAbsolutePath()
                 .toString();
-    }
-
-    /**
-     * The engine's TopicTables, once the engine exposes it ({@code TieredLog.topicTables()}); until
-     * then the tierlog test is skipped.
-     */
-    private static TopicTables topicTables(TieredLog log) {
-        try {
-            return (TopicTables) TieredLog.class.getMethod("topicTables").invoke(log);
-        } catch (NoSuchMethodException e) {
-            Assumptions.abort("TieredLog.topicTables() not there yet (issue 13, engine)");
-            throw new AssertionError(e);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
     }
 
     /**
