@@ -62,8 +62,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>DuckDB on the data files the table lists (no partition column: compared per file).
  * </ul>
  *
- * <p>{@link #readersAgreeOnATableWrittenWithIcebergsOwnApi} runs the same readers over a table made
- * with Iceberg's own writers, so that a failure of the readers can be told from one of tierlog.
+ * <p>Spark starts once (10-40 s) for every query. The readers were first proven on a table written
+ * with Iceberg's own generic writers (commit 5a7c315, IcebergApiFixture), dropped to keep one Spark
+ * start per run.
  */
 class OutsideReadersIT {
     private static final String TYPED_SCHEMA =
@@ -82,28 +83,6 @@ class OutsideReadersIT {
                     n.get("min_offset").asLong(),
                     n.get("max_offset").asLong(),
                     n.get("value_bytes").asLong());
-        }
-    }
-
-    @Test
-    void readersAgreeOnATableWrittenWithIcebergsOwnApi() throws Exception {
-        try (EmbeddedS3Server s3 = EmbeddedS3Server.start(dir.resolve("s3"))) {
-            ReaderCatalog catalog =
-                    new ReaderCatalog(
-                            "jdbc:sqlite:" + dir.resolve("iceberg.db"),
-                            "s3://" + s3.bucket() + "/iceberg",
-                            s3.endpoint().toString(),
-                            s3.accessKey(),
-                            s3.secretKey());
-            IcebergApiFixture.Written w = IcebergApiFixture.write(catalog, "tierlog.fixture");
-            checkReaders(
-                    catalog,
-                    "tierlog.fixture",
-                    w.stats(),
-                    w.firstSnapshot(),
-                    w.firstCount(),
-                    s3,
-                    List.of());
         }
     }
 
@@ -211,6 +190,7 @@ class OutsideReadersIT {
         Path work = dir.resolve("readers");
         long total = expected.values().stream().mapToLong(PartitionStats::count).sum();
         long bytes = expected.values().stream().mapToLong(PartitionStats::bytes).sum();
+        assertThat(earlierCount).as("the earlier snapshot has fewer rows").isLessThan(total);
 
         // 1. IcebergGenerics, another process
         List<String> args = new ArrayList<>(catalog.settings());
