@@ -197,15 +197,28 @@ public final class ReadOnlyTieredLog implements Closeable {
         return tables;
     }
 
-    /** Each Iceberg table's state for {@code inspect} (topics that are tables only). */
-    public List<io.tierlog.iceberg.TableState> tableStates(Optional<String> topic) {
+    /** Each Iceberg table for {@code inspect} (topics that have a table only). */
+    public List<TableReport> tables(Optional<String> topic) {
         TopicConfigs configs;
         try {
             configs = new TopicConfigs(config, catalog, DynamicBrokerConfigs.open(dataDir));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return TableStates.of(tables(configs), catalog, topic);
+        long now = System.currentTimeMillis();
+        return TableStates.of(tables(configs), catalog, topic).stream()
+                .map(
+                        s ->
+                                TableReport.of(
+                                        s,
+                                        catalog,
+                                        configs.config(s.topic())
+                                                .get(
+                                                        io.tierlog.iceberg.IcebergOptions
+                                                                .FRESHNESS_TARGET_MS)
+                                                .toMillis(),
+                                        now))
+                .toList();
     }
 
     /** The informational findings of the last {@link #verify}, one line each. */

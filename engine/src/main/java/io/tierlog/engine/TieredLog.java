@@ -596,6 +596,11 @@ public final class TieredLog implements Closeable {
                         .toList();
     }
 
+    /** What the log runs on (package tests reach the parts through it). */
+    EngineResources resources() {
+        return res;
+    }
+
     /** The catalog this log commits to. */
     public Catalog catalog() {
         return catalog;
