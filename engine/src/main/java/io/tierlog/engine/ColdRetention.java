@@ -31,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * it after its grace period. Readers never see a gap: the catalog no longer routes to a removed
  * object, and its offsets are below the new log start.
  *
+ * <p>For a topic that is an Iceberg table the order is catalog, then the table's delete commit
+ * ({@code TopicTables.sync}, after the kill campaign's {@code retention-before-table} halt point),
+ * and only then the bucket, for the objects no table pins: if the table cannot be synced nothing is
+ * deleted now, and the sweeper deletes the objects once the table has let go of them.
+ *
  * <p>Thread-safe (one pass at a time).
  */
 final class ColdRetention {
@@ -150,7 +155,8 @@ final class ColdRetention {
                 last.lastOffset() + 1);
         TopicTables t = tables;
         if (t.enabled(tp.topic())) {
-            HaltPoints.reached(HaltPoints.RETENTION_BEFORE_TABLE);
+            // the kill campaign's point between the catalog commit and the table's
+            io.tierlog.iceberg.HaltHook.at("retention-before-table");
             try {
                 t.sync(tp.topic()); // the table's delete commit, before the bucket
             } catch (RuntimeException e) {

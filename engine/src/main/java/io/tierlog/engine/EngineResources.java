@@ -57,9 +57,9 @@ import org.slf4j.LoggerFactory;
  * Everything a {@link TieredLog} runs on, opened in dependency order and closed in reverse: the
  * lock of {@code <data.dir>/log} (first, so that a data dir in use fails before anything starts),
  * metrics endpoint, embedded S3 server (when {@code s3.mode} says so), metered object store,
- * catalog, schema registry (over the catalog), hot tier (with local retention bounded by the cold
- * high watermark), cold index and reader, compactor, total retention, and the threads that drive
- * them.
+ * catalog, schema registry (over the catalog), the topics' Iceberg tables (over catalog and store,
+ * closed before them), hot tier (with local retention bounded by the cold high watermark), cold
+ * index and reader, compactor, total retention, and the threads that drive them.
  *
  * <p>Thread-safe (immutable after {@link #open}; {@link #close()} is idempotent).
  */
