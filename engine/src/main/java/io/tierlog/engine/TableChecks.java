@@ -35,6 +35,10 @@ final class TableChecks {
             long nowMs,
             List<Violation> out,
             List<String> notes) {
+        Map<String, Long> retired = new HashMap<>();
+        for (io.tierlog.catalog.RetiredObject r : catalog.retiredObjects(Long.MAX_VALUE)) {
+            retired.put(r.key(), r.retiredAtMs());
+        }
         for (TopicRecord t : catalog.topics()) {
             if (!tables.enabled(t.name())) {
                 continue;
@@ -56,14 +60,19 @@ final class TableChecks {
                     objects.put(o.key(), o);
                 }
             }
-            map(audit, objects, targetMs.applyAsLong(t.name()), nowMs, out, notes);
+            map(audit, objects, retired, targetMs.applyAsLong(t.name()), nowMs, out, notes);
         }
     }
 
-    /** The violations (and lag notes) of one topic's audit; {@code objects} by key. */
+    /**
+     * The violations (and lag notes) of one topic's audit; {@code objects} by key; {@code retired}
+     * the retirement time of each object a merge or compaction replaced: still in the table within
+     * the freshness target of its retirement, it is the table's pending rewrite, not an extra file.
+     */
     static void map(
             TableAudit audit,
             Map<String, ColdObject> objects,
+            Map<String, Long> retired,
             long targetMs,
             long nowMs,
             List<Violation> out,
@@ -121,7 +130,13 @@ final class TableChecks {
                             + " objects committed within the freshness target are not registered"
                             + " yet (registration lag)");
         }
+        int pendingRewrite = 0;
         for (String path : audit.extra()) {
+            Long retiredAt = retired.get(path);
+            if (retiredAt != null && nowMs - retiredAt <= targetMs) {
+                pendingRewrite++; // replaced in the catalog moments ago: the rewrite is lag
+                continue;
+            }
             out.add(
                     new Violation(
                             whole,
@@ -131,6 +146,15 @@ final class TableChecks {
                                     + " holds "
                                     + path
                                     + ", not a committed object of the catalog"));
+        }
+        if (pendingRewrite > 0) {
+            notes.add(
+                    "table "
+                            + audit.table()
+                            + ": "
+                            + pendingRewrite
+                            + " objects replaced within the freshness target are still in the"
+                            + " table (its rewrite is pending: registration lag)");
         }
         for (String path : audit.duplicates()) {
             out.add(

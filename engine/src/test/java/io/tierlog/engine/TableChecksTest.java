@@ -50,6 +50,7 @@ class TableChecksTest {
         TableChecks.map(
                 audit(List.of("old", "new"), List.of(), List.of(), Optional.empty()),
                 objects,
+                Map.of(),
                 TARGET,
                 NOW,
                 out,
@@ -66,6 +67,7 @@ class TableChecksTest {
         List<Violation> out = new ArrayList<>();
         TableChecks.map(
                 audit(List.of(), List.of("s3://b/x"), List.of("s3://b/y"), Optional.of("spark")),
+                Map.of(),
                 Map.of(),
                 TARGET,
                 NOW,
@@ -93,6 +95,7 @@ class TableChecksTest {
                         List.of(),
                         Optional.empty()),
                 Map.of(),
+                Map.of(),
                 TARGET,
                 NOW,
                 out,
@@ -111,11 +114,34 @@ class TableChecksTest {
         TableChecks.map(
                 audit(List.of(), List.of(), List.of(), Optional.empty()),
                 Map.of(),
+                Map.of(),
                 TARGET,
                 NOW,
                 out,
                 notes);
         assertThat(out).isEmpty();
         assertThat(notes).isEmpty();
+    }
+
+    @Test
+    void anObjectJustReplacedByAMergeIsAPendingRewriteNotAnExtraFileUntilTheTargetPasses() {
+        List<Violation> out = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        TableChecks.map(
+                audit(List.of(), List.of("fresh", "stale"), List.of(), Optional.empty()),
+                Map.of(),
+                Map.of("fresh", NOW - TARGET + 1, "stale", NOW - TARGET - 1),
+                TARGET,
+                NOW,
+                out,
+                notes);
+        assertThat(out)
+                .singleElement()
+                .satisfies(
+                        v -> {
+                            assertThat(v.kind()).isEqualTo(Violation.Kind.ICEBERG_TABLE_EXTRA_FILE);
+                            assertThat(v.message()).contains("stale");
+                        });
+        assertThat(notes).singleElement().asString().contains("rewrite is pending");
     }
 }
