@@ -350,6 +350,28 @@ class IcebergTopicTablesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"jdbc", "rest"})
+    void aReleasedTablesFilesStayPinnedAfterARestartWhileADroppedTopicsOrphansDoNot(String kind)
+            throws Exception {
+        fixture(kind);
+        fx.topicSettings.put("iceberg.drop.table.on.topic.delete", "false");
+        var rec = fx.catalog.createTopic("events", 1, Map.of());
+        ColdObject kept = fx.append("events", 0, 4);
+        ColdObject kept2 = fx.append("events", 0, 3);
+        try (IcebergTopicTables writer = fx.open()) {
+            writer.sync("events");
+            writer.dropTable("events", rec.id());
+        }
+        fx.catalog.deleteTopic("events");
+        ColdObject orphan = fx.write("gone", 0, 0, 2); // a topic unknown to both catalogs
+        try (IcebergTopicTables restarted = fx.open()) {
+            assertThat(restarted.pinned(kept.key())).isTrue();
+            assertThat(restarted.pinned(kept2.key())).isTrue();
+            assertThat(restarted.pinned(orphan.key())).isFalse();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
     void aTypedObjectEvolvesTheSchemaWithItsOwnIdsAndOldRowsReadAsNull(String kind)
             throws Exception {
         fixture(kind);
