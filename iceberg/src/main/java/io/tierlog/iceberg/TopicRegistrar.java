@@ -66,6 +66,13 @@ final class TopicRegistrar {
     private boolean backfilling;
     private String refusal;
 
+    /**
+     * The table as the last round read it (refreshed, not reloaded, by the next), and its catalog.
+     */
+    private Table cached;
+
+    private TableCatalog cachedCatalog;
+
     TopicRegistrar(String topic, TableIdentifier id) {
         this.topic = topic;
         this.id = id;
@@ -181,7 +188,7 @@ final class TopicRegistrar {
                 backfilling = more;
                 lastError = Optional.ofNullable(refusal);
                 failures = 0;
-                expire(load(catalog), topicConfig, ctx);
+                expire(cached, topicConfig, ctx);
                 publish(enabled, partitions(catalogNext));
                 notifyListeners(ctx, add, remove);
                 return new Round(new SyncResult(topic, add.size(), remove.size(), true, ""), more);
@@ -203,11 +210,27 @@ final class TopicRegistrar {
         NOTHING
     }
 
+    /**
+     * The table as of now: the last round's table refreshed (one catalog lookup of the metadata
+     * location, metadata.json read only when it moved), or loaded; null when there is none.
+     */
     private Table load(TableCatalog catalog) {
         try {
-            return catalog.catalog().loadTable(id);
+            if (cached != null && cachedCatalog == catalog) {
+                cached.refresh();
+                return cached;
+            }
+            cached = null;
+            Table t = catalog.catalog().loadTable(id);
+            cached = t;
+            cachedCatalog = catalog;
+            return t;
         } catch (NoSuchTableException e) {
+            cached = null;
             return null;
+        } catch (RuntimeException e) {
+            cached = null;
+            throw e;
         }
     }
 
