@@ -523,9 +523,10 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                 lastForeign = s;
             }
         }
+        String foreignSchema = TableCreation.foreignSchema(table);
         Optional<String> drift =
                 foreign == 0
-                        ? Optional.empty()
+                        ? Optional.ofNullable(foreignSchema)
                         : Optional.of(
                                 foreign
                                         + " foreign snapshot(s), the latest "

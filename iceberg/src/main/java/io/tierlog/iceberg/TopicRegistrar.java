@@ -145,6 +145,13 @@ final class TopicRegistrar {
                 }
             }
             refreshMirror(table, ctx.io());
+            String foreign = table == null ? null : TableCreation.foreignSchema(table);
+            if (foreign != null) {
+                if (drift.isEmpty()) {
+                    LOG.warn("table {}: {}; registration paused", id, foreign);
+                }
+                drift = Optional.of(foreign);
+            }
             publish(enabled, partitions(catalogNext));
             if (!commit) {
                 return new Round(SyncResult.skipped(topic, "read-only"), false);

@@ -285,6 +285,38 @@ class IcebergTopicTablesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"jdbc", "rest"})
+    void aForeignSchemaChangeWithoutASnapshotIsDriftAndPausesRegistration(String kind)
+            throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 1, Map.of());
+        fx.append("events", 0, 4);
+        IcebergTopicTables tables = open();
+        tables.sync("events");
+        Table t = table("events");
+        assertThat(t.properties())
+                .containsEntry("tierlog.schema.id", Integer.toString(t.schema().schemaId()));
+        long before = t.currentSnapshot().snapshotId();
+        // what Spark's ALTER TABLE ADD COLUMN does: a metadata-only commit, fresh field ids
+        t.updateSchema()
+                .addColumn("note", org.apache.iceberg.types.Types.StringType.get())
+                .commit();
+        fx.append("events", 0, 4);
+        assertThatThrownBy(() -> tables.sync("events"))
+                .isInstanceOf(TableException.class)
+                .hasMessageContaining("drift")
+                .hasMessageContaining("schema");
+        assertThat(tables.state("events").orElseThrow().drift()).isPresent();
+        assertThat(tables.audit("events").drift()).isPresent();
+        t.refresh();
+        assertThat(t.currentSnapshot().snapshotId()).isEqualTo(before); // nothing registered
+
+        // a fresh registrar (a restart) sees it too
+        IcebergTopicTables restarted = open();
+        assertThatThrownBy(() -> restarted.sync("events")).hasMessageContaining("drift");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
     void aBackfillOfExistingObjectsCommitsInBatches(String kind) throws Exception {
         fixture(kind);
         fx.catalog.createTopic("events", 2, Map.of());
