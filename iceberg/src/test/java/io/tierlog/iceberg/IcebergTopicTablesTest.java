@@ -317,6 +317,39 @@ class IcebergTopicTablesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"jdbc", "rest"})
+    void aFileRegisteredTwiceIsRepairedByTheNextRoundToOneEntry(String kind) throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 2, Map.of());
+        ColdObject o = fx.append("events", 0, 4);
+        fx.append("events", 1, 3);
+        IcebergTopicTables tables = open();
+        tables.sync("events");
+        Table t = table("events");
+        DataFile again = null;
+        for (var task : t.newScan().planFiles()) {
+            if (task.file().location().endsWith(o.key())) {
+                again = DataFiles.builder(t.spec()).copy(task.file()).build();
+            }
+        }
+        // what an older registrar's duplicate append left behind: a tierlog snapshot, no drift
+        t.newFastAppend()
+                .appendFile(again)
+                .set("tierlog.writer", fx.catalog.id().toString())
+                .commit();
+        assertThat(tables.audit("events").duplicates()).containsExactly(o.key());
+        fx.append("events", 1, 2);
+
+        SyncResult r = tables.sync("events");
+        assertThat(r.committed()).isTrue();
+        assertThat(tables.audit("events")).matches(TableAudit::clean, "clean");
+        assertExactlyCatalog(t, "events", 2);
+        assertThat(t.currentSnapshot().summary()).containsEntry("tierlog.op", "repair");
+        assertThat(tables.state("events").orElseThrow().drift()).isEmpty();
+        assertThat(tables.sync("events").committed()).isFalse(); // converged
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
     void aBackfillOfExistingObjectsCommitsInBatches(String kind) throws Exception {
         fixture(kind);
         fx.catalog.createTopic("events", 2, Map.of());
