@@ -85,14 +85,14 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     static IcebergTopicTables open(TableSetup setup, boolean readOnly, boolean background) {
         IcebergTopicTables t = new IcebergTopicTables(setup, readOnly);
         if (!readOnly) {
-            t.refreshReleased();
-        }
-        if (background) {
             try {
                 t.catalog();
+                t.refreshReleased();
             } catch (TableException e) {
                 LOG.warn("iceberg catalog unavailable (retrying): {}", e.getMessage());
             }
+        }
+        if (background) {
             t.thread.setDaemon(true);
             t.thread.start();
         }
