@@ -435,6 +435,15 @@ class IcebergTopicTablesTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void untilTheReleasedTablesAreListedObjectsOfUnknownTopicsStayPinned() throws Exception {
+        fixture("rest");
+        ColdObject orphan = fx.write("gone", 0, 0, 2); // maybe a released table's file
+        fx.rest.close(); // the listing cannot succeed
+        IcebergTopicTables tables = open();
+        assertThat(tables.pinned(orphan.key())).isTrue();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"jdbc", "rest"})
     void aTypedObjectEvolvesTheSchemaWithItsOwnIdsAndOldRowsReadAsNull(String kind)
