@@ -278,7 +278,8 @@ final class EngineResources implements Closeable {
                             b.dataDir,
                             b.topicConfigs,
                             time,
-                            false);
+                            false,
+                            config.get(EngineOptions.BACKGROUND_ENABLED));
             b.closeables.push(b.tables);
         }
         TopicTables tables = b.tables;
@@ -610,7 +611,8 @@ final class EngineResources implements Closeable {
             Path dataDir,
             TopicConfigs topicConfigs,
             Time time,
-            boolean readOnly) {
+            boolean readOnly,
+            boolean background) {
         TableSetup setup =
                 new TableSetup(
                         storeConfig,
@@ -621,7 +623,11 @@ final class EngineResources implements Closeable {
                         topicConfigs::config,
                         time);
         try {
-            return readOnly ? TopicTables.openReadOnly(setup) : TopicTables.open(setup);
+            if (readOnly) {
+                return TopicTables.openReadOnly(setup);
+            }
+            // without background work the tables follow maintain() (TieredLog.maintain syncs them)
+            return background ? TopicTables.open(setup) : TopicTables.openForeground(setup);
         } catch (UnsupportedOperationException e) {
             LOG.warn("Iceberg tables are not available in this build: {}", e.getMessage());
             return TopicTables.disabled();

@@ -152,7 +152,8 @@ public final class OffloadDaemon implements Closeable {
                                     .normalize(),
                             topicConfigs,
                             time,
-                            false);
+                            false,
+                            true);
             io.tierlog.iceberg.TopicTables t = tables;
             compactor.setPins(t::pinned);
             compactor.addListener(

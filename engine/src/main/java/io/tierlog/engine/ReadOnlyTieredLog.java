@@ -191,7 +191,8 @@ public final class ReadOnlyTieredLog implements Closeable {
                             dataDir,
                             configs,
                             io.tierlog.common.Time.SYSTEM,
-                            true);
+                            true,
+                            false);
             closeables.push(tables);
         }
         return tables;

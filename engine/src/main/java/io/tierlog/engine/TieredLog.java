@@ -464,7 +464,9 @@ public final class TieredLog implements Closeable {
     /**
      * Runs the background work once, now, in this thread: hot housekeeping (rolls, flushes), one
      * offload pass (if offload is enabled), total retention on the cold tier, then local retention
-     * again (segments just offloaded may go). For tests, CLIs and {@code
+     * again (segments just offloaded may go), then one reconcile round of every Iceberg table (what
+     * the pass committed is in the tables when this returns; a table that cannot be reached is
+     * logged and left to the next call). For tests, CLIs and {@code
      * engine.background.enabled=false}.
      */
     public MaintenanceResult maintain() throws IOException, InterruptedException {
@@ -481,6 +483,9 @@ public final class TieredLog implements Closeable {
                         ? retention.apply()
                         : 0;
         logs.runHousekeeping();
+        if (res.guard().allows("iceberg table registration")) {
+            res.tables().syncAll();
+        }
         return new MaintenanceResult(Optional.ofNullable(pass), deleted);
     }
 

@@ -82,7 +82,16 @@ class CatalogAuditIT {
         sql("UPDATE partitions SET cold_hw = " + last.firstOffset());
 
         try (ReadOnlyTieredLog ro = ReadOnlyTieredLog.open(config)) {
-            assertThat(ro.verify(false)).isEmpty();
+            // the topic's Iceberg table registered the object before its commit was undone: the
+            // table is ahead of the catalog, which verify reports (the next round drops the file)
+            assertThat(ro.verify(false))
+                    .singleElement()
+                    .satisfies(
+                            v -> {
+                                assertThat(v.kind())
+                                        .isEqualTo(Violation.Kind.ICEBERG_TABLE_EXTRA_FILE);
+                                assertThat(v.message()).contains(last.key());
+                            });
             assertThat(ro.notes())
                     .anyMatch(n -> n.contains(duplicate) && n.contains("duplicates committed"))
                     .anyMatch(n -> n.contains(last.key()) && n.contains("not committed yet"))

@@ -29,6 +29,15 @@ public interface TopicTables extends AutoCloseable {
     }
 
     /**
+     * Opens the tables read-write as {@link #open} does, but starts no registrar thread: rounds run
+     * only when {@link #sync} or {@link #syncAll} is called (an engine whose background work is
+     * off, such as tests driving it by hand, and tools).
+     */
+    static TopicTables openForeground(TableSetup setup) {
+        return IcebergTopicTables.open(setup, false, false);
+    }
+
+    /**
      * Opens the tables for reading only ({@code inspect}, {@code verify}): never creates, writes or
      * locks anything (no {@code iceberg.db} is created when there is none: every table then reads
      * as missing), starts no thread.
