@@ -237,11 +237,43 @@ public interface Catalog extends AutoCloseable {
             long atMs);
 
     /**
-     * Objects that {@link #replaceObjects} took out of a partition, retired at or before {@code
-     * retiredAtOrBeforeMs}, oldest first. They are no longer referenced by any partition but may
-     * still be read by a reader that resolved them before; the sweeper deletes them from the store
-     * once their grace period passed, then calls {@link #forgetRetired}. Until then they are not
-     * orphans.
+     * Replaces a run of small committed objects of one partition by one object holding exactly
+     * their batches (the compactor's small-object merge), in one transaction: as {@link
+     * #replaceObjects} (the same checks, retirement of the replaced objects at {@code atMs},
+     * exactly-one-winner and unknown-outcome rules), except that the partition's cold cleaned
+     * offset and last cold cleaning are left alone, since a merge drops nothing and is not a
+     * compaction.
+     *
+     * <p>A catalog that wraps another (a test's fault injector) delegates it; the default throws,
+     * and the compactor then does not merge.
+     *
+     * @param replacedKeys the keys of the merged objects: committed, adjacent, in offset order
+     * @param replacement the merged object: same topic and partition, its range exactly the first
+     *     merged object's first offset to the last one's last offset, a key not yet committed
+     * @param atMs epoch millis: the retirement time of the replaced objects
+     * @return {@link CommitResult#COMMITTED}, or {@link CommitResult#ALREADY_COMMITTED} when {@code
+     *     replacement} already stands in place of the run, or was itself replaced since
+     * @throws CommitConflictException the run is not committed as given: nothing was written
+     * @throws CommitFailedException unknown topic/partition or a failure before the commit point:
+     *     nothing was written, the replacement may be deleted
+     * @throws CommitStateUnknownException the outcome is unknown: never delete the replacement
+     * @throws UnsupportedOperationException for a catalog that cannot merge
+     */
+    default CommitResult mergeObjects(
+            String topic,
+            int partition,
+            List<String> replacedKeys,
+            ColdObject replacement,
+            long atMs) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot merge objects");
+    }
+
+    /**
+     * Objects that {@link #replaceObjects} or {@link #mergeObjects} took out of a partition,
+     * retired at or before {@code retiredAtOrBeforeMs}, oldest first. They are no longer referenced
+     * by any partition but may still be read by a reader that resolved them before; the sweeper
+     * deletes them from the store once their grace period passed, then calls {@link
+     * #forgetRetired}. Until then they are not orphans.
      */
     List<RetiredObject> retiredObjects(long retiredAtOrBeforeMs);
 

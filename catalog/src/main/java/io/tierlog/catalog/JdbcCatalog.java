@@ -576,8 +576,29 @@ final class JdbcCatalog implements Catalog {
             ColdObject replacement,
             long cleanedOffset,
             long atMs) {
+        if (cleanedOffset < 0) {
+            throw new IllegalArgumentException("negative cleaned offset " + cleanedOffset);
+        }
         return new ReplaceTransaction(
                         this, topic, partition, replacedKeys, replacement, cleanedOffset, atMs)
+                .run();
+    }
+
+    @Override
+    public CommitResult mergeObjects(
+            String topic,
+            int partition,
+            List<String> replacedKeys,
+            ColdObject replacement,
+            long atMs) {
+        return new ReplaceTransaction(
+                        this,
+                        topic,
+                        partition,
+                        replacedKeys,
+                        replacement,
+                        ReplaceTransaction.NO_CLEANING,
+                        atMs)
                 .run();
     }
 

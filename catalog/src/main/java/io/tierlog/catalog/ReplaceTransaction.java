@@ -22,9 +22,9 @@ import java.util.Optional;
  * range, and the replacement's range is exactly theirs; delete each replaced row, checking that it
  * was there (a guard for databases where the row lock is not taken); record each as retired; insert
  * the replacement (the primary key on the first offset and the unique key are last guards); record
- * the cleaned offset and cleaning time; commit. The cold high watermark and the cold log start do
- * not change: the replacement starts and ends where the run did. Failures are classified as {@link
- * CatalogCommit} says.
+ * the cleaned offset and cleaning time (not for a merge, {@link Catalog#mergeObjects}); commit. The
+ * cold high watermark and the cold log start do not change: the replacement starts and ends where
+ * the run did. Failures are classified as {@link CatalogCommit} says.
  *
  * <p>Single use; not thread-safe (runs under {@link JdbcCatalog}'s lock).
  */
@@ -33,8 +33,11 @@ final class ReplaceTransaction extends CatalogCommit {
     private final int partition;
     private final List<String> replacedKeys;
     private final ColdObject replacement;
-    private final long cleanedOffset;
+    private final long cleanedOffset; // NO_CLEANING: a merge, the cleaning state is left alone
     private final long atMs;
+
+    /** The {@code cleanedOffset} of a merge ({@link Catalog#mergeObjects}): nothing recorded. */
+    static final long NO_CLEANING = -1;
 
     ReplaceTransaction(
             JdbcCatalog catalog,
@@ -68,7 +71,7 @@ final class ReplaceTransaction extends CatalogCommit {
             throw new IllegalArgumentException(
                     "an object cannot replace itself: " + replacement.key());
         }
-        if (cleanedOffset < 0) {
+        if (cleanedOffset < 0 && cleanedOffset != NO_CLEANING) {
             throw new IllegalArgumentException("negative cleaned offset " + cleanedOffset);
         }
         this.topic = topic;
@@ -81,7 +84,7 @@ final class ReplaceTransaction extends CatalogCommit {
 
     @Override
     String subject() {
-        return "replace-commit of "
+        return (cleanedOffset == NO_CLEANING ? "merge-commit of " : "replace-commit of ")
                 + replacement.key()
                 + " for "
                 + replacedKeys.size()
@@ -135,7 +138,9 @@ final class ReplaceTransaction extends CatalogCommit {
             RetiredObjects.insert(c, topic, partition, o.key(), atMs);
         }
         insertObject(c, topicId, replacement);
-        RetiredObjects.recordCleaning(c, topicId, partition, cleanedOffset, atMs);
+        if (cleanedOffset != NO_CLEANING) {
+            RetiredObjects.recordCleaning(c, topicId, partition, cleanedOffset, atMs);
+        }
         return CommitResult.COMMITTED;
     }
 

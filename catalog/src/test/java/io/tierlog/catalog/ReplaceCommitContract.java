@@ -324,6 +324,100 @@ interface ReplaceCommitContract {
         }
     }
 
+    @Test
+    default void aMergeCommitSwapsARunAndRetiresItButLeavesTheCleaningStateAlone() {
+        List<ColdObject> o = fourObjects();
+        ColdObject c = compacted(0, 19);
+        catalog().replaceObjects(T, 0, keys(o.get(0), o.get(1)), c, 20, AT);
+        ColdObject m = CatalogContract.obj(T, 0, 20, 39, "m/20-39");
+        assertThat(catalog().mergeObjects(T, 0, keys(o.get(2), o.get(3)), m, AT + 5))
+                .isEqualTo(CommitResult.COMMITTED);
+        assertThat(catalog().objects(T, 0)).containsExactly(c, m);
+        PartitionState s = catalog().partitionState(T, 0);
+        assertThat(s.coldHighWatermark()).isEqualTo(40);
+        assertThat(s.coldCleanedOffset()).as("a merge is not a compaction").isEqualTo(20);
+        assertThat(s.lastColdCleaningMs()).isEqualTo(AT);
+        assertThat(catalog().retiredObjects(AT + 5))
+                .contains(
+                        new RetiredObject(T, 0, o.get(2).key(), AT + 5),
+                        new RetiredObject(T, 0, o.get(3).key(), AT + 5));
+        // A retry after an unknown outcome: it won, nothing more is written.
+        assertThat(catalog().mergeObjects(T, 0, keys(o.get(2), o.get(3)), m, AT + 6))
+                .isEqualTo(CommitResult.ALREADY_COMMITTED);
+        assertThat(catalog().retiredObjects(Long.MAX_VALUE)).hasSize(4);
+    }
+
+    @Test
+    default void aMergeOfANeverCompactedPartitionKeepsCleanedOffsetZero() {
+        List<ColdObject> o = fourObjects();
+        ColdObject m = CatalogContract.obj(T, 0, 0, 39, "m/0-39");
+        assertThat(catalog().mergeObjects(T, 0, keys(o.toArray(ColdObject[]::new)), m, AT))
+                .isEqualTo(CommitResult.COMMITTED);
+        PartitionState s = catalog().partitionState(T, 0);
+        assertThat(s.coldCleanedOffset()).isZero();
+        assertThat(s.objectCount()).isEqualTo(1);
+        assertThat(catalog().objectFor(T, 0, 33)).hasValue(m);
+    }
+
+    @Test
+    default void aMergeOfARunThatChangedIsAConflictAndWritesNothing() {
+        List<ColdObject> o = fourObjects();
+        catalog().removeObjectsBelow(T, 0, 10);
+        ColdObject m = CatalogContract.obj(T, 0, 0, 19, "m/0-19");
+        assertThatThrownBy(() -> catalog().mergeObjects(T, 0, keys(o.get(0), o.get(1)), m, AT))
+                .isInstanceOf(CommitConflictException.class)
+                .hasMessageContaining("merge-commit");
+        assertThat(catalog().objects(T, 0)).containsExactly(o.get(1), o.get(2), o.get(3));
+        assertThat(catalog().retiredObjects(Long.MAX_VALUE)).isEmpty();
+        assertThatThrownBy(
+                        () ->
+                                catalog()
+                                        .mergeObjects(
+                                                T,
+                                                0,
+                                                keys(o.get(1), o.get(3)),
+                                                CatalogContract.obj(T, 0, 10, 39, "m/10-39"),
+                                                AT))
+                .as("not adjacent")
+                .isInstanceOf(CommitConflictException.class);
+    }
+
+    @Test
+    default void aMergeRacingRetentionHasExactlyOneWinner() throws Exception {
+        int rounds = 10;
+        catalog().createTopic(T, rounds, Map.of());
+        try (Catalog other = openCatalog()) {
+            for (int p = 0; p < rounds; p++) {
+                List<ColdObject> o = new ArrayList<>();
+                for (long f = 0; f < 30; f += 10) {
+                    ColdObject x = CatalogContract.obj(T, p, f, f + 9, "k/" + p + "/" + f);
+                    catalog().commit(x);
+                    o.add(x);
+                }
+                int part = p;
+                ColdObject m = CatalogContract.obj(T, p, 0, 19, "m/" + p);
+                List<ColdObject> removed = new ArrayList<>();
+                List<Outcome> outcomes =
+                        race(
+                                () ->
+                                        catalog()
+                                                .mergeObjects(
+                                                        T, part, keys(o.get(0), o.get(1)), m, AT),
+                                () -> {
+                                    removed.addAll(other.removeObjectsBelow(T, part, 20));
+                                    return CommitResult.COMMITTED;
+                                });
+                if (outcomes.get(0) == Outcome.WON) {
+                    assertThat(removed).containsExactly(m);
+                } else {
+                    assertThat(removed).containsExactly(o.get(0), o.get(1));
+                }
+                assertThat(catalog().objects(T, p)).containsExactly(o.get(2));
+                assertThat(catalog().partitionState(T, p).coldCleanedOffset()).isZero();
+            }
+        }
+    }
+
     enum Outcome {
         WON,
         CONFLICT

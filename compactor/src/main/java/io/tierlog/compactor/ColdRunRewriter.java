@@ -132,11 +132,82 @@ final class ColdRunRewriter {
         }
     }
 
+    /** A run that {@link #copy} cannot copy exactly; nothing of it is to be committed. */
+    static final class NotCopyableException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotCopyableException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Writes every batch of {@code run} as it is, with its transactional outcome (aborted data and
+     * markers too: a reader skips them as it did in the originals), into {@code file}: the merged
+     * copy of a run of small objects. Unless {@code markCompacted} (a run of already compacted
+     * objects, whose offsets may be sparse), the copy is an ordinary object whose batches must span
+     * exactly the run's range.
+     *
+     * @throws NotCopyableException if an object stores no transactional outcomes but holds a
+     *     transactional batch (its outcome is unknown, a copy would fix it), or an unmarked copy
+     *     does not span the run's range
+     */
+    WrittenObject copy(
+            List<ColdObject> run, Path file, String topic, int partition, boolean markCompacted)
+            throws IOException {
+        long first = run.get(0).firstOffset();
+        long last = run.get(run.size() - 1).lastOffset();
+        try (ParquetLogWriter writer =
+                ParquetLogWriter.open(
+                        file, topic, partition, coldOptions, typed.forObject(topic))) {
+            if (markCompacted) {
+                writer.markCompacted(first, last);
+            }
+            for (ColdObject obj : run) {
+                forEachBatch(
+                        obj,
+                        (b, state, stored) -> {
+                            if (!stored && b.isTransactional()) {
+                                throw new NotCopyableException(
+                                        obj.key()
+                                                + " stores no transaction outcomes and holds a"
+                                                + " transactional batch at "
+                                                + b.baseOffset());
+                            }
+                            writer.append(b, state);
+                        });
+            }
+            WrittenObject w = writer.finish();
+            throttle.accept(w.sizeInBytes());
+            if (w.firstOffset() != first || w.lastOffset() != last) {
+                throw new NotCopyableException(
+                        "the batches of the run span "
+                                + w.firstOffset()
+                                + ".."
+                                + w.lastOffset()
+                                + ", not its range "
+                                + first
+                                + ".."
+                                + last);
+            }
+            return w;
+        }
+    }
+
     private interface BatchAction {
         void accept(MutableRecordBatch batch, TxnState state) throws IOException;
     }
 
+    private interface StoredBatchAction {
+        /** {@code stored}: the object stores outcomes ({@code state} is not a default). */
+        void accept(MutableRecordBatch batch, TxnState state, boolean stored) throws IOException;
+    }
+
     private void forEachBatch(ColdObject obj, BatchAction action) throws IOException {
+        forEachBatch(obj, (b, state, stored) -> action.accept(b, state));
+    }
+
+    private void forEachBatch(ColdObject obj, StoredBatchAction action) throws IOException {
         throttle.accept(obj.sizeInBytes());
         ParquetLogReader reader =
                 new ParquetLogReader(store, obj.key(), obj.sizeInBytes(), typed.rebuilder());
@@ -148,7 +219,7 @@ final class ColdRunRewriter {
                 return; // the object's tail holds no batch (compacted away)
             }
             for (MutableRecordBatch b : chunk.batches()) {
-                action.accept(b, read.txnState(b));
+                action.accept(b, read.txnState(b), read.txnStatesStored());
                 next = b.lastOffset() + 1;
             }
         }

@@ -69,6 +69,10 @@ public final class Compactor implements Closeable {
     private final Map<TopicPartition, Long> tombstoneHorizons = new ConcurrentHashMap<>();
 
     private final Object passLock = new Object();
+
+    /** False once the catalog said it cannot merge objects (a wrapper without mergeObjects). */
+    private volatile boolean mergeSupported = true;
+
     private final java.util.regex.Pattern excluded;
     private volatile Thread loop;
     private volatile io.tierlog.catalog.CatalogGuard guard;
@@ -265,6 +269,9 @@ public final class Compactor implements Closeable {
         if (options.coldCleanerEnabled()) {
             failed += compactCold().failedPartitions();
         }
+        if (options.mergeEnabled()) {
+            failed += mergeSmall().failedPartitions();
+        }
         PassResult result =
                 new PassResult(objects, records, sourceBytes, objectBytes, failed, backlogBytes());
         listeners.forEach(l -> l.onPassFinished(result));
@@ -357,6 +364,92 @@ public final class Compactor implements Closeable {
             }
         }
         return new ColdCompactionResult(cleaned, runs, replaced, tombstones, failed);
+    }
+
+    /** What one small-object merge round over every topic did. */
+    public record MergeResult(
+            int partitionsMerged,
+            int runsMerged,
+            int objectsReplaced,
+            int conflicts,
+            int failedPartitions) {}
+
+    /**
+     * Merges the small cold objects of every partition of every topic (compacted or not; see {@link
+     * SmallObjectMerger}), partitions in parallel on the offload threads. The offload loop runs it
+     * after each pass's cold compaction while {@code offload.merge.enabled}; a partition that
+     * fails, or whose run changed under it, is planned again on the next pass.
+     */
+    public MergeResult runMergeOnce() throws InterruptedException {
+        synchronized (passLock) {
+            return mergeSmall();
+        }
+    }
+
+    private MergeResult mergeSmall() throws InterruptedException {
+        if (!mergeSupported) {
+            return new MergeResult(0, 0, 0, 0, 0);
+        }
+        io.tierlog.catalog.CatalogGuard g = guard;
+        if (g != null && !g.allows("small-object merge")) {
+            return new MergeResult(0, 0, 0, 0, 1);
+        }
+        List<TopicRecord> topics;
+        try {
+            topics = catalog.topics();
+        } catch (RuntimeException e) {
+            LOG.warn("small-object merge cannot list topics: {}", e.toString());
+            return new MergeResult(0, 0, 0, 0, 1);
+        }
+        Map<TopicPartition, Future<SmallObjectMerger.Outcome>> futures = new LinkedHashMap<>();
+        int failed = 0;
+        for (TopicRecord t : topics) {
+            if (excluded.matcher(t.name()).matches()) {
+                continue;
+            }
+            for (int p = 0; p < t.partitions(); p++) {
+                TopicPartition tp = new TopicPartition(t.name(), p);
+                try {
+                    SmallObjectMerger merger = new SmallObjectMerger(env, tp);
+                    List<List<io.tierlog.catalog.ColdObject>> runs = merger.plan();
+                    if (!runs.isEmpty()) {
+                        futures.put(tp, workers.submit(() -> merger.merge(runs)));
+                    }
+                } catch (RuntimeException e) {
+                    failed++;
+                    LOG.warn("small-object merge of {} cannot plan: {}", tp, e.toString());
+                }
+            }
+        }
+        int partitions = 0;
+        int runs = 0;
+        int replaced = 0;
+        int conflicts = 0;
+        for (Map.Entry<TopicPartition, Future<SmallObjectMerger.Outcome>> e : futures.entrySet()) {
+            try {
+                SmallObjectMerger.Outcome o = e.getValue().get();
+                if (o.runsMerged() > 0) {
+                    partitions++;
+                }
+                runs += o.runsMerged();
+                replaced += o.objectsReplaced();
+                conflicts += o.conflicts();
+            } catch (ExecutionException ex) {
+                Throwable cause = ex.getCause();
+                if (cause instanceof UnsupportedOperationException) {
+                    mergeSupported = false;
+                    LOG.warn("small-object merge off: {}", cause.getMessage());
+                    continue;
+                }
+                failed++;
+                LOG.warn(
+                        "small-object merge of {} failed; retrying next pass: {}",
+                        e.getKey(),
+                        String.valueOf(cause));
+                LOG.debug("small-object merge failure of {}", e.getKey(), cause);
+            }
+        }
+        return new MergeResult(partitions, runs, replaced, conflicts, failed);
     }
 
     /**
@@ -600,6 +693,12 @@ public final class Compactor implements Closeable {
                     || !counts.keyFailures().isEmpty()) {
                 listeners.forEach(l -> l.onTypedColumns(tp, counts));
             }
+        }
+
+        @Override
+        public void onObjectsMerged(
+                TopicPartition tp, List<String> replacedKeys, ObjectReport replacement) {
+            listeners.forEach(l -> l.onObjectsMerged(tp, replacedKeys, replacement));
         }
     }
 }

@@ -137,6 +137,30 @@ public final class CompactorOptions {
                                     + " server's files <data.dir>/s3.")
                     .build();
 
+    public static final ConfigOption<Boolean> OFFLOAD_MERGE_ENABLED =
+            ConfigOption.booleanOption("offload.merge.enabled")
+                    .defaultValue(true)
+                    .doc(
+                            "Whether the compactor merges small cold objects: after each pass,"
+                                    + " runs of at least two adjacent committed objects of a"
+                                    + " partition, each smaller than a quarter of"
+                                    + " offload.target.object.bytes and committed longer ago than"
+                                    + " offload.merge.min.age.ms, are rewritten into one object"
+                                    + " of up to the target holding exactly their batches; the"
+                                    + " merged objects are retired (deleted after the grace"
+                                    + " period).")
+                    .build();
+
+    public static final ConfigOption<Duration> OFFLOAD_MERGE_MIN_AGE_MS =
+            ConfigOption.durationOption("offload.merge.min.age.ms")
+                    .defaultValue(Duration.ofMinutes(10))
+                    .validator(ConfigValidators.positive())
+                    .doc(
+                            "How long a small object stays as committed before it may be merged"
+                                    + " with its neighbours (readers and tables see it settle"
+                                    + " first).")
+                    .build();
+
     public static final ConfigOption<Boolean> COLD_CLEANER_ENABLE =
             ConfigOption.booleanOption("cold.cleaner.enable")
                     .defaultValue(true)
@@ -196,6 +220,8 @@ public final class CompactorOptions {
                     OFFLOAD_RETRY_BACKOFF_MAX_MS,
                     OFFLOAD_RETRY_TIMEOUT_MS,
                     OFFLOAD_TOPICS_EXCLUDE,
+                    OFFLOAD_MERGE_ENABLED,
+                    OFFLOAD_MERGE_MIN_AGE_MS,
                     COLD_CLEANER_ENABLE,
                     COLD_CLEANER_DEDUPE_BUFFER_SIZE,
                     COLD_TYPED_COLUMNS,
@@ -270,6 +296,16 @@ public final class CompactorOptions {
 
     public Duration retryTimeout() {
         return config.get(OFFLOAD_RETRY_TIMEOUT_MS);
+    }
+
+    /** Whether small cold objects are merged ({@code offload.merge.enabled}). */
+    public boolean mergeEnabled() {
+        return config.get(OFFLOAD_MERGE_ENABLED);
+    }
+
+    /** How old a small object must be to be merged ({@code offload.merge.min.age.ms}). */
+    public Duration mergeMinAge() {
+        return config.get(OFFLOAD_MERGE_MIN_AGE_MS);
     }
 
     /** Whether cold objects of compacted topics are compacted. */

@@ -19,6 +19,15 @@ public interface OffloadListener {
      */
     default void onTypedColumns(TopicPartition tp, io.tierlog.cold.TypedCounts counts) {}
 
+    /**
+     * A run of small committed objects of {@code tp} was replaced by one object holding exactly
+     * their batches (the compactor's merge, committed or found already committed): {@code
+     * replacedKeys} are retired, in offset order, and stay in the store until the sweeper deletes
+     * them (a pinned one stays longer).
+     */
+    default void onObjectsMerged(
+            TopicPartition tp, java.util.List<String> replacedKeys, ObjectReport replacement) {}
+
     /** Offloading a partition failed for this pass; it is retried on the next one. */
     default void onPartitionFailed(TopicPartition tp, Exception error) {}
 

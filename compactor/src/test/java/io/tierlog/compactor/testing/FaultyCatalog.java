@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A real catalog with fault knobs on {@link #commit}: the next N commits can fail before the commit
  * point (known failure), fail with an unknown outcome without committing, or commit and then report
  * an unknown outcome (the lost-acknowledgement case); the same two unknown outcomes and a hook run
- * before each call for {@link #replaceObjects}. Everything else is delegated. Thread-safe.
+ * before each call for {@link #replaceObjects} (and {@link #mergeObjects}, with its own counters).
+ * Everything else is delegated. Thread-safe.
  */
 public final class FaultyCatalog implements Catalog {
     private final Catalog delegate;
@@ -47,6 +48,17 @@ public final class FaultyCatalog implements Catalog {
     public volatile Runnable beforeReplace = () -> {};
 
     public final AtomicInteger replaceCalls = new AtomicInteger();
+
+    /** Merge-commits that report an unknown outcome without committing. */
+    public final AtomicInteger mergeUnknownNotCommitted = new AtomicInteger();
+
+    /** Merge-commits that commit, then report an unknown outcome. */
+    public final AtomicInteger mergeUnknownButCommitted = new AtomicInteger();
+
+    /** Runs before every merge-commit (e.g. a concurrent retention pass, for a conflict). */
+    public volatile Runnable beforeMerge = () -> {};
+
+    public final AtomicInteger mergeCalls = new AtomicInteger();
 
     /**
      * Answered once by the next {@link #objects} call instead of the catalog's list: a view taken
@@ -196,6 +208,29 @@ public final class FaultyCatalog implements Catalog {
         }
         return delegate.replaceObjects(
                 topic, partition, replacedKeys, replacement, cleanedOffset, atMs);
+    }
+
+    @Override
+    public CommitResult mergeObjects(
+            String topic,
+            int partition,
+            List<String> replacedKeys,
+            ColdObject replacement,
+            long atMs) {
+        mergeCalls.incrementAndGet();
+        beforeMerge.run();
+        if (take(mergeUnknownNotCommitted)) {
+            throw new CommitStateUnknownException(
+                    "injected unknown outcome of a merge (not committed)",
+                    new SQLException("injected"));
+        }
+        if (take(mergeUnknownButCommitted)) {
+            delegate.mergeObjects(topic, partition, replacedKeys, replacement, atMs);
+            throw new CommitStateUnknownException(
+                    "injected unknown outcome of a merge (committed)",
+                    new SQLException("injected"));
+        }
+        return delegate.mergeObjects(topic, partition, replacedKeys, replacement, atMs);
     }
 
     @Override
