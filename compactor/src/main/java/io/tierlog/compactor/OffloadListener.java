@@ -23,7 +23,8 @@ public interface OffloadListener {
      * A run of small committed objects of {@code tp} was replaced by one object holding exactly
      * their batches (the compactor's merge, committed or found already committed): {@code
      * replacedKeys} are retired, in offset order, and stay in the store until the sweeper deletes
-     * them (a pinned one stays longer).
+     * them (a pinned one stays longer). In {@code replacement}, {@code sourceBytes} is the size of
+     * the replaced objects.
      */
     default void onObjectsMerged(
             TopicPartition tp, java.util.List<String> replacedKeys, ObjectReport replacement) {}

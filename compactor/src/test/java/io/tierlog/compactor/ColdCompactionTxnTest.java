@@ -97,6 +97,60 @@ class ColdCompactionTxnTest {
                         Map.entry(10L, TxnState.NONE));
     }
 
+    @Test
+    void aMergedCopyKeepsEveryBatchWithItsOutcomeAbortedDataAndMarkersToo() throws IOException {
+        TxnBatches h =
+                new TxnBatches(0, CompressionType.NONE)
+                        .plain(3) // 0-2
+                        .txn(1, 2) // 3-4 committed
+                        .txn(2, 3) // 5-7 aborted
+                        .marker(1, true) // 8
+                        .marker(2, false) // 9: the next object
+                        .plain(1); // 10
+        Set<Long> aborted = Set.of(5L, 9L);
+        ObjectStore store = new LocalDirObjectStore(dir.resolve("s3"));
+        ColdTierOptions opts = ColdTierOptions.defaults();
+        List<MemoryRecords> b = h.batches();
+        List<ColdObject> objects = new ArrayList<>();
+        objects.add(object(store, opts, "t/0/a", b.subList(0, 4), aborted, 0));
+        objects.add(object(store, opts, "t/0/b", b.subList(4, 6), aborted, 9));
+        ColdBatches a =
+                new ParquetLogReader(store, "t/0/a", objects.get(0).sizeInBytes())
+                        .readBatches(0, Integer.MAX_VALUE);
+
+        ColdRunRewriter rewriter =
+                new ColdRunRewriter(store, opts, TypedColumnsSource.NONE, bytes -> {});
+        Path file = dir.resolve("merged.parquet");
+        WrittenObject w = rewriter.copy(objects, file, "t", 0, false);
+        assertThat(w.firstOffset()).isZero();
+        assertThat(w.lastOffset()).isEqualTo(10);
+        store.put("t/0/m", file);
+        ColdBatches got =
+                new ParquetLogReader(store, "t/0/m", Files.size(file))
+                        .readBatches(0, Integer.MAX_VALUE);
+        Map<Long, TxnState> states = new LinkedHashMap<>();
+        for (RecordBatch batch : got.records().batches()) {
+            states.put(batch.baseOffset(), got.txnState(batch));
+        }
+        assertThat(states)
+                .containsExactly(
+                        Map.entry(0L, TxnState.NONE),
+                        Map.entry(3L, TxnState.COMMITTED),
+                        Map.entry(5L, TxnState.ABORTED),
+                        Map.entry(8L, TxnState.COMMITTED),
+                        Map.entry(9L, TxnState.ABORTED),
+                        Map.entry(10L, TxnState.NONE));
+        assertThat(got.txnStatesStored()).isTrue();
+        assertThat(got.records().buffer())
+                .as("the same batches, byte for byte")
+                .isEqualTo(h.concatenated());
+        assertThat(got.abortedRuns(0, 11))
+                .as("a read_committed reader skips what it skipped in the originals")
+                .extracting(r -> r.firstOffset())
+                .containsExactlyElementsOf(
+                        a.abortedRuns(0, 9).stream().map(r -> r.firstOffset()).toList());
+    }
+
     private ColdObject object(
             ObjectStore store,
             ColdTierOptions opts,

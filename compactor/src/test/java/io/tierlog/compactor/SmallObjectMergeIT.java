@@ -14,12 +14,15 @@ import io.tierlog.compactor.testing.FaultyCatalog;
 import io.tierlog.compactor.testing.SegmentFiles;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
@@ -151,6 +154,117 @@ class SmallObjectMergeIT {
             c.sweepOrphans();
             assertThat(stored()).containsExactly(m.key());
             assertThat(coldRecords()).isEqualTo(records);
+        }
+    }
+
+    /**
+     * The measurement of issue #13: the object (file) count of a partition of N small objects
+     * before a merge, right after it (the retired ones still stored), and after the sweep.
+     */
+    @Test
+    void fileCountOfManySmallObjectsBeforeAndAfterMerging() throws Exception {
+        int n = 100;
+        settings.put(CompactorOptions.OFFLOAD_TARGET_OBJECT_BYTES.key(), "256KiB");
+        try (Compactor c = compactor()) {
+            offloadSegments(c, n);
+            List<ColdObject> before = cold.catalog().objects(TOPIC, 0);
+            long bytes = before.stream().mapToLong(ColdObject::sizeInBytes).sum();
+            int storedBefore = stored().size();
+            List<String> records = coldRecords();
+            time.sleep(MIN_AGE.toMillis());
+            long t0 = System.nanoTime();
+            Compactor.MergeResult r = c.runMergeOnce();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            List<ColdObject> after = cold.catalog().objects(TOPIC, 0);
+            int storedAfter = stored().size();
+            time.sleep(Duration.ofHours(2).toMillis());
+            c.sweepOrphans();
+            int storedSwept = stored().size();
+            System.out.printf(
+                    "small-object merge: %d objects (%d bytes, avg %d) -> %d objects in %d runs"
+                            + " (target 256KiB, %d ms); stored files %d before, %d after the"
+                            + " merge, %d after the sweep%n",
+                    before.size(),
+                    bytes,
+                    bytes / before.size(),
+                    after.size(),
+                    r.runsMerged(),
+                    ms,
+                    storedBefore,
+                    storedAfter,
+                    storedSwept);
+            assertThat(before).hasSize(n);
+            assertThat(storedBefore).isEqualTo(n);
+            assertThat(after.size()).isLessThanOrEqualTo((int) (bytes / (256 * 1024)) + 2);
+            assertThat(after.stream().mapToLong(ColdObject::sizeInBytes).max().orElseThrow())
+                    .isLessThanOrEqualTo(256 * 1024 + 64 * 1024);
+            assertThat(storedAfter).isEqualTo(n + after.size());
+            assertThat(storedSwept).isEqualTo(after.size());
+            assertThat(coldRecords()).isEqualTo(records);
+        }
+    }
+
+    /** Runs {@link MergeChild} with the halt hook {@code haltAt}; its exit status. */
+    int mergeInChildHaltedAt(String haltAt) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-D" + HaltHooks.AT_PROPERTY + "=" + haltAt);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(MergeChild.class.getName());
+        cmd.add(cold.catalogUrl());
+        cmd.add(Long.toString(time.milliseconds()));
+        cmd.add(dir.resolve("child-empty").toString());
+        cold.config(settings).asMap().forEach((k, v) -> cmd.add(k + "=" + v));
+        Process p =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("child.log").toFile())
+                        .start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
+        return p.exitValue();
+    }
+
+    @Test
+    void aKillBetweenUploadAndCommitLeavesAnOrphanThatIsSweptAndTheCatalogUnchanged()
+            throws Exception {
+        try (Compactor c = compactor()) {
+            offloadSegments(c, 4);
+            List<ColdObject> before = cold.catalog().objects(TOPIC, 0);
+            Set<String> storedBefore = stored();
+            List<String> records = coldRecords();
+            time.sleep(MIN_AGE.toMillis());
+            assertThat(mergeInChildHaltedAt("merge-before-commit"))
+                    .as(java.nio.file.Files.readString(dir.resolve("child.log")))
+                    .isEqualTo(137);
+            assertThat(cold.catalog().objects(TOPIC, 0)).isEqualTo(before);
+            assertThat(cold.catalog().retiredObjects(Long.MAX_VALUE)).isEmpty();
+            Set<String> orphans = new HashSet<>(stored());
+            orphans.removeAll(storedBefore);
+            assertThat(orphans).as("the merged upload, not committed").hasSize(1);
+            assertThat(coldRecords()).isEqualTo(records);
+            time.sleep(Duration.ofHours(2).toMillis());
+            c.sweepOrphans();
+            assertThat(stored()).isEqualTo(storedBefore);
+        }
+    }
+
+    @Test
+    void aKillRightAfterTheCommitLeavesTheRunMergedAndRetired() throws Exception {
+        try (Compactor c = compactor()) {
+            offloadSegments(c, 4);
+            List<ColdObject> before = cold.catalog().objects(TOPIC, 0);
+            List<String> records = coldRecords();
+            time.sleep(MIN_AGE.toMillis());
+            assertThat(mergeInChildHaltedAt("merge-after-commit"))
+                    .as(java.nio.file.Files.readString(dir.resolve("child.log")))
+                    .isEqualTo(137);
+            assertThat(cold.catalog().objects(TOPIC, 0)).hasSize(1);
+            assertThat(cold.catalog().retiredObjects(Long.MAX_VALUE))
+                    .extracting(RetiredObject::key)
+                    .containsExactlyInAnyOrderElementsOf(keys(before));
+            assertThat(coldRecords()).isEqualTo(records);
+            assertThat(c.runMergeOnce().runsMerged()).isZero();
         }
     }
 

@@ -37,8 +37,16 @@ public final class LogConfig {
     private final long minCompactionLagMs;
     private final long maxCompactionLagMs;
     private final long deleteRetentionMs;
+    private final long wallClockRollMs;
+    private final Config source;
 
     private LogConfig(Config c) {
+        this(c, -1);
+    }
+
+    private LogConfig(Config c, long wallClockRollMs) {
+        this.source = c;
+        this.wallClockRollMs = wallClockRollMs;
         segmentBytes = c.get(HotTierOptions.SEGMENT_BYTES).toIntExact();
         segmentMs = c.get(HotTierOptions.SEGMENT_MS);
         segmentJitterMs = c.get(HotTierOptions.SEGMENT_JITTER_MS).toMillis();
@@ -104,6 +112,24 @@ public final class LogConfig {
     /** Convenience for tests and tools: {@code from(Config.of(values))}. */
     public static LogConfig from(Map<String, String> values) {
         return new LogConfig(Config.of(values));
+    }
+
+    /**
+     * This config, with the active segment also rolled {@code ms} after its first append by the
+     * log's clock (wall-clock age, whatever the records' timestamps), as long as it holds a record;
+     * {@code ms <= 0} turns it off. What a consumer of the closed segments that needs them soon (an
+     * Iceberg table's freshness target) sets on top of {@code segment.ms}.
+     */
+    public LogConfig withWallClockRollMs(long ms) {
+        return new LogConfig(source, ms > 0 ? ms : -1);
+    }
+
+    /**
+     * The wall-clock age of the active segment's first append at which it rolls, or -1 (only {@code
+     * segment.ms} then).
+     */
+    public long wallClockRollMs() {
+        return wallClockRollMs;
     }
 
     public static LogConfig defaults() {

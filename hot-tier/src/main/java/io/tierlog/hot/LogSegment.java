@@ -63,6 +63,13 @@ final class LogSegment {
     private int bytesSinceLastIndexEntry;
     private long rollingBaseMs = -1;
 
+    /**
+     * The log clock's time of the first append into this segment, or of the first roll check that
+     * found it holding records (a segment recovered at startup); -1 while empty. For {@link
+     * LogConfig#wallClockRollMs}: never taken from record timestamps.
+     */
+    private long firstAppendWallMs = -1;
+
     /** How long before segment.ms this segment rolls (segment.jitter.ms, drawn once). */
     private final long rollJitterMs;
 
@@ -328,8 +335,19 @@ final class LogSegment {
      * lastOffset}) must roll.
      */
     boolean shouldRoll(int bytes, int batches, long lastOffset, long now) {
+        return shouldRoll(bytes, batches, lastOffset, now, -1);
+    }
+
+    /**
+     * As {@link #shouldRoll(int, int, long, long)}, also rolling once {@code wallClockRollMs} (when
+     * positive) passed since the first append into the segment.
+     */
+    boolean shouldRoll(int bytes, int batches, long lastOffset, long now, long wallClockRollMs) {
         if (size == 0) {
             return false;
+        }
+        if (wallClockDue(now, wallClockRollMs)) {
+            return true;
         }
         // each batch may add one entry to each index; the time index keeps one slot for the roll
         return size > config.segmentBytes() - bytes
@@ -370,7 +388,35 @@ final class LogSegment {
 
     /** Whether segment.ms has passed since the first batch (for the scheduler's roll). */
     boolean timeToRoll(long now) {
-        return size > 0 && rollingBaseMs >= 0 && now - rollingBaseMs >= rollAfterMs();
+        return timeToRoll(now, -1);
+    }
+
+    /**
+     * As {@link #timeToRoll(long)}, or {@code wallClockRollMs} (when positive) passed since the
+     * first append into the segment by the log's clock. Never true for an empty segment.
+     */
+    boolean timeToRoll(long now, long wallClockRollMs) {
+        if (size == 0) {
+            return false;
+        }
+        return wallClockDue(now, wallClockRollMs)
+                || (rollingBaseMs >= 0 && now - rollingBaseMs >= rollAfterMs());
+    }
+
+    private boolean wallClockDue(long now, long wallClockRollMs) {
+        if (wallClockRollMs <= 0 || size == 0) {
+            return false;
+        }
+        if (firstAppendWallMs < 0) {
+            firstAppendWallMs = now; // recovered with records: its age counts from now
+            return false;
+        }
+        return now - firstAppendWallMs >= wallClockRollMs;
+    }
+
+    /** The log clock's time of the first append into this segment (see the field), or -1. */
+    long firstAppendWallMs() {
+        return firstAppendWallMs;
     }
 
     /** Age of the first batch at which this segment rolls: segment.ms less its jitter. */
@@ -444,6 +490,9 @@ final class LogSegment {
         }
         if (size == 0 && rollingBaseMs < 0) {
             rollingBaseMs = now;
+        }
+        if (filePos == 0 && firstAppendWallMs < 0) {
+            firstAppendWallMs = now;
         }
         size = filePos + (buf.limit() - start);
         maxTimestamp = maxTs;

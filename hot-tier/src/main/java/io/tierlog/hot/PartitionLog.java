@@ -439,7 +439,7 @@ public final class PartitionLog implements Closeable {
         for (int i = 0; i < vb.count; i++) {
             last += vb.lastOffsetDelta[i] + 1L;
         }
-        return seg.shouldRoll(bytes, vb.count, last, now)
+        return seg.shouldRoll(bytes, vb.count, last, now, config.wallClockRollMs())
                 || seg.appendMayAllocate(vb)
                 || unflushedRecords + vb.totalRecords >= config.flushMessages();
     }
@@ -492,7 +492,7 @@ public final class PartitionLog implements Closeable {
         LogSegment seg = activeSegment();
         int newSize;
         try {
-            if (seg.shouldRoll(bytes, vb.count, offset - 1, now)) {
+            if (seg.shouldRoll(bytes, vb.count, offset - 1, now, config.wallClockRollMs())) {
                 seg = rollLocked();
             }
             newSize = seg.append(buf, vb, now);
@@ -963,13 +963,17 @@ public final class PartitionLog implements Closeable {
         listeners.remove(l);
     }
 
-    /** Rolls the active segment if {@code segment.ms} passed since its first batch. */
+    /**
+     * Rolls the active segment if {@code segment.ms} passed since its first batch, or the config's
+     * {@link LogConfig#wallClockRollMs} since its first append (housekeeping calls it for every
+     * partition, idle ones too). An empty active segment never rolls.
+     */
     public void maybeRoll() throws IOException {
         lock.lock();
         try {
             if (!closed
                     && !offlineState.isOffline()
-                    && activeSegment().timeToRoll(time.milliseconds())) {
+                    && activeSegment().timeToRoll(time.milliseconds(), config.wallClockRollMs())) {
                 try {
                     rollLocked();
                 } catch (IOException | RuntimeException | Error e) {

@@ -44,6 +44,7 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     private final Object lock = new Object();
     private final Thread thread;
     private volatile CommitHooks hooks = CommitHooks.NONE;
+    private volatile int batchLimit = TopicRegistrar.BATCH;
     private TableCatalog catalog;
     private volatile boolean closed;
 
@@ -52,12 +53,17 @@ final class IcebergTopicTables implements TopicTables, Registrars {
         this.readOnly = readOnly;
         this.io = new ObjectStoreFileIO(setup.store(), setup.bucket());
         this.namespace = Namespace.of(setup.config().get(IcebergOptions.NAMESPACE));
-        this.thread = readOnly ? null : new Thread(this::run, "tierlog-iceberg");
+        this.thread = new Thread(this::run, "tierlog-iceberg");
     }
 
     static TopicTables open(TableSetup setup, boolean readOnly) {
+        return open(setup, readOnly, !readOnly);
+    }
+
+    /** As {@link #open(TableSetup, boolean)}; {@code background=false}: rounds only by sync. */
+    static IcebergTopicTables open(TableSetup setup, boolean readOnly, boolean background) {
         IcebergTopicTables t = new IcebergTopicTables(setup, readOnly);
-        if (!readOnly) {
+        if (background) {
             try {
                 t.catalog();
             } catch (TableException e) {
@@ -111,6 +117,16 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     @Override
     public String location(String topic) {
         return TableCatalogs.warehouse(setup) + "/" + namespace + "/" + topic;
+    }
+
+    @Override
+    public int batchLimit() {
+        return batchLimit;
+    }
+
+    /** Test seam: a smaller backfill batch. */
+    void setBatchLimit(int limit) {
+        this.batchLimit = limit;
     }
 
     @Override
@@ -443,7 +459,7 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     @Override
     public void close() {
         closed = true;
-        if (thread != null) {
+        if (thread.isAlive()) {
             synchronized (lock) {
                 lock.notifyAll();
             }

@@ -19,5 +19,8 @@ interface Registrars {
 
     CommitHooks hooks();
 
+    /** At most this many files added per commit (a backfill commits in batches). */
+    int batchLimit();
+
     void notifyRegistered(String topic, int partition, long nextOffset, long atMs);
 }

@@ -63,6 +63,7 @@ final class TopicRegistrar {
     private long lastExpiryMs;
     private volatile TableState state;
     int failures;
+    private boolean backfilling;
 
     TopicRegistrar(String topic, TableIdentifier id) {
         this.topic = topic;
@@ -168,13 +169,15 @@ final class TopicRegistrar {
             add.sort(
                     Comparator.comparingInt(ColdObject::partition)
                             .thenComparingLong(ColdObject::firstOffset));
-            boolean more = add.size() > BATCH;
-            boolean backfill = more || (add.size() > 1 && mirror.isEmpty() && remove.isEmpty());
+            int limit = ctx.batchLimit();
+            boolean more = add.size() > limit;
+            boolean backfill = more || backfilling || (add.size() > 1 && mirror.isEmpty());
             if (more) {
-                add = new ArrayList<>(add.subList(0, BATCH));
+                add = new ArrayList<>(add.subList(0, limit));
             }
             Outcome out = commitRound(ctx, rec, table, add, remove, backfill);
             if (out == Outcome.DONE) {
+                backfilling = more;
                 lastError = Optional.empty();
                 failures = 0;
                 expire(load(catalog), topicConfig, ctx);
