@@ -1,0 +1,164 @@
+package io.tierlog.itests.iceberg;
+
+import io.tierlog.common.testing.Await;
+import io.tierlog.itests.testing.ServeProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code tierlog serve} child JVM for the Iceberg ITs, started again and again over one data dir:
+ * {@link #kill()} is a real SIGKILL, and a start may arm the halt hooks ({@code
+ * -Dtierlog.iceberg.halt.at}, {@code -Dtierlog.iceberg.halt.skip}) so the server halts itself with
+ * exit 137 at a named point, possibly before it even listens. Every start appends to one log. Not
+ * thread-safe (owned by the test's thread).
+ */
+final class ServerChild {
+    /** Small heap, quick start: the campaign starts a JVM per kill on 2 shared cores. */
+    private static final List<String> JVM_FLAGS =
+            List.of(
+                    "-Xmx384m",
+                    "-Xss512k",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:-UsePerfData",
+                    "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                    "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+
+    private final int port;
+    private final Map<String, String> settings;
+    private final Path log;
+    private Process process;
+    private int starts;
+
+    ServerChild(int port, Map<String, String> settings, Path log) {
+        this.port = port;
+        this.settings = Map.copyOf(settings);
+        this.log = log;
+    }
+
+    String bootstrap() {
+        return "127.0.0.1:" + port;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    /** Starts the server (not waiting for it), with {@code sysProps} as {@code -D} flags. */
+    void start(Map<String, String> sysProps) throws IOException {
+        if (isAlive()) {
+            throw new IllegalStateException("server already running");
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JVM_FLAGS);
+        sysProps.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("io.tierlog.server.cli.TierlogCli");
+        cmd.add("serve");
+        cmd.add("--set");
+        cmd.add("listeners=PLAINTEXT://127.0.0.1:" + port);
+        settings.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .forEach(
+                        e -> {
+                            cmd.add("--set");
+                            cmd.add(e.getKey() + "=" + e.getValue());
+                        });
+        Files.createDirectories(log.getParent());
+        Files.writeString(
+                log,
+                "==== start " + (++starts) + " " + sysProps + "\n",
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        process =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
+    }
+
+    /** Starts the server without hooks and fails unless it listens within 90 s. */
+    void startListening() throws IOException {
+        start(Map.of());
+        if (!awaitListening(Duration.ofSeconds(90))) {
+            throw new AssertionError(
+                    "server did not listen (exit "
+                            + exitStatus()
+                            + "); log: "
+                            + log
+                            + "\n"
+                            + tail(30));
+        }
+    }
+
+    /** Polls until the server listens (true) or exits or the deadline passes (false). */
+    boolean awaitListening(Duration timeout) {
+        return Await.atMost(
+                        timeout,
+                        () -> !isAlive() || ServeProcess.accepts(port),
+                        doneOrDead -> doneOrDead)
+                && isAlive();
+    }
+
+    /** Polls until the process exits on its own; its status, or empty at the deadline. */
+    OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+        if (process == null) {
+            return OptionalInt.empty();
+        }
+        if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return OptionalInt.of(process.exitValue());
+        }
+        return OptionalInt.empty();
+    }
+
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    OptionalInt exitStatus() {
+        return process == null || process.isAlive()
+                ? OptionalInt.empty()
+                : OptionalInt.of(process.exitValue());
+    }
+
+    /** SIGKILL, and wait for the process to be gone. */
+    void kill() throws InterruptedException {
+        if (process != null) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+    }
+
+    /** SIGTERM; true when it ended within {@code timeout} (else it is killed). */
+    boolean stop(Duration timeout) throws InterruptedException {
+        if (process == null || !process.isAlive()) {
+            return true;
+        }
+        process.destroy();
+        if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return true;
+        }
+        kill();
+        return false;
+    }
+
+    /** The last {@code n} lines of the log. */
+    String tail(int n) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+}
