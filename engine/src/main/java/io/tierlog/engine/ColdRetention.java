@@ -11,6 +11,7 @@ import io.tierlog.common.Time;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.SegmentInfo;
+import io.tierlog.iceberg.TopicTables;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * it after its grace period. Readers never see a gap: the catalog no longer routes to a removed
  * object, and its offsets are below the new log start.
  *
+ * <p>For a topic that is an Iceberg table the order is catalog, then the table's delete commit
+ * ({@code TopicTables.sync}, after the kill campaign's {@code retention-before-table} halt point),
+ * and only then the bucket, for the objects no table pins: if the table cannot be synced nothing is
+ * deleted now, and the sweeper deletes the objects once the table has let go of them.
+ *
  * <p>Thread-safe (one pass at a time).
  */
 final class ColdRetention {
@@ -43,6 +49,7 @@ final class ColdRetention {
     private final TopicConfigs topicConfigs;
     private final Time time;
     private final Counter deleted;
+    private volatile TopicTables tables = TopicTables.disabled();
 
     ColdRetention(
             Catalog catalog,
@@ -61,6 +68,15 @@ final class ColdRetention {
         this.topicConfigs = topicConfigs;
         this.time = time;
         this.deleted = registry.counter(MetricNames.COLD_OBJECTS_DELETED);
+    }
+
+    /**
+     * The topics' Iceberg tables: for a topic that is a table, the removed objects leave the table
+     * (a delete commit) before they leave the bucket, and an object a table still references is
+     * never deleted (the orphan sweeper deletes it once the table lets go).
+     */
+    void setTables(TopicTables tables) {
+        this.tables = java.util.Objects.requireNonNull(tables, "tables");
     }
 
     /** One pass over every partition of every topic; returns the number of objects removed. */
@@ -137,6 +153,27 @@ final class ColdRetention {
                 removed.size(),
                 tp,
                 last.lastOffset() + 1);
+        TopicTables t = tables;
+        if (t.enabled(tp.topic())) {
+            // the kill campaign's point between the catalog commit and the table's
+            io.tierlog.iceberg.HaltHook.at("retention-before-table");
+            try {
+                t.sync(tp.topic()); // the table's delete commit, before the bucket
+            } catch (RuntimeException e) {
+                // the objects stay in the bucket, pinned while the table holds them: the orphan
+                // sweeper deletes them once the table has let go
+                LOG.warn(
+                        "retention of {}: the table could not drop {} removed objects now; they"
+                                + " are deleted from the bucket once it has: {}",
+                        tp,
+                        removed.size(),
+                        e.toString());
+                for (ColdObject o : removed) {
+                    reader.forget(o.key());
+                }
+                return removed.size();
+            }
+        }
         deleteObjects(removed);
         return removed.size();
     }
@@ -157,11 +194,17 @@ final class ColdRetention {
 
     /**
      * Deletes objects the catalog no longer references (best effort: failures are left to the
-     * orphan sweeper).
+     * orphan sweeper), except those a table still references (pinned: the sweeper deletes them once
+     * unpinned).
      */
     void deleteObjects(List<ColdObject> objects) {
+        TopicTables t = tables;
         for (ColdObject o : objects) {
             reader.forget(o.key());
+            if (t.pinned(o.key())) {
+                LOG.debug("{} is still a table's data file: left to the orphan sweeper", o.key());
+                continue;
+            }
             try {
                 store.delete(o.key());
                 deleted.increment();

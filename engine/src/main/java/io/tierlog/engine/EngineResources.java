@@ -30,6 +30,9 @@ import io.tierlog.hot.LogConfig;
 import io.tierlog.hot.LogManager;
 import io.tierlog.hot.PartitionLog;
 import io.tierlog.hot.TombstoneGate;
+import io.tierlog.iceberg.IcebergOptions;
+import io.tierlog.iceberg.TableSetup;
+import io.tierlog.iceberg.TopicTables;
 import io.tierlog.registry.CatalogSchemaRegistry;
 import io.tierlog.registry.typed.RegistryValueTyper;
 import java.io.Closeable;
@@ -54,9 +57,9 @@ import org.slf4j.LoggerFactory;
  * Everything a {@link TieredLog} runs on, opened in dependency order and closed in reverse: the
  * lock of {@code <data.dir>/log} (first, so that a data dir in use fails before anything starts),
  * metrics endpoint, embedded S3 server (when {@code s3.mode} says so), metered object store,
- * catalog, schema registry (over the catalog), hot tier (with local retention bounded by the cold
- * high watermark), cold index and reader, compactor, total retention, and the threads that drive
- * them.
+ * catalog, schema registry (over the catalog), the topics' Iceberg tables (over catalog and store,
+ * closed before them), hot tier (with local retention bounded by the cold high watermark), cold
+ * index and reader, compactor, total retention, and the threads that drive them.
  *
  * <p>Thread-safe (immutable after {@link #open}; {@link #close()} is idempotent).
  */
@@ -70,6 +73,9 @@ final class EngineResources implements Closeable {
     private static final long CATALOG_CHECK_INTERVAL_MS = 5000;
 
     private static final long REGISTRY_COPY_INTERVAL_MS = 60_000;
+
+    /** How often each table partition's freshness is compared with its target. */
+    private static final long FRESHNESS_CHECK_INTERVAL_MS = 1000;
 
     private final Config config;
     private final Config storeConfig;
@@ -88,6 +94,9 @@ final class EngineResources implements Closeable {
     private final TopicRegistry topics;
     private final CatalogSchemaRegistry schemaRegistry;
     private final MeterRegistry registry;
+    private final TopicTables tables;
+    private final Time time;
+    private final FreshnessTracker freshness;
     private final Deque<AutoCloseable> closeables;
     private final Optional<MetricsEndpoint> metricsEndpoint;
     private boolean closed;
@@ -110,6 +119,9 @@ final class EngineResources implements Closeable {
         this.topics = b.topics;
         this.schemaRegistry = b.schemaRegistry;
         this.registry = b.registry;
+        this.tables = b.tables;
+        this.time = b.time;
+        this.freshness = b.freshness;
         this.closeables = b.closeables;
         this.metricsEndpoint = Optional.ofNullable(b.metricsEndpoint);
     }
@@ -134,6 +146,9 @@ final class EngineResources implements Closeable {
         CatalogSchemaRegistry schemaRegistry;
         MeterRegistry registry;
         MetricsEndpoint metricsEndpoint;
+        TopicTables tables = TopicTables.disabled();
+        Time time;
+        FreshnessTracker freshness;
         DirLock lock;
         final Deque<AutoCloseable> closeables = new ArrayDeque<>();
     }
@@ -155,9 +170,11 @@ final class EngineResources implements Closeable {
             throws IOException {
         Builder b = new Builder();
         b.config = config;
+        b.time = time;
         try {
             // Validate everything before starting anything.
             config.validate(EngineOptions.ALL);
+            config.validate(IcebergOptions.all());
             LogConfig.from(config);
             ColdTierOptions coldOptions = ColdTierOptions.from(config);
             CompactorOptions.from(config);
@@ -251,6 +268,21 @@ final class EngineResources implements Closeable {
         // before anything reads topic configs: the topics of an older release's own registry
         LegacyTopicImport.run(b.dataDir, b.catalog);
         b.topicConfigs = new TopicConfigs(config, b.catalog, DynamicBrokerConfigs.open(b.dataDir));
+        if (tiered) {
+            // after the catalog and store, closed before them (and after the compactor)
+            b.tables =
+                    openTables(
+                            b.storeConfig,
+                            b.catalog,
+                            b.store,
+                            b.dataDir,
+                            b.topicConfigs,
+                            time,
+                            false);
+            b.closeables.push(b.tables);
+        }
+        TopicTables tables = b.tables;
+        TopicConfigs topicConfigs = b.topicConfigs;
 
         boolean background = config.get(EngineOptions.BACKGROUND_ENABLED);
         if (givenScheduler != null) {
@@ -283,7 +315,43 @@ final class EngineResources implements Closeable {
                 MetricNames.HOT_OFFLINE_PARTITIONS,
                 b.logs,
                 m -> m.partitions().stream().filter(PartitionLog::isOffline).count());
-        b.topics = TopicRegistry.open(b.catalog, b.logs, b.topicConfigs, b.coldIndex, b.dataDir);
+        b.topics =
+                TopicRegistry.open(
+                        b.catalog,
+                        b.logs,
+                        b.topicConfigs,
+                        b.coldIndex,
+                        b.dataDir,
+                        (topic, id) -> dropTable(tables, topicConfigs, topic, id));
+        LogManager logs = b.logs;
+        b.freshness =
+                new FreshnessTracker(
+                        time,
+                        b.registry,
+                        new FreshnessTracker.Topics() {
+                            @Override
+                            public boolean enabled(String topic) {
+                                return tables.enabled(topic);
+                            }
+
+                            @Override
+                            public long targetMs(String topic) {
+                                return topicConfigs
+                                        .config(topic)
+                                        .get(IcebergOptions.FRESHNESS_TARGET_MS)
+                                        .toMillis();
+                            }
+
+                            @Override
+                            public java.util.OptionalLong registeredNext(TopicPartition tp) {
+                                return EngineResources.registeredNext(tables, tp);
+                            }
+                        },
+                        (tp, offset) -> segmentCreatedMs(logs, tp, offset, time));
+        if (tiered) {
+            b.topics.addAppendListener(b.freshness);
+            b.tables.addListener(b.freshness);
+        }
         startCleaner(b, config, tiered, background, time);
         for (PartitionLog l : b.logs.partitions()) {
             // the cold offsets that offset queries answer from memory
@@ -337,6 +405,7 @@ final class EngineResources implements Closeable {
                             b.topicConfigs,
                             time,
                             b.registry);
+            b.retention.setTables(b.tables);
             TopicRegistry topics = b.topics;
             ColdRetention deleter = b.retention;
             topics.onDeletedObjects(deleter::deleteObjects);
@@ -360,6 +429,7 @@ final class EngineResources implements Closeable {
                             time);
             b.closeables.push(b.compactor);
             b.compactor.setGuard(guard);
+            b.compactor.setPins(tables::pinned);
             b.compactor.setTypedColumns(
                     new RegistryTypedColumns(
                             b.schemaRegistry, b.catalog, CompactorOptions.from(cc)));
@@ -371,6 +441,8 @@ final class EngineResources implements Closeable {
                         public void onObjectCommitted(ObjectReport report) {
                             index.refreshQuietly(report.tp()); // offsets, from memory
                             coldIn.increment(report.objectBytes());
+                            // the table registers it soon (never blocks the offload)
+                            tables.onCommitted(report.tp().topic(), report.tp().partition());
                         }
                     });
             Compactor c = b.compactor;
@@ -395,6 +467,10 @@ final class EngineResources implements Closeable {
                     },
                     every,
                     "total retention pass");
+            if (tiered) {
+                FreshnessTracker f = b.freshness;
+                scheduleGuarded(b, f::check, FRESHNESS_CHECK_INTERVAL_MS, "freshness check");
+            }
             scheduleGuarded(
                     b,
                     () -> guard.allows("nothing (periodic check)"),
@@ -509,6 +585,92 @@ final class EngineResources implements Closeable {
                         everyMs,
                         TimeUnit.MILLISECONDS);
         b.closeables.push(() -> f.cancel(false));
+    }
+
+    /**
+     * Opens the topics' Iceberg tables over tierlog's catalog and the cold store (read-only for
+     * {@code inspect} and {@code verify}). Every topic's settings are its effective config, asked
+     * on each round. Until the iceberg module is implemented (its contract only), a WARN and no
+     * tables.
+     */
+    static TopicTables openTables(
+            Config storeConfig,
+            Catalog catalog,
+            ObjectStore store,
+            Path dataDir,
+            TopicConfigs topicConfigs,
+            Time time,
+            boolean readOnly) {
+        TableSetup setup =
+                new TableSetup(
+                        storeConfig,
+                        catalog,
+                        store,
+                        storeConfig.get(ColdTierOptions.S3_BUCKET),
+                        dataDir,
+                        topicConfigs::config,
+                        time);
+        try {
+            return readOnly ? TopicTables.openReadOnly(setup) : TopicTables.open(setup);
+        } catch (UnsupportedOperationException e) {
+            LOG.warn("Iceberg tables are not available in this build: {}", e.getMessage());
+            return TopicTables.disabled();
+        }
+    }
+
+    /**
+     * A deleted topic's table: dropped, or renamed and kept with its objects when {@code
+     * iceberg.drop.table.on.topic.delete=false}. Returns whether the topic's objects may leave the
+     * bucket.
+     */
+    static boolean dropTable(
+            TopicTables tables, TopicConfigs configs, String topic, java.util.UUID id) {
+        boolean table = tables.enabled(topic);
+        tables.dropTable(topic, id); // idempotent; a table turned off is dropped too
+        return !table || configs.config(topic).get(IcebergOptions.DROP_TABLE_ON_TOPIC_DELETE);
+    }
+
+    /** The next offset a partition's table holds, as of its last round. */
+    static java.util.OptionalLong registeredNext(TopicTables tables, TopicPartition tp) {
+        return tables.state(tp.topic())
+                .flatMap(
+                        s ->
+                                s.partitions().stream()
+                                        .filter(p -> p.partition() == tp.partition())
+                                        .findFirst())
+                .map(p -> java.util.OptionalLong.of(Math.max(0, p.nextOffset())))
+                .orElse(java.util.OptionalLong.empty());
+    }
+
+    /**
+     * The creation time of the hot segment holding {@code offset} (after a restart, the append time
+     * of records this process has no sample of), never later than the clock's now; -1 if unknown.
+     */
+    static long segmentCreatedMs(LogManager logs, TopicPartition tp, long offset, Time time) {
+        Optional<PartitionLog> log = logs.partition(tp);
+        if (log.isEmpty()) {
+            return -1;
+        }
+        io.tierlog.hot.SegmentInfo holding = null;
+        for (io.tierlog.hot.SegmentInfo s : log.get().segments()) {
+            if (s.baseOffset() <= offset) {
+                holding = s;
+            }
+        }
+        if (holding == null) {
+            return -1;
+        }
+        try {
+            long created =
+                    Files.readAttributes(
+                                    holding.logFile(),
+                                    java.nio.file.attribute.BasicFileAttributes.class)
+                            .creationTime()
+                            .toMillis();
+            return Math.min(created, time.milliseconds());
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** Whether {@code config} asks for the embedded S3 server under {@code <data.dir>/s3}. */
@@ -674,6 +836,21 @@ final class EngineResources implements Closeable {
 
     MeterRegistry registry() {
         return registry;
+    }
+
+    /** The topics' Iceberg tables ({@link TopicTables#disabled()} without a cold tier). */
+    TopicTables tables() {
+        return tables;
+    }
+
+    /** The clock of every decision. */
+    Time time() {
+        return time;
+    }
+
+    /** Each table partition's freshness. */
+    FreshnessTracker freshness() {
+        return freshness;
     }
 
     @Override

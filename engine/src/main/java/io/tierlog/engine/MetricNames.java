@@ -14,6 +14,24 @@ public final class MetricNames {
     /** Counter, bytes appended (tier=hot) or committed to the object store (tier=cold). */
     public static final String BYTES_IN = "tierlog.bytes.in";
 
+    /**
+     * Gauge, per {@code topic} and {@code partition} of a topic that is an Iceberg table: ms since
+     * the oldest record not yet queryable in the table was appended (0 when all are).
+     */
+    public static final String ICEBERG_FRESHNESS_LAG_MS = "tierlog.iceberg.freshness.lag.ms";
+
+    /**
+     * Timer, per {@code topic}: from a record's append to the table commit that made it queryable
+     * (the oldest record of each commit's range).
+     */
+    public static final String ICEBERG_FRESHNESS = "tierlog.iceberg.freshness";
+
+    /**
+     * Counter, per {@code topic}: partitions going past {@code iceberg.freshness.target.ms}
+     * (counted on the edge, once per breach).
+     */
+    public static final String ICEBERG_FRESHNESS_BREACHES = "tierlog.iceberg.freshness.breaches";
+
     /** Counter, bytes returned by reads, per tier. */
     public static final String BYTES_OUT = "tierlog.bytes.out";
 

@@ -91,12 +91,15 @@ public final class OffloadDaemon implements Closeable {
     private final CatalogSchemaRegistry schemaRegistry;
     private final RegistryExporter registryCopy;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final io.tierlog.iceberg.TopicTables tables;
 
     private OffloadDaemon(
             OffloadEnvironment env,
             LogDirSource source,
             Compactor compactor,
-            CatalogSchemaRegistry schemaRegistry) {
+            CatalogSchemaRegistry schemaRegistry,
+            io.tierlog.iceberg.TopicTables tables) {
+        this.tables = tables;
         this.env = env;
         this.source = source;
         this.compactor = compactor;
@@ -125,6 +128,7 @@ public final class OffloadDaemon implements Closeable {
         Time time = Time.SYSTEM; // the one clock of this run: guard checks and the loop
         OffloadEnvironment env = OffloadEnvironment.open(config, Optional.of(logDir), time);
         LogDirSource source = null;
+        io.tierlog.iceberg.TopicTables tables = null;
         try {
             source = LogDirSource.open(logDir, LogDirSource.ActiveSegments.valueOf(active.name()));
             Compactor compactor =
@@ -136,12 +140,42 @@ public final class OffloadDaemon implements Closeable {
                             env.config(),
                             time);
             compactor.setGuard(env.guard());
+            // the log dir's topics become Iceberg tables too (a Kafka broker's history included)
+            TopicConfigs topicConfigs = new TopicConfigs(env.config(), env.catalog());
+            tables =
+                    EngineResources.openTables(
+                            env.config(),
+                            env.catalog(),
+                            env.store(),
+                            Path.of(env.config().get(EngineOptions.DATA_DIR))
+                                    .toAbsolutePath()
+                                    .normalize(),
+                            topicConfigs,
+                            time,
+                            false);
+            io.tierlog.iceberg.TopicTables t = tables;
+            compactor.setPins(t::pinned);
+            compactor.addListener(
+                    new OffloadListener() {
+                        @Override
+                        public void onObjectCommitted(ObjectReport r) {
+                            t.onCommitted(r.tp().topic(), r.tp().partition());
+                        }
+
+                        @Override
+                        public void onPassFinished(PassResult result) {
+                            t.syncAll(); // the tables complete after each pass of the loop
+                        }
+                    });
             CatalogSchemaRegistry registry = CatalogSchemaRegistry.open(env.catalog());
             compactor.setTypedColumns(
                     new io.tierlog.compactor.RegistryTypedColumns(
                             registry, env.catalog(), CompactorOptions.from(env.config())));
-            return new OffloadDaemon(env, source, compactor, registry);
+            return new OffloadDaemon(env, source, compactor, registry, tables);
         } catch (IOException | RuntimeException e) {
+            if (tables != null) {
+                tables.close();
+            }
             if (source != null) {
                 source.close();
             }
@@ -192,10 +226,21 @@ public final class OffloadDaemon implements Closeable {
         return schemaRegistry;
     }
 
-    /** Runs one pass over every partition; returns when it is done (or the daemon closed). */
+    /**
+     * Runs one pass over every partition, then brings every topic's Iceberg table in line with the
+     * catalog ({@code syncAll}: a table is complete when this returns, unless its catalog is down,
+     * which is logged); returns when it is done (or the daemon closed).
+     */
     public Pass runOnce() throws InterruptedException {
         registryCopy.passQuietly();
+        // the pass listener syncs the tables too (the loop's path); for one pass it is done
+        // before returning either way
         return pass(compactor.runOnce());
+    }
+
+    /** The tables of the daemon's topics (state, sync). */
+    public io.tierlog.iceberg.TopicTables topicTables() {
+        return tables;
     }
 
     /**
@@ -220,6 +265,7 @@ public final class OffloadDaemon implements Closeable {
         try {
             compactor.close();
             schemaRegistry.close();
+            tables.close(); // before the catalog
         } finally {
             try {
                 source.close();

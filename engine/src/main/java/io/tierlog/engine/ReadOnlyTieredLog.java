@@ -41,6 +41,8 @@ public final class ReadOnlyTieredLog implements Closeable {
     private final Config config;
     private final Path dataDir;
     private volatile List<String> notes = List.of();
+    private final Config storeConfig;
+    private io.tierlog.iceberg.TopicTables tables;
 
     private ReadOnlyTieredLog(
             Deque<AutoCloseable> closeables,
@@ -48,7 +50,9 @@ public final class ReadOnlyTieredLog implements Closeable {
             ObjectStore store,
             ReadOnlyLogDir hot,
             Config config,
+            Config storeConfig,
             Path dataDir) {
+        this.storeConfig = storeConfig;
         this.config = config;
         this.dataDir = dataDir;
         this.closeables = closeables;
@@ -67,6 +71,7 @@ public final class ReadOnlyTieredLog implements Closeable {
      */
     public static ReadOnlyTieredLog open(Config config) throws IOException {
         config.validate(EngineOptions.ALL);
+        config.validate(io.tierlog.iceberg.IcebergOptions.all());
         Path dataDir = Path.of(config.get(EngineOptions.DATA_DIR)).toAbsolutePath().normalize();
         Path logDir = dataDir.resolve("log");
         if (!Files.isDirectory(logDir)) {
@@ -97,7 +102,8 @@ public final class ReadOnlyTieredLog implements Closeable {
             closeables.push(store);
             ReadOnlyLogDir hot = ReadOnlyLogDir.open(logDir);
             closeables.push(hot);
-            return new ReadOnlyTieredLog(closeables, catalog, store, hot, config, dataDir);
+            return new ReadOnlyTieredLog(
+                    closeables, catalog, store, hot, config, storeConfig, dataDir);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(closeables, e);
             throw e;
@@ -157,8 +163,62 @@ public final class ReadOnlyTieredLog implements Closeable {
                         bound,
                         System.currentTimeMillis())
                 .audit(out, found);
+        TableChecks.check(
+                tables(configs),
+                catalog,
+                t ->
+                        configs.config(t)
+                                .get(io.tierlog.iceberg.IcebergOptions.FRESHNESS_TARGET_MS)
+                                .toMillis(),
+                System.currentTimeMillis(),
+                out,
+                found);
         notes = List.copyOf(found);
         return out;
+    }
+
+    /**
+     * The topics' tables, opened read-only on first use ({@link
+     * io.tierlog.iceberg.TopicTables#openReadOnly}: nothing is created or written).
+     */
+    synchronized io.tierlog.iceberg.TopicTables tables(TopicConfigs configs) {
+        if (tables == null) {
+            tables =
+                    EngineResources.openTables(
+                            storeConfig,
+                            catalog,
+                            store,
+                            dataDir,
+                            configs,
+                            io.tierlog.common.Time.SYSTEM,
+                            true);
+            closeables.push(tables);
+        }
+        return tables;
+    }
+
+    /** Each Iceberg table for {@code inspect} (topics that have a table only). */
+    public List<TableReport> tables(Optional<String> topic) {
+        TopicConfigs configs;
+        try {
+            configs = new TopicConfigs(config, catalog, DynamicBrokerConfigs.open(dataDir));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        long now = System.currentTimeMillis();
+        return TableStates.of(tables(configs), catalog, topic).stream()
+                .map(
+                        s ->
+                                TableReport.of(
+                                        s,
+                                        catalog,
+                                        configs.config(s.topic())
+                                                .get(
+                                                        io.tierlog.iceberg.IcebergOptions
+                                                                .FRESHNESS_TARGET_MS)
+                                                .toMillis(),
+                                        now))
+                .toList();
     }
 
     /** The informational findings of the last {@link #verify}, one line each. */

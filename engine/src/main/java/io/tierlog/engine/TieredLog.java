@@ -486,6 +486,11 @@ public final class TieredLog implements Closeable {
         return compactor.isPresent() ? compactor.get().sweepOrphans().deleted() : 0;
     }
 
+    /** Each Iceberg table's state (topics that are tables only), for {@code tierlog inspect}. */
+    public List<io.tierlog.iceberg.TableState> tableStates(Optional<String> topic) {
+        return TableStates.of(res.tables(), catalog, topic);
+    }
+
     /** Per-partition state of both tiers, for {@code tierlog inspect}. */
     public List<PartitionReport> inspect(Optional<String> topic) {
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
@@ -508,19 +513,34 @@ public final class TieredLog implements Closeable {
         }
         try (ReadOnlyLogDir hot = ReadOnlyLogDir.open(logs.logDir())) {
             // what a deep check finds corrupt in the hot tier is read from the cold tier from now
-            return new Verifier(catalog, res.store(), hot)
-                    .rebuilder(res.rebuilder())
-                    .compactedTopics(topics::isCompacted)
-                    .onHotDamage(
-                            (tp, d) ->
-                                    logs.partition(tp)
-                                            .ifPresent(
-                                                    l ->
-                                                            l.markDamaged(
-                                                                    d.from(),
-                                                                    d.to(),
-                                                                    d.description())))
-                    .verify(deep);
+            List<Violation> out =
+                    new ArrayList<>(
+                            new Verifier(catalog, res.store(), hot)
+                                    .rebuilder(res.rebuilder())
+                                    .compactedTopics(topics::isCompacted)
+                                    .onHotDamage(
+                                            (tp, d) ->
+                                                    logs.partition(tp)
+                                                            .ifPresent(
+                                                                    l ->
+                                                                            l.markDamaged(
+                                                                                    d.from(),
+                                                                                    d.to(),
+                                                                                    d
+                                                                                            .description())))
+                                    .verify(deep));
+            TableChecks.check(
+                    res.tables(),
+                    catalog,
+                    t ->
+                            res.topicConfigs()
+                                    .config(t)
+                                    .get(io.tierlog.iceberg.IcebergOptions.FRESHNESS_TARGET_MS)
+                                    .toMillis(),
+                    res.time().milliseconds(),
+                    out,
+                    new ArrayList<>());
+            return out;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -550,6 +570,35 @@ public final class TieredLog implements Closeable {
             n += s.sizeInBytes();
         }
         return n;
+    }
+
+    /**
+     * The topics' Iceberg tables (every topic with {@code iceberg.enabled} is one): state, sync,
+     * audit. {@link TopicTables#disabled()} without a cold tier.
+     */
+    public io.tierlog.iceberg.TopicTables topicTables() {
+        return res.tables();
+    }
+
+    /** The freshness of each partition of {@code topic}'s table (empty when it is not a table). */
+    public List<TableFreshness> tableFreshness(String topic) {
+        return res.freshness() == null
+                ? List.of()
+                : res.freshness().freshness(topic).stream()
+                        .map(
+                                f ->
+                                        new TableFreshness(
+                                                f.tp().partition(),
+                                                f.lagMs(),
+                                                f.targetMs(),
+                                                f.breaches(),
+                                                f.breached()))
+                        .toList();
+    }
+
+    /** What the log runs on (package tests reach the parts through it). */
+    EngineResources resources() {
+        return res;
     }
 
     /** The catalog this log commits to. */

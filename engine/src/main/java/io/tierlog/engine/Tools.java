@@ -6,6 +6,7 @@ import io.tierlog.common.ConfigOption;
 import io.tierlog.compactor.CompactorOptions;
 import io.tierlog.hot.HotTierOptions;
 import io.tierlog.hot.SegmentDump;
+import io.tierlog.iceberg.IcebergOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -65,6 +66,9 @@ public final class Tools {
         m.put("tiering (engine)", EngineOptions.ALL);
         m.put("cold tier (object store, Parquet)", ColdTierOptions.ALL);
         m.put("offload (compactor)", CompactorOptions.ALL);
+        m.put(
+                "iceberg tables (per topic: enabled, retention, drop, freshness)",
+                IcebergOptions.all());
         return m;
     }
 

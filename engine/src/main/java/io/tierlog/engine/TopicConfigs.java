@@ -153,7 +153,29 @@ final class TopicConfigs {
     }
 
     LogConfig logConfig(String topic) {
-        return LogConfig.from(config(topic));
+        Config c = config(topic);
+        LogConfig lc = LogConfig.from(c);
+        // a topic that is an Iceberg table rolls by wall-clock age too, so that its records reach
+        // the table within the freshness target even when the partition goes idle
+        return icebergTable(c) ? lc.withWallClockRollMs(icebergRollMs(c)) : lc;
+    }
+
+    /** Whether a topic of effective config {@code c} is an Iceberg table. */
+    static boolean icebergTable(Config c) {
+        return c.get(io.tierlog.iceberg.IcebergOptions.ENABLED);
+    }
+
+    /**
+     * The wall-clock roll age of an Iceberg table's active segment: half the freshness target (the
+     * other half is for offload and the table commit), never above {@code segment.ms}.
+     */
+    static long icebergRollMs(Config c) {
+        long half =
+                Math.max(
+                        1,
+                        c.get(io.tierlog.iceberg.IcebergOptions.FRESHNESS_TARGET_MS).toMillis()
+                                / 2);
+        return Math.min(half, LogConfig.from(c).maxSegmentMs());
     }
 
     /**
@@ -175,6 +197,7 @@ final class TopicConfigs {
     private static void check(Config c) {
         LogConfig.from(c);
         c.validate(EngineOptions.ALL);
+        c.validate(io.tierlog.iceberg.IcebergOptions.topicOptions());
         TopicConfigChecks.checkValues(c);
     }
 

@@ -99,13 +99,30 @@ public final class TopicRegistry {
             };
     private volatile Consumer<List<ColdObject>> deleteObjects = objects -> {};
 
+    /**
+     * Removes a deleted topic's Iceberg table before its catalog row goes; returns whether the
+     * topic's cold objects may then be deleted from the bucket (false: a kept, renamed table still
+     * references them). Throws when the table catalog cannot be reached: the deletion is finished
+     * at a later open, as for any other failure.
+     */
+    @FunctionalInterface
+    interface TableDrop {
+        TableDrop NONE = (topic, id) -> true;
+
+        boolean drop(String topic, java.util.UUID id);
+    }
+
+    private final TableDrop tableDrop;
+
     private TopicRegistry(
             Catalog catalog,
             LogManager logs,
             TopicConfigs configs,
             ColdIndex coldIndex,
             DeleteMarkers markers,
-            TopicHints hints) {
+            TopicHints hints,
+            TableDrop tableDrop) {
+        this.tableDrop = tableDrop;
         this.catalog = catalog;
         this.logs = logs;
         this.configs = configs;
@@ -125,6 +142,18 @@ public final class TopicRegistry {
             ColdIndex coldIndex,
             Path dataDir)
             throws IOException {
+        return open(catalog, logs, configs, coldIndex, dataDir, TableDrop.NONE);
+    }
+
+    /** As {@link #open(Catalog, LogManager, TopicConfigs, ColdIndex, Path)}, dropping tables. */
+    static TopicRegistry open(
+            Catalog catalog,
+            LogManager logs,
+            TopicConfigs configs,
+            ColdIndex coldIndex,
+            Path dataDir,
+            TableDrop tableDrop)
+            throws IOException {
         TopicRegistry r =
                 new TopicRegistry(
                         catalog,
@@ -132,7 +161,8 @@ public final class TopicRegistry {
                         configs,
                         coldIndex,
                         new DeleteMarkers(dataDir.resolve("meta").resolve("topics.deleting")),
-                        new TopicHints(dataDir));
+                        new TopicHints(dataDir),
+                        tableDrop);
         for (DeleteMarkers.Marker m : r.markers.list()) {
             try {
                 r.finishDelete(m);
@@ -225,6 +255,7 @@ public final class TopicRegistry {
         out.add(EngineOptions.RETENTION_MS);
         out.add(EngineOptions.RETENTION_BYTES);
         out.addAll(SchemaRules.OPTIONS);
+        out.addAll(io.tierlog.iceberg.IcebergOptions.topicOptions());
         return out;
     }
 
@@ -455,8 +486,12 @@ public final class TopicRegistry {
         deletePartitions(name);
         List<ColdObject> objects = new ArrayList<>();
         if (row.isPresent() && row.get().id().equals(m.id())) {
-            for (int p = 0; p < row.get().partitions(); p++) {
-                objects.addAll(catalog.objects(name, p));
+            // the table before the catalog row: a crash between them finds the row again
+            boolean deleteObjects = tableDrop.drop(name, m.id());
+            if (deleteObjects) {
+                for (int p = 0; p < row.get().partitions(); p++) {
+                    objects.addAll(catalog.objects(name, p));
+                }
             }
             catalog.deleteTopic(name);
         }

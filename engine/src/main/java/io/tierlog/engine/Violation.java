@@ -47,7 +47,24 @@ public record Violation(TopicPartition tp, Kind kind, String message) {
          * A schema registry entry of the catalog is missing from its copy in the bucket, or differs
          * there: a catalog rebuilt from the bucket would lack it (ids could be handed out twice).
          */
-        REGISTRY_NOT_IN_BUCKET
+        REGISTRY_NOT_IN_BUCKET,
+        /**
+         * A committed cold object of a topic that is an Iceberg table is not in the table's current
+         * snapshot although it was committed longer than the topic's freshness target ago (a
+         * younger one is registration lag, reported as a note only).
+         */
+        ICEBERG_TABLE_MISSING_OBJECT,
+        /** A data file of a topic's table is not a committed object of tierlog's catalog. */
+        ICEBERG_TABLE_EXTRA_FILE,
+        /** A data file path appears more than once in a table's current snapshot. */
+        ICEBERG_TABLE_DUPLICATE,
+        /**
+         * Someone else wrote the table (a snapshot without tierlog's writer: Spark compaction):
+         * registration is paused, Kafka is served from tierlog's catalog regardless.
+         */
+        ICEBERG_TABLE_DRIFT,
+        /** A topic's table could not be read (Iceberg catalog unreachable, metadata missing). */
+        ICEBERG_TABLE_UNAVAILABLE
     }
 
     @Override

@@ -39,6 +39,13 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     private final ObjectStoreFileIO io;
     private final Namespace namespace;
     private final Map<String, TopicRegistrar> registrars = new ConcurrentHashMap<>();
+
+    /** Topics whose table was dropped as the topic is deleted: by topic id, no longer pinned. */
+    private final Map<String, UUID> dropped = new ConcurrentHashMap<>();
+
+    /** Tables renamed to {@code <topic>__deleted_<id>}: their files stay pinned. */
+    private final Map<String, TopicRegistrar> released = new ConcurrentHashMap<>();
+
     private final List<RegistrationListener> listeners = new CopyOnWriteArrayList<>();
     private final Map<String, Long> due = new HashMap<>();
     private final Object lock = new Object();
@@ -208,6 +215,15 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     }
 
     private TopicRegistrar.Round runRound(String topic, boolean commit) {
+        UUID gone = dropped.get(topic);
+        if (gone != null) {
+            Optional<TopicRecord> now = setup.catalog().topic(topic);
+            if (now.isEmpty() || now.get().id().equals(gone)) {
+                return new TopicRegistrar.Round(
+                        SyncResult.skipped(topic, "the topic is being deleted"), false);
+            }
+            dropped.remove(topic, gone); // a new topic of that name
+        }
         TopicRegistrar reg = registrar(topic);
         try {
             return reg.round(this, commit);
@@ -273,11 +289,19 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                 return true;
             }
         }
+        for (TopicRegistrar r : released.values()) {
+            if (r.pinned(key)) {
+                return true;
+            }
+        }
         Optional<ObjectKeys.ParsedKey> parsed = ObjectKeys.parse(key);
         if (parsed.isEmpty()) {
             return false;
         }
         String topic = parsed.get().topic();
+        if (dropped.containsKey(topic)) {
+            return false;
+        }
         TopicRegistrar r = registrars.get(topic);
         if (r != null && r.loaded()) {
             return false;
@@ -302,6 +326,7 @@ final class IcebergTopicTables implements TopicTables, Registrars {
             try {
                 table = c.catalog().loadTable(id);
             } catch (NoSuchTableException e) {
+                dropped.put(topic, topicId);
                 registrars.remove(topic);
                 return;
             } catch (RuntimeException e) {
@@ -322,7 +347,10 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                         setup.store().delete(o.key());
                     }
                     LOG.info("dropped table {}", id);
+                    dropped.put(topic, topicId);
+                    registrars.remove(topic);
                 } else {
+                    reg.round(this, false); // the mirror that keeps the released files pinned
                     String hex = topicId.toString().replace("-", "").substring(0, 8);
                     TableIdentifier to =
                             TableIdentifier.of(
@@ -334,11 +362,13 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                             .set(TableCreation.OWNER, "released")
                             .commit();
                     LOG.info("table {} renamed to {} (its objects are kept)", id, to);
+                    released.put(to.name(), reg);
+                    dropped.put(topic, topicId);
+                    registrars.remove(topic);
                 }
             } catch (IOException | RuntimeException e) {
                 throw new TableException("cannot drop table " + id + ": " + e, e);
             }
-            registrars.remove(topic);
         }
     }
 

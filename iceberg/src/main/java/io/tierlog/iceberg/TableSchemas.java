@@ -39,7 +39,17 @@ final class TableSchemas {
         if (!ParquetSchemaUtil.hasIds(file)) {
             throw new IncompatibleSchemaException("the object's Parquet schema has no field ids");
         }
-        Schema converted = ParquetSchemaUtil.convert(file);
+        Schema converted;
+        try {
+            converted = ParquetSchemaUtil.convert(file);
+        } catch (RuntimeException e) {
+            throw new IncompatibleSchemaException("unusable Parquet schema: " + e.getMessage());
+        }
+        return fromFileSchema(converted);
+    }
+
+    /** As {@link #fromFile}, from the object's schema converted to Iceberg's types. */
+    static Schema fromFileSchema(Schema converted) throws IncompatibleSchemaException {
         List<Types.NestedField> fields = new ArrayList<>();
         for (Types.NestedField f : converted.columns()) {
             if (f.fieldId() == PARTITION_ID) {

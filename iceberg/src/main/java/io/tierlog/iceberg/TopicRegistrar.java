@@ -64,6 +64,7 @@ final class TopicRegistrar {
     private volatile TableState state;
     int failures;
     private boolean backfilling;
+    private String refusal;
 
     TopicRegistrar(String topic, TableIdentifier id) {
         this.topic = topic;
@@ -178,7 +179,7 @@ final class TopicRegistrar {
             Outcome out = commitRound(ctx, rec, table, add, remove, backfill);
             if (out == Outcome.DONE) {
                 backfilling = more;
-                lastError = Optional.empty();
+                lastError = Optional.ofNullable(refusal);
                 failures = 0;
                 expire(load(catalog), topicConfig, ctx);
                 publish(enabled, partitions(catalogNext));
@@ -277,10 +278,11 @@ final class TopicRegistrar {
                 refused.add(o.key() + ": " + e.getMessage());
             }
         }
+        refusal = null;
         if (!refused.isEmpty()) {
-            String why = "refused " + refused.size() + " object(s): " + refused.get(0);
-            LOG.warn("table {}: {}", id, why);
-            lastError = Optional.of(why);
+            refusal = "refused " + refused.size() + " object(s): " + refused.get(0);
+            LOG.warn("table {}: {}", id, refusal);
+            lastError = Optional.of(refusal);
         }
         if (accepted.isEmpty() && remove.isEmpty()) {
             return Outcome.NOTHING;

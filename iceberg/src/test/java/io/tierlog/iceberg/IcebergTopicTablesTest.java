@@ -301,4 +301,198 @@ class IcebergTopicTablesTest {
         }
         assertThat(ops).containsExactly("backfill", "backfill", "backfill");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void droppingATableChecksTheTopicIdAndUnpinsItsObjects(String kind) throws Exception {
+        fixture(kind);
+        var rec = fx.catalog.createTopic("events", 1, Map.of());
+        ColdObject o = fx.append("events", 0, 4);
+        IcebergTopicTables tables = open();
+        tables.sync("events");
+        Table t = table("events");
+        String metadataKey =
+                new ObjectStoreFileIO(fx.store, fx.s3.bucket()).key(t.location()) + "/metadata/";
+        assertThat(fx.store.list(metadataKey)).isNotEmpty();
+        tables.dropTable("events", java.util.UUID.randomUUID()); // another topic's id: left alone
+        assertThat(tables.audit("events").clean()).isTrue();
+        assertThat(tables.pinned(o.key())).isTrue();
+
+        tables.dropTable("events", rec.id());
+        tables.dropTable("events", rec.id()); // idempotent
+        assertThat(tables.pinned(o.key())).isFalse();
+        assertThat(fx.store.list(metadataKey)).isEmpty();
+        assertThat(tables.sync("events").committed()).isFalse(); // the topic is being deleted
+        assertThat(tables.audit("events").missing()).containsExactly(o.key());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void keepingTheTableOnTopicDeleteRenamesItAndKeepsItsObjectsPinned(String kind)
+            throws Exception {
+        fixture(kind);
+        fx.topicSettings.put("iceberg.drop.table.on.topic.delete", "false");
+        var rec = fx.catalog.createTopic("events", 1, Map.of());
+        ColdObject o = fx.append("events", 0, 4);
+        try (IcebergTopicTables writer = fx.open()) {
+            writer.sync("events");
+        }
+        IcebergTopicTables tables = open(); // a fresh registrar that has not read the table yet
+        tables.dropTable("events", rec.id());
+        String hex = rec.id().toString().replace("-", "").substring(0, 8);
+        Table renamed = table("events__deleted_" + hex);
+        assertThat(renamed.properties()).containsEntry("tierlog.owner", "released");
+        assertThat(livePaths(renamed)).hasSize(1);
+        assertThat(tables.pinned(o.key())).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void aTypedObjectEvolvesTheSchemaWithItsOwnIdsAndOldRowsReadAsNull(String kind)
+            throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("orders", 1, Map.of());
+        fx.append("orders", 0, 5);
+        IcebergTopicTables tables = open();
+        tables.sync("orders");
+        Table t = table("orders");
+        assertThat(t.schema().findField("value_record")).isNull();
+        fx.appendTyped("orders", 0, 6);
+        tables.sync("orders");
+        t.refresh();
+        var vr = t.schema().findField("value_record");
+        assertThat(vr.fieldId()).isEqualTo(24);
+        assertThat(vr.isOptional()).isTrue();
+        assertThat(t.schema().findField("value_record.name").fieldId()).isEqualTo(1_000_001);
+        assertThat(t.schema().findField("value_rebuilt").isOptional()).isTrue();
+        assertThat(t.schema().findField("partition_id").fieldId()).isEqualTo(500);
+        int typed = 0;
+        int rows = 0;
+        try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+            for (Record r : it) {
+                rows++;
+                if (r.getField("value_record") != null) {
+                    typed++;
+                }
+            }
+        }
+        assertThat(rows).isEqualTo(11);
+        assertThat(typed).isBetween(1, 6);
+        assertExactlyCatalog(t, "orders", 1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc"})
+    void anObjectWhoseSchemaCannotJoinTheTableIsRefusedAndReported(String kind) throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("orders", 1, Map.of());
+        fx.append("orders", 0, 5);
+        // the same toy typer for keys and values: field id 1000001 twice in one file
+        ColdObject bad =
+                fx.appendTyped(
+                        "orders",
+                        0,
+                        3,
+                        new io.tierlog.cold.TypedColumns(
+                                new io.tierlog.cold.testing.ToyTyper(),
+                                new io.tierlog.cold.testing.ToyTyper(),
+                                false));
+        IcebergTopicTables tables = open();
+        tables.sync("orders");
+        TableState state = tables.state("orders").orElseThrow();
+        assertThat(state.files()).isEqualTo(1);
+        assertThat(state.lastError()).hasValueSatisfying(e -> assertThat(e).contains(bad.key()));
+        assertThat(tables.audit("orders").missing()).containsExactly(bad.key());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void snapshotExpiryKeepsTheCurrentSnapshotAndEveryDataFile(String kind) throws Exception {
+        fixture(kind);
+        fx.topicSettings.put("iceberg.snapshot.retention.ms", "1");
+        fx.catalog.createTopic("events", 1, Map.of());
+        IcebergTopicTables tables = open();
+        for (int i = 0; i < 4; i++) {
+            fx.append("events", 0, 3);
+            tables.sync("events");
+            Thread.sleep(5); // let the 1 ms retention pass on the wall clock
+        }
+        Table t = table("events");
+        int snapshots = 0;
+        for (Snapshot s : t.snapshots()) {
+            snapshots++;
+        }
+        assertThat(snapshots).isLessThan(4);
+        assertExactlyCatalog(t, "events", 1);
+        for (ColdObject o : fx.catalog.objects("events", 0)) {
+            assertThat(fx.store.head(o.key()).size()).isEqualTo(o.sizeInBytes());
+        }
+        int rows = 0;
+        try (CloseableIterable<Record> it = IcebergGenerics.read(t).build()) {
+            for (Record r : it) {
+                rows++;
+            }
+        }
+        assertThat(rows).isEqualTo(12);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rest"})
+    void aCatalogThatIsDownCostsOnlyFreshnessAndIsReportedAndRetried(String kind) throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 1, Map.of());
+        fx.append("events", 0, 3);
+        IcebergTopicTables tables = fx.openBackground();
+        closing.add(tables);
+        Await.until(
+                "first registration",
+                () -> tables.state("events").orElseThrow().files() == 1,
+                Duration.ofSeconds(30));
+        fx.rest.close();
+        fx.append("events", 0, 3);
+        tables.onCommitted("events", 0); // never throws
+        Await.until(
+                "the failure reported",
+                () -> tables.state("events").orElseThrow().lastError().isPresent(),
+                Duration.ofSeconds(30));
+        assertThatThrownBy(() -> tables.sync("events")).isInstanceOf(TableException.class);
+        assertThat(tables.audit("events").checked()).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void aStaleRetentionCommitConvergesWithTheFilesRemovedOnce(String kind) throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 1, Map.of());
+        List<ColdObject> objs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            objs.add(fx.append("events", 0, 4));
+        }
+        IcebergTopicTables a = open();
+        IcebergTopicTables b = open();
+        a.sync("events");
+        b.sync("events");
+        fx.catalog.removeObjectsBelow("events", 0, objs.get(2).firstOffset());
+        AtomicBoolean once = new AtomicBoolean();
+        b.setHooks(
+                new CommitHooks() {
+                    @Override
+                    void beforeCommit(String topic) {
+                        if (once.compareAndSet(false, true)) {
+                            a.sync(topic); // a removes the same files first
+                        }
+                    }
+                });
+        b.sync("events");
+        assertThat(once).isTrue();
+        Table t = table("events");
+        assertExactlyCatalog(t, "events", 1);
+        assertThat(b.audit("events").clean()).isTrue();
+        assertThat(b.sync("events").committed()).isFalse();
+        int retention = 0;
+        for (Snapshot s : t.snapshots()) {
+            retention += "retention".equals(s.summary().get("tierlog.op")) ? 1 : 0;
+        }
+        assertThat(retention).as("b's stale delete was refused, not committed").isEqualTo(1);
+    }
 }

@@ -5,9 +5,11 @@ import io.tierlog.catalog.ColdObject;
 import io.tierlog.cold.ColdTierOptions;
 import io.tierlog.cold.ObjectKeys;
 import io.tierlog.cold.ObjectStore;
+import io.tierlog.cold.ParquetLogWriter;
 import io.tierlog.cold.S3ObjectStore;
+import io.tierlog.cold.TypedColumns;
 import io.tierlog.cold.WrittenObject;
-import io.tierlog.cold.testing.TestBatches;
+import io.tierlog.cold.testing.ToyTyper;
 import io.tierlog.common.Config;
 import io.tierlog.common.Time;
 import io.tierlog.iceberg.testing.RestCatalogServer;
@@ -99,15 +101,34 @@ final class TablesFixture implements AutoCloseable {
 
     /** Writes and uploads an object of {@code n} records from {@code first}, not committed. */
     ColdObject write(String topic, int partition, long first, int n) throws IOException {
-        MemoryRecords batch = batch(first, n);
+        return write(topic, partition, first, n, TypedColumns.NONE);
+    }
+
+    /** Writes, uploads and commits an object of {@code n} toy-typed values (format 3). */
+    ColdObject appendTyped(String topic, int partition, int n) throws IOException {
+        return appendTyped(topic, partition, n, new TypedColumns(new ToyTyper(), null, false));
+    }
+
+    /** As {@link #appendTyped(String, int, int)} with {@code typed}. */
+    ColdObject appendTyped(String topic, int partition, int n, TypedColumns typed)
+            throws IOException {
+        long first = Math.max(0, catalog.partitionState(topic, partition).coldHighWatermark());
+        ColdObject o = write(topic, partition, first, n, typed);
+        catalog.commit(o);
+        return o;
+    }
+
+    private ColdObject write(String topic, int partition, long first, int n, TypedColumns typed)
+            throws IOException {
+        MemoryRecords batch = typed == TypedColumns.NONE ? batch(first, n) : typedBatch(first, n);
         Path file = Files.createTempFile(dir, "obj", ".parquet");
-        WrittenObject w =
-                TestBatches.writeObject(
-                        file,
-                        topic,
-                        partition,
-                        ColdTierOptions.from(config()),
-                        java.util.List.of(batch));
+        WrittenObject w;
+        try (ParquetLogWriter lw =
+                ParquetLogWriter.open(
+                        file, topic, partition, ColdTierOptions.from(config()), typed)) {
+            lw.append(batch.firstBatch());
+            w = lw.finish();
+        }
         String key = ObjectKeys.newKey("", topic, partition, w.firstOffset(), w.lastOffset());
         store.put(key, file);
         Files.delete(file);
@@ -124,6 +145,19 @@ final class TablesFixture implements AutoCloseable {
                         key,
                         Instant.now());
         return o;
+    }
+
+    private MemoryRecords typedBatch(long first, int n) {
+        SimpleRecord[] rs = new SimpleRecord[n];
+        Random rnd = new Random(first);
+        for (int i = 0; i < n; i++) {
+            rs[i] =
+                    new SimpleRecord(
+                            clock.incrementAndGet(),
+                            ToyTyper.randomPayload(rnd),
+                            ToyTyper.randomPayload(rnd));
+        }
+        return MemoryRecords.withRecords(first, Compression.NONE, rs);
     }
 
     private MemoryRecords batch(long first, int n) {

@@ -29,6 +29,7 @@ public final class RestCatalogServer implements AutoCloseable {
     private final Server server;
     private final JdbcCatalog backend;
     private final URI uri;
+    private boolean closed;
 
     private RestCatalogServer(Server server, JdbcCatalog backend, URI uri) {
         this.server = server;
@@ -81,8 +82,13 @@ public final class RestCatalogServer implements AutoCloseable {
         return uri;
     }
 
+    /** Stops the server (a test's catalog outage). Idempotent. */
     @Override
-    public void close() throws Exception {
+    public synchronized void close() throws Exception {
+        if (closed) {
+            return;
+        }
+        closed = true;
         try {
             server.stop();
         } finally {

@@ -34,6 +34,7 @@ final class ModuleRules {
     static final String COLD = "io.tierlog.cold..";
     static final String EMBEDDED_S3 = "io.tierlog.s3.embedded..";
     static final String COMPACTOR = "io.tierlog.compactor..";
+    static final String ICEBERG = "io.tierlog.iceberg..";
     static final String ENGINE = "io.tierlog.engine..";
     static final String SERVER = "io.tierlog.server..";
     static final String CLI = "io.tierlog.server.cli..";
@@ -48,10 +49,10 @@ final class ModuleRules {
     };
 
     static final String[] OURS = {
-        COMMON, HOT, CATALOG, REGISTRY, COLD, EMBEDDED_S3, COMPACTOR, ENGINE, SERVER
+        COMMON, HOT, CATALOG, REGISTRY, COLD, EMBEDDED_S3, COMPACTOR, ICEBERG, ENGINE, SERVER
     };
 
-    static final String[] BELOW_ENGINE = {HOT, CATALOG, COLD, COMPACTOR, EMBEDDED_S3};
+    static final String[] BELOW_ENGINE = {HOT, CATALOG, COLD, COMPACTOR, ICEBERG, EMBEDDED_S3};
 
     static final String[] AWS_PARQUET_HADOOP = {
         "software.amazon..", "org.apache.parquet..", "shaded.parquet..", "org.apache.hadoop.."
@@ -76,15 +77,31 @@ final class ModuleRules {
     static final ArchRule ONLY_COLD_TIER_SEES_AWS_OR_PARQUET =
             noClasses()
                     .that()
-                    .resideOutsideOfPackage(COLD)
+                    .resideOutsideOfPackages(COLD, ICEBERG)
                     .should()
                     .dependOnClassesThat()
                     .resideInAnyPackage(AWS_PARQUET_HADOOP)
-                    .as("no module but cold-tier sees AWS SDK, Parquet or Hadoop types")
+                    .as(
+                            "no module but cold-tier (and iceberg) sees AWS SDK, Parquet or Hadoop types")
                     .because(
                             "ObjectStore and the Parquet layout are the cold tier's seams: an"
                                     + " object store or file format change stays in one module,"
-                                    + " and the rest is tested against the seam");
+                                    + " and the rest is tested against the seam (iceberg reads"
+                                    + " the objects' footers for the tables' column metrics)");
+
+    /** 2c. Iceberg's own types only in the iceberg module. */
+    static final ArchRule ONLY_ICEBERG_SEES_ICEBERG =
+            noClasses()
+                    .that()
+                    .resideOutsideOfPackage(ICEBERG)
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage("org.apache.iceberg..")
+                    .as("no module but iceberg sees org.apache.iceberg types")
+                    .because(
+                            "the engine talks to the tables only through TopicTables: an Iceberg"
+                                    + " upgrade or catalog change stays in one module, and the"
+                                    + " compactor, cold tier and catalog never know tables exist");
 
     /** 2b. s3proxy (and jclouds under it) only in the embedded server's module. */
     static final ArchRule ONLY_EMBEDDED_S3_SEES_S3PROXY =
@@ -246,7 +263,7 @@ final class ModuleRules {
 
     /** The modules other modules (and embedders) build on; the server is the application. */
     static final String[] LIBRARY_MODULES = {
-        COMMON, HOT, CATALOG, REGISTRY, COLD, EMBEDDED_S3, COMPACTOR, ENGINE
+        COMMON, HOT, CATALOG, REGISTRY, COLD, EMBEDDED_S3, COMPACTOR, ICEBERG, ENGINE
     };
 
     static final ArchRule NO_THIRD_PARTY_TYPES_IN_PUBLIC_SIGNATURES =
@@ -255,6 +272,11 @@ final class ModuleRules {
                     .resideInAnyPackage(LIBRARY_MODULES)
                     .and()
                     .resideOutsideOfPackages(REGISTRY_INTERNALS)
+                    .and()
+                    // An Iceberg FileIO by definition (Iceberg's types are its signature); public
+                    // only for the iceberg module's REST catalog test fixture, used by no other
+                    // module (ONLY_ICEBERG_SEES_ICEBERG keeps it so).
+                    .doNotHaveFullyQualifiedName("io.tierlog.iceberg.ObjectStoreFileIO")
                     .and()
                     .arePublic()
                     .should(exposeOnlyJdkTierlogAndAllowedTypes())
@@ -304,6 +326,15 @@ final class ModuleRules {
                                     COMMON))
                     .and(
                             onlyOn(
+                                    "iceberg",
+                                    ICEBERG,
+                                    "it registers the catalog's objects in tables and knows"
+                                            + " nothing of logs or offload",
+                                    CATALOG,
+                                    COLD,
+                                    COMMON))
+                    .and(
+                            onlyOn(
                                     "engine",
                                     ENGINE,
                                     "it is the facade over everything below it, and nothing"
@@ -313,10 +344,12 @@ final class ModuleRules {
                                     REGISTRY,
                                     COLD,
                                     COMPACTOR,
+                                    ICEBERG,
                                     COMMON))
                     .as(
                             "module layering: common < hot-tier, catalog, cold-tier < compactor < engine;"
-                                    + " catalog < schema-registry < compactor")
+                                    + " catalog < schema-registry < compactor; catalog, cold-tier"
+                                    + " < iceberg < engine")
                     .because("README's module table; a cycle would make the modules one");
 
     /** Classes of {@code module} depend on none of our modules but itself and {@code allowed}. */

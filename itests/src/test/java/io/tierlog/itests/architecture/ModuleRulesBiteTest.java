@@ -22,6 +22,7 @@ class ModuleRulesBiteTest {
                     .importPackages(
                             "io.tierlog.hot.archviolation",
                             "io.tierlog.catalog.archviolation",
+                            "io.tierlog.compactor.archviolation",
                             "io.tierlog.engine.archviolation",
                             "io.tierlog.server.archviolation",
                             "io.tierlog.server.cli.archviolation",
@@ -121,6 +122,20 @@ class ModuleRulesBiteTest {
         assertThat(violations(ModuleRules.MODULE_LAYERING))
                 .contains("CatalogReadsTheHotTier", "io.tierlog.hot.TopicNames")
                 .doesNotContain("HotTierOpensJdbc");
+    }
+
+    @Test
+    void icebergTypesOutsideTheIcebergModuleAreReported() {
+        assertThat(violations(ModuleRules.ONLY_ICEBERG_SEES_ICEBERG))
+                .contains("EngineNamesAnIcebergTable", "org.apache.iceberg.catalog.TableIdentifier")
+                .doesNotContain("CompactorSyncsTables");
+    }
+
+    @Test
+    void theCompactorDependingOnTheTablesIsReported() {
+        assertThat(violations(ModuleRules.MODULE_LAYERING))
+                .contains("CompactorSyncsTables", "io.tierlog.iceberg.TopicTables")
+                .doesNotContain("EngineNamesAnIcebergTable");
     }
 
     @Test

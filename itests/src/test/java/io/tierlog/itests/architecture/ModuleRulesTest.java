@@ -39,6 +39,7 @@ class ModuleRulesTest {
                         "io.tierlog.cold.S3ObjectStore",
                         "io.tierlog.s3.embedded.EmbeddedS3Server",
                         "io.tierlog.compactor.Compactor",
+                        "io.tierlog.iceberg.TopicTables",
                         "io.tierlog.engine.TieredLog",
                         "io.tierlog.server.TierlogServer",
                         "io.tierlog.server.cli.TierlogCli")
@@ -66,6 +67,11 @@ class ModuleRulesTest {
     @Test
     void registryFormatInternalsStayInsideTheRegistry() {
         ModuleRules.REGISTRY_INTERNALS_STAY_INSIDE.check(MAIN);
+    }
+
+    @Test
+    void onlyTheIcebergModuleSeesIcebergTypes() {
+        ModuleRules.ONLY_ICEBERG_SEES_ICEBERG.check(MAIN);
     }
 
     @Test

@@ -52,8 +52,10 @@ final class TieredCommands {
             description = {
                 "Per partition: hot and cold offset ranges, cold object count and bytes, offload"
                         + " lag, the last stable offset (lso) and each open transaction (producer"
-                        + " id, epoch, first offset, time since its last write). Read-only: safe"
-                        + " while the server runs."
+                        + " id, epoch, first offset, time since its last write); per Iceberg"
+                        + " table: snapshot, files, registered and catalog ranges, freshness lag"
+                        + " against the target, drift and last error. Read-only: safe while the"
+                        + " server runs."
             })
     static final class Inspect extends Base implements Callable<Integer> {
         @Parameters(arity = "0..1", paramLabel = "TOPIC", description = "Only this topic.")
@@ -69,6 +71,10 @@ final class TieredCommands {
                         }
                         if (reports.isEmpty()) {
                             System.out.println(topic == null ? "no topics" : "no topic " + topic);
+                        }
+                        for (io.tierlog.engine.TableReport t :
+                                log.tables(Optional.ofNullable(topic))) {
+                            System.out.println(t.format());
                         }
                         return 0;
                     });
