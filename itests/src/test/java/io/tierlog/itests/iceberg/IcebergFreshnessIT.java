@@ -41,6 +41,7 @@ class IcebergFreshnessIT {
     @Test
     void trickleProducerRecordsAreQueryableInTheTableWithinTheFreshnessTarget() throws Exception {
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.iceberg", "warn");
         Path data = dir.resolve("data");
         int port;
         int metricsPort;

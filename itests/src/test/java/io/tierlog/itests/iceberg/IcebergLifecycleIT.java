@@ -50,6 +50,7 @@ class IcebergLifecycleIT {
     @BeforeEach
     void start() throws Exception {
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.iceberg", "warn");
         data = dir.resolve("data");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {

@@ -43,6 +43,7 @@ class RestCatalogIT {
     void aServerOnARestCatalogRegistersItsObjectsAndAnOutsideRestClientReadsThem()
             throws Exception {
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.iceberg", "warn");
         try (ColdTierFixture s3 = ColdTierFixture.start(dir);
                 RestCatalogServer rest =
                         RestCatalogServer.start(

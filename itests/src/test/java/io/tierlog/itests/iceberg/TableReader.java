@@ -161,7 +161,8 @@ public final class TableReader {
         List<LiveFile> files = new ArrayList<>();
         if (current != null) {
             int offsetId = t.schema().findField("offset").fieldId();
-            try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
+            try (CloseableIterable<FileScanTask> tasks =
+                    t.newScan().includeColumnStats().planFiles()) {
                 for (FileScanTask task : tasks) {
                     files.add(liveFile(task.file(), offsetId));
                 }
