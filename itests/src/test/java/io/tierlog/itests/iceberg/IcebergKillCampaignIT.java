@@ -49,7 +49,7 @@ class IcebergKillCampaignIT {
     private static final String RETAINED = "ice-retained";
     private static final String NAMESPACE = "tierlog";
     private static final int KILLS = Integer.getInteger("tierlog.iceberg.kills", 30);
-    private static final Duration HOOK_WAIT = Duration.ofSeconds(8);
+    private static final Duration HOOK_WAIT = Duration.ofSeconds(12);
     private static final Duration CONVERGE = Duration.ofSeconds(20);
 
     /** Where a cycle's kill falls. */
@@ -120,7 +120,7 @@ class IcebergKillCampaignIT {
             Instant killedAt = Instant.now(); // the last kill: what the catalog held is owed
             for (int kill = 1; kill <= KILLS; kill++) {
                 Point point = draw(random);
-                int skip = random.nextInt(3);
+                int skip = random.nextInt(2);
                 hits.computeIfAbsent(point, p -> new int[2])[0]++;
                 Map<String, String> props = new LinkedHashMap<>();
                 if (point.hook != null) {
@@ -131,9 +131,23 @@ class IcebergKillCampaignIT {
                     server.kill(); // the server that created the topics: restarted armed
                 }
                 server.start(props);
+                long startedAt = System.nanoTime();
+                // the schedule's times count from the listener (a loaded machine starts slowly);
+                // a hook may halt the server before it listens
+                boolean listening = server.awaitListening(Duration.ofSeconds(90));
                 long cycleStart = System.nanoTime();
                 String outcome;
                 boolean didConverge = false;
+                if (!listening && server.exitStatus().orElse(0) != 137) {
+                    problems.add(
+                            "kill "
+                                    + kill
+                                    + ": server did not listen (exit "
+                                    + server.exitStatus()
+                                    + "): "
+                                    + server.tail(20));
+                    break;
+                }
                 switch (point) {
                     case RANDOM_ANYWHERE -> {
                         long at = cycleStart + (300 + random.nextInt(3500)) * 1_000_000L;
@@ -174,9 +188,10 @@ class IcebergKillCampaignIT {
                             outcome =
                                     "halted at "
                                             + point.hook
-                                            + " after "
-                                            + (System.nanoTime() - cycleStart) / 1_000_000
-                                            + " ms";
+                                            + " "
+                                            + (System.nanoTime() - startedAt) / 1_000_000
+                                            + " ms after the start"
+                                            + (listening ? "" : " (before listening)");
                         } else if (exit.isPresent()) {
                             problems.add(
                                     "kill "
@@ -214,7 +229,9 @@ class IcebergKillCampaignIT {
             }
             // the end: an unarmed restart converges, then the producer stops and the table
             // settles on exactly the catalog's objects
-            server.start(Map.of());
+            // no merge in the last phase: a merge's catalog replace right before the final stop
+            // would leave the table's rewrite to the next start, and verify would see it pending
+            server.start(Map.of(), Map.of("offload.merge.enabled", "false"));
             assertThat(server.awaitListening(Duration.ofSeconds(90)))
                     .as("last restart; log %s", server.log())
                     .isTrue();

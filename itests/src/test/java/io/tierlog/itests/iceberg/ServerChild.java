@@ -54,6 +54,13 @@ final class ServerChild {
 
     /** Starts the server (not waiting for it), with {@code sysProps} as {@code -D} flags. */
     void start(Map<String, String> sysProps) throws IOException {
+        start(sysProps, Map.of());
+    }
+
+    /** As {@link #start(Map)}, with {@code overrides} over the settings for this start only. */
+    void start(Map<String, String> sysProps, Map<String, String> overrides) throws IOException {
+        Map<String, String> effective = new java.util.TreeMap<>(settings);
+        effective.putAll(overrides);
         if (isAlive()) {
             throw new IllegalStateException("server already running");
         }
@@ -67,8 +74,7 @@ final class ServerChild {
         cmd.add("serve");
         cmd.add("--set");
         cmd.add("listeners=PLAINTEXT://127.0.0.1:" + port);
-        settings.entrySet().stream()
-                .sorted(Map.Entry.comparingByKey())
+        effective.entrySet().stream()
                 .forEach(
                         e -> {
                             cmd.add("--set");
