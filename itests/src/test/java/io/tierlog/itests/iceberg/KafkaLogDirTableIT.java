@@ -38,10 +38,10 @@ class KafkaLogDirTableIT {
 
     @Test
     void offloadOnceOverAKafkaBrokersLogDirYieldsATableWithEveryRecordOnce() throws Exception {
-        int records = Integer.getInteger("tierlog.iceberg.kafka.records", 30_000);
+        int records = Integer.getInteger("tierlog.iceberg.kafka.records", 60_000);
         Path logDir;
         try (KafkaBroker broker =
-                KafkaBroker.start(dir.resolve("kafka"), Map.of("log.segment.bytes", "262144"))) {
+                KafkaBroker.start(dir.resolve("kafka"), Map.of("log.segment.bytes", "1048576"))) {
             logDir = broker.logDir();
             produce(broker.bootstrapServers(), records);
             broker.stop();
@@ -123,7 +123,7 @@ class KafkaLogDirTableIT {
         try (KafkaProducer<byte[], byte[]> p =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < records; i++) {
-                byte[] value = ("record-" + i + "-" + "x".repeat(i % 97)).getBytes();
+                byte[] value = ("record-" + i + "-" + "x".repeat(40 + i % 97)).getBytes();
                 acks.add(p.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value)));
             }
             p.flush();
