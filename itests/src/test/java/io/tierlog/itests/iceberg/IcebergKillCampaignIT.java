@@ -114,9 +114,29 @@ class IcebergKillCampaignIT {
                         60,
                         150);
         try {
+            // the first server dumps a class archive for the restarts: it creates the topics and
+            // registers their first objects (so the registrar's classes are in it too), then stops
+            server.shareClasses(
+                    ClassArchive.classpath(dir.resolve("classpath")), dir.resolve("ice.jsa"));
             server.startListening();
             createTopics(server.bootstrap());
             producer.start();
+            long dumpStart = System.nanoTime();
+            Await.atMost(
+                    Duration.ofSeconds(60),
+                    () -> {
+                        try {
+                            return check(TOPIC).liveFiles();
+                        } catch (RuntimeException notYet) {
+                            return 0; // no catalog or table yet
+                        }
+                    },
+                    files -> files > 0);
+            server.stop(Duration.ofSeconds(60));
+            System.out.printf(
+                    "class archive %s (%d ms)%n",
+                    server.useArchive() ? "written" : "NOT written",
+                    (System.nanoTime() - dumpStart) / 1_000_000);
             Instant killedAt = Instant.now(); // the last kill: what the catalog held is owed
             for (int kill = 1; kill <= KILLS; kill++) {
                 Point point = draw(random);
@@ -126,9 +146,6 @@ class IcebergKillCampaignIT {
                 if (point.hook != null) {
                     props.put("tierlog.iceberg.halt.at", point.hook);
                     props.put("tierlog.iceberg.halt.skip", Integer.toString(skip));
-                }
-                if (server.isAlive()) {
-                    server.kill(); // the server that created the topics: restarted armed
                 }
                 server.start(props);
                 long startedAt = System.nanoTime();

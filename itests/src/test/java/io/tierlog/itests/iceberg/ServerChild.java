@@ -35,6 +35,8 @@ final class ServerChild {
     private final int port;
     private final Map<String, String> settings;
     private final Path log;
+    private String classpath = System.getProperty("java.class.path");
+    private final List<String> extraFlags = new ArrayList<>();
     private Process process;
     private int starts;
 
@@ -42,6 +44,31 @@ final class ServerChild {
         this.port = port;
         this.settings = Map.copyOf(settings);
         this.log = log;
+    }
+
+    /**
+     * Starts children on {@code classpath} (see {@link ClassArchive}): the next start dumps a
+     * dynamic class data sharing archive to {@code archive} as it exits gracefully, every later one
+     * maps it ({@code -Xshare:auto}: a JVM that cannot, starts without it).
+     */
+    void shareClasses(String classpath, Path archive) {
+        this.classpath = classpath;
+        extraFlags.clear();
+        extraFlags.add("-XX:ArchiveClassesAtExit=" + archive);
+        this.archive = archive;
+    }
+
+    private Path archive;
+
+    /** After the dumping start ended: later starts use the archive, if one was written. */
+    boolean useArchive() throws IOException {
+        extraFlags.clear();
+        if (archive != null && Files.isRegularFile(archive) && Files.size(archive) > 0) {
+            extraFlags.add("-XX:SharedArchiveFile=" + archive);
+            extraFlags.add("-Xshare:auto");
+            return true;
+        }
+        return false;
     }
 
     String bootstrap() {
@@ -67,9 +94,10 @@ final class ServerChild {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
+        cmd.addAll(extraFlags);
         sysProps.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classpath);
         cmd.add("io.tierlog.server.cli.TierlogCli");
         cmd.add("serve");
         cmd.add("--set");
