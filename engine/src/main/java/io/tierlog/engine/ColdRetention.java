@@ -198,7 +198,18 @@ final class ColdRetention {
      * unpinned).
      */
     void deleteObjects(List<ColdObject> objects) {
-        TopicTables t = tables;
+        deleteObjects(objects, tables);
+    }
+
+    /**
+     * Deletes a deleted topic's objects: its table was dropped first (or it had none), so nothing
+     * references them any more, whatever the pins say of a topic no longer known.
+     */
+    void deleteObjectsOfDroppedTopic(List<ColdObject> objects) {
+        deleteObjects(objects, TopicTables.disabled());
+    }
+
+    private void deleteObjects(List<ColdObject> objects, TopicTables t) {
         for (ColdObject o : objects) {
             reader.forget(o.key());
             if (t.pinned(o.key())) {

@@ -408,7 +408,7 @@ final class EngineResources implements Closeable {
             b.retention.setTables(b.tables);
             TopicRegistry topics = b.topics;
             ColdRetention deleter = b.retention;
-            topics.onDeletedObjects(deleter::deleteObjects);
+            topics.onDeletedObjects(deleter::deleteObjectsOfDroppedTopic);
         }
 
         if (tiered && config.get(EngineOptions.OFFLOAD_ENABLED)) {

@@ -222,6 +222,9 @@ public final class TieredLog implements Closeable {
         if (topics.topic(name).isPresent()) {
             try {
                 topics.delete(name);
+                if (res.freshness() != null) {
+                    res.freshness().forget(name); // its lag gauges go with it
+                }
                 return;
             } catch (UnknownTopicOrPartitionException e) {
                 // deleted meanwhile: remove what may be left below

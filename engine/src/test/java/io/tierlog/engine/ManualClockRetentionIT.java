@@ -115,9 +115,16 @@ class ManualClockRetentionIT {
         try (TieredLog log =
                 open(
                         Map.of(
-                                "retention.ms", Long.toString(hour),
-                                "local.retention.bytes", "1",
-                                "offload.target.object.bytes", "1024"))) {
+                                "retention.ms",
+                                Long.toString(hour),
+                                "local.retention.bytes",
+                                "1",
+                                "offload.target.object.bytes",
+                                "1024",
+                                // the table's wall-clock roll (target/2) must not offload the
+                                // active segment when the clock jumps by retention.ms
+                                "iceberg.freshness.target.ms",
+                                Long.toString(8 * hour)))) {
             log.createTopic(TP.topic(), 1, Map.of());
             EngineFixture.appendRecords(log, TP, 100, 10, BASE_TS);
             MaintenanceResult r = log.maintain();

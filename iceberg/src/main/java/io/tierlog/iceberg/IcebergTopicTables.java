@@ -20,6 +20,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
 final class IcebergTopicTables implements TopicTables, Registrars {
     private static final Logger LOG = LoggerFactory.getLogger(IcebergTopicTables.class);
     private static final long FULL_PASS_MS = 60_000;
+    private static final java.util.regex.Pattern RELEASED_NAME =
+            java.util.regex.Pattern.compile(".+__deleted_[0-9a-f]{8}");
 
     private final TableSetup setup;
     private final boolean readOnly;
@@ -51,6 +54,17 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     private final Object lock = new Object();
     private final Thread thread;
     private volatile CommitHooks hooks = CommitHooks.NONE;
+
+    /** The catalog's topics as of the last full pass (null before it): others are not pinned. */
+    private volatile Set<String> knownTopics;
+
+    /**
+     * Live file keys of the released tables ({@code tierlog.owner=released}, our catalog id) as of
+     * the last listing; null until one listing has succeeded, and until then every object of a
+     * topic the catalog does not know is pinned.
+     */
+    private volatile Set<String> releasedKeys;
+
     private volatile int batchLimit = TopicRegistrar.BATCH;
     private TableCatalog catalog;
     private volatile boolean closed;
@@ -70,12 +84,15 @@ final class IcebergTopicTables implements TopicTables, Registrars {
     /** As {@link #open(TableSetup, boolean)}; {@code background=false}: rounds only by sync. */
     static IcebergTopicTables open(TableSetup setup, boolean readOnly, boolean background) {
         IcebergTopicTables t = new IcebergTopicTables(setup, readOnly);
-        if (background) {
+        if (!readOnly) {
             try {
                 t.catalog();
+                t.refreshReleased();
             } catch (TableException e) {
                 LOG.warn("iceberg catalog unavailable (retrying): {}", e.getMessage());
             }
+        }
+        if (background) {
             t.thread.setDaemon(true);
             t.thread.start();
         }
@@ -294,6 +311,10 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                 return true;
             }
         }
+        Set<String> releasedNow = releasedKeys;
+        if (releasedNow != null && releasedNow.contains(key)) {
+            return true;
+        }
         Optional<ObjectKeys.ParsedKey> parsed = ObjectKeys.parse(key);
         if (parsed.isEmpty()) {
             return false;
@@ -306,10 +327,70 @@ final class IcebergTopicTables implements TopicTables, Registrars {
         if (r != null && r.loaded()) {
             return false;
         }
+        if (r == null) {
+            Set<String> known = knownTopics;
+            boolean unknown;
+            try {
+                unknown =
+                        known != null
+                                ? !known.contains(topic)
+                                : setup.catalog().topic(topic).isEmpty();
+            } catch (RuntimeException e) {
+                return true;
+            }
+            if (unknown) {
+                // a deleted topic's orphans, unless a released table may hold them
+                return releasedNow == null;
+            }
+        }
         try {
             return enabled(topic);
         } catch (RuntimeException e) {
             return true;
+        }
+    }
+
+    /**
+     * Lists the namespace's released tables of our catalog and pins their live files; a failure
+     * keeps the previous set (or the safe default before the first listing).
+     */
+    void refreshReleased() {
+        try {
+            TableCatalog c = catalog();
+            if (!c.available()) {
+                return;
+            }
+            Set<String> keys = new HashSet<>();
+            List<TableIdentifier> ids;
+            try {
+                ids = c.catalog().listTables(namespace);
+            } catch (NoSuchNamespaceException e) {
+                ids = List.of();
+            }
+            for (TableIdentifier id : ids) {
+                if (!RELEASED_NAME.matcher(id.name()).matches()) {
+                    continue;
+                }
+                Table table;
+                try {
+                    table = c.catalog().loadTable(id);
+                } catch (NoSuchTableException e) {
+                    continue; // dropped meanwhile
+                }
+                Map<String, String> props = table.properties();
+                if (!"released".equals(props.get(TableCreation.OWNER))
+                        || !catalogId().toString().equals(props.get(TableCreation.CATALOG_ID))) {
+                    continue;
+                }
+                for (LiveFile f : TableFiles.live(table, io, table.currentSnapshot())) {
+                    keys.add(f.key());
+                }
+            }
+            releasedKeys = keys;
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "cannot list the released tables (objects of unknown topics stay pinned): {}",
+                    e.toString());
         }
     }
 
@@ -442,9 +523,10 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                 lastForeign = s;
             }
         }
+        String foreignSchema = TableCreation.foreignSchema(table);
         Optional<String> drift =
                 foreign == 0
-                        ? Optional.empty()
+                        ? Optional.ofNullable(foreignSchema)
                         : Optional.of(
                                 foreign
                                         + " foreign snapshot(s), the latest "
@@ -517,7 +599,12 @@ final class IcebergTopicTables implements TopicTables, Registrars {
                 long now = setup.time().milliseconds();
                 if (now >= nextFullPass) {
                     nextFullPass = now + FULL_PASS_MS;
-                    for (TopicRecord t : setup.catalog().topics()) {
+                    List<TopicRecord> all = setup.catalog().topics();
+                    Set<String> names = new HashSet<>();
+                    all.forEach(t -> names.add(t.name()));
+                    knownTopics = names;
+                    refreshReleased();
+                    for (TopicRecord t : all) {
                         if (enabled(t.name())) {
                             schedule(t.name(), now);
                         }

@@ -87,10 +87,16 @@ public final class ObjectStoreFileIO implements FileIO {
     @Override
     public void close() {}
 
+    /**
+     * An input file. Of unknown length (metadata.json, a manifest list: small files), the first use
+     * reads the whole object with one GET rather than a HEAD and then ranged GETs; of known length
+     * (manifests, data files), reads are ranged GETs.
+     */
     private final class In implements InputFile {
         private final String path;
         private final String key;
         private long length;
+        private ByteBuffer whole;
 
         In(String path, long length) {
             this.path = path;
@@ -98,23 +104,34 @@ public final class ObjectStoreFileIO implements FileIO {
             this.length = length;
         }
 
+        private void readWhole() {
+            try {
+                whole = store.get(key).slice();
+                length = whole.remaining();
+            } catch (ObjectNotFoundException e) {
+                throw new NotFoundException(e, "file does not exist: %s", path);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
         @Override
         public long getLength() {
             if (length < 0) {
-                try {
-                    length = store.head(key).size();
-                } catch (ObjectNotFoundException e) {
-                    throw new NotFoundException(e, "file does not exist: %s", path);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+                readWhole();
             }
             return length;
         }
 
         @Override
         public SeekableInputStream newStream() {
-            return new RangedStream(key, getLength());
+            if (length < 0) {
+                readWhole();
+            }
+            if (whole != null) {
+                return new RangedStream(key, whole.duplicate());
+            }
+            return new RangedStream(key, length);
         }
 
         @Override
@@ -124,11 +141,16 @@ public final class ObjectStoreFileIO implements FileIO {
 
         @Override
         public boolean exists() {
-            try {
-                getLength();
+            if (length >= 0) {
                 return true;
-            } catch (NotFoundException e) {
+            }
+            try {
+                length = store.head(key).size();
+                return true;
+            } catch (ObjectNotFoundException e) {
                 return false;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
     }
@@ -144,6 +166,14 @@ public final class ObjectStoreFileIO implements FileIO {
         RangedStream(String key, long length) {
             this.key = key;
             this.length = length;
+        }
+
+        /** A stream over bytes already read (the whole object). */
+        RangedStream(String key, ByteBuffer whole) {
+            this.key = key;
+            this.length = whole.remaining();
+            this.chunk = whole;
+            this.chunkStart = 0;
         }
 
         @Override

@@ -52,6 +52,10 @@ final class TableCatalogs {
                 props.put(e.getKey().substring(PASS_THROUGH.length()), e.getValue());
             }
         }
+        // Scan and commit reports of every round: logged at INFO (or posted to a REST server)
+        // by default, a cost per round nobody reads; a pass-through setting turns them back on.
+        props.putIfAbsent(CatalogProperties.METRICS_REPORTER_IMPL, QuietReporter.class.getName());
+        props.putIfAbsent("rest-metrics-reporting-enabled", "false");
         if (config.get(IcebergOptions.CATALOG_TYPE) == IcebergOptions.CatalogType.REST) {
             return rest(name, config.get(IcebergOptions.CATALOG_URI), props, io);
         }
@@ -146,5 +150,14 @@ final class TableCatalogs {
     private static String withoutParams(String uri) {
         int q = uri.indexOf('?');
         return q < 0 ? uri : uri.substring(0, q);
+    }
+
+    /** Drops Iceberg's scan and commit reports (loaded by name by the catalog). Stateless. */
+    public static final class QuietReporter implements org.apache.iceberg.metrics.MetricsReporter {
+        /** For the catalog's reflective construction. */
+        public QuietReporter() {}
+
+        @Override
+        public void report(org.apache.iceberg.metrics.MetricsReport report) {}
     }
 }

@@ -26,6 +26,9 @@ final class TableCreation {
     static final String TOPIC_ID = "tierlog.topic.id";
     static final String CATALOG_ID = "tierlog.catalog.id";
 
+    /** The id of the schema tierlog last made current: another current schema is drift. */
+    static final String SCHEMA_ID = "tierlog.schema.id";
+
     private TableCreation() {}
 
     static Map<String, String> properties(UUID topicId, UUID catalogId) {
@@ -72,6 +75,10 @@ final class TableCreation {
                         .setDefaultSortOrder(SortOrder.unsorted())
                         .setProperties(properties)
                         .build();
+        md =
+                TableMetadata.buildFrom(md)
+                        .setProperties(Map.of(SCHEMA_ID, Integer.toString(md.currentSchemaId())))
+                        .build();
         String file = location + "/metadata/00000-" + UUID.randomUUID() + ".metadata.json";
         TableMetadataParser.overwrite(md, catalog.io().newOutputFile(file));
         try {
@@ -86,12 +93,43 @@ final class TableCreation {
     static void evolve(Table table, Schema schema) {
         TableOperations ops = ((HasTableOperations) table).operations();
         TableMetadata base = ops.refresh();
+        int schemaId = nextSchemaId(base, schema);
         TableMetadata next =
                 TableMetadata.buildFrom(base)
                         .setCurrentSchema(
                                 schema, Math.max(base.lastColumnId(), schema.highestFieldId()))
+                        .setProperties(Map.of(SCHEMA_ID, Integer.toString(schemaId)))
                         .build();
+        if (next.currentSchemaId() != schemaId) {
+            throw new IllegalStateException(
+                    "schema id " + next.currentSchemaId() + ", expected " + schemaId);
+        }
         ops.commit(base, next);
         table.refresh();
+    }
+
+    /** The id Iceberg gives {@code schema} made current: an equal schema's, or the next one. */
+    private static int nextSchemaId(TableMetadata base, Schema schema) {
+        int max = -1;
+        for (Schema s : base.schemas()) {
+            if (s.sameSchema(schema)) {
+                return s.schemaId();
+            }
+            max = Math.max(max, s.schemaId());
+        }
+        return max + 1;
+    }
+
+    /**
+     * Why the table's current schema is not the one tierlog last committed, or null (also for a
+     * table that records none).
+     */
+    static String foreignSchema(Table table) {
+        String mine = table.properties().get(SCHEMA_ID);
+        int current = table.schema().schemaId();
+        if (mine == null || mine.equals(Integer.toString(current))) {
+            return null;
+        }
+        return "schema " + current + " is current, not tierlog's schema " + mine;
     }
 }

@@ -55,6 +55,10 @@ final class TopicRegistrar {
     private final TableIdentifier id;
     private final Map<String, LiveFile> mirror = new ConcurrentHashMap<>();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+
+    /** Keys the mirror's snapshot holds more than once: the next commit re-adds them once. */
+    private final Set<String> duplicates = ConcurrentHashMap.newKeySet();
+
     private volatile boolean loaded;
     private Long mirrorSnapshot;
     private volatile Optional<String> drift = Optional.empty();
@@ -65,6 +69,13 @@ final class TopicRegistrar {
     int failures;
     private boolean backfilling;
     private String refusal;
+
+    /**
+     * The table as the last round read it (refreshed, not reloaded, by the next), and its catalog.
+     */
+    private Table cached;
+
+    private TableCatalog cachedCatalog;
 
     TopicRegistrar(String topic, TableIdentifier id) {
         this.topic = topic;
@@ -138,6 +149,13 @@ final class TopicRegistrar {
                 }
             }
             refreshMirror(table, ctx.io());
+            String foreign = table == null ? null : TableCreation.foreignSchema(table);
+            if (foreign != null) {
+                if (drift.isEmpty()) {
+                    LOG.warn("table {}: {}; registration paused", id, foreign);
+                }
+                drift = Optional.of(foreign);
+            }
             publish(enabled, partitions(catalogNext));
             if (!commit) {
                 return new Round(SyncResult.skipped(topic, "read-only"), false);
@@ -160,7 +178,18 @@ final class TopicRegistrar {
                     remove.add(f);
                 }
             }
-            if (add.isEmpty() && remove.isEmpty()) {
+            List<ColdObject> repairAdd = new ArrayList<>();
+            List<LiveFile> repairRemove = new ArrayList<>();
+            for (String k : duplicates) {
+                LiveFile f = mirror.get(k);
+                ColdObject o = desired.get(k);
+                if (f != null && o != null) {
+                    repairRemove.add(f); // deleting the path drops every entry of it
+                    repairAdd.add(o); // and it is added once
+                }
+            }
+            boolean repair = !repairAdd.isEmpty();
+            if (add.isEmpty() && remove.isEmpty() && !repair) {
                 lastError = Optional.empty();
                 failures = 0;
                 expire(table, topicConfig, ctx);
@@ -176,12 +205,15 @@ final class TopicRegistrar {
             if (more) {
                 add = new ArrayList<>(add.subList(0, limit));
             }
-            Outcome out = commitRound(ctx, rec, table, add, remove, backfill);
+            add.addAll(repairAdd); // never cut from their removal by the batch limit
+            remove.addAll(repairRemove);
+            Outcome out = commitRound(ctx, rec, table, add, remove, backfill, repair);
             if (out == Outcome.DONE) {
+                duplicates.clear();
                 backfilling = more;
                 lastError = Optional.ofNullable(refusal);
                 failures = 0;
-                expire(load(catalog), topicConfig, ctx);
+                expire(cached, topicConfig, ctx);
                 publish(enabled, partitions(catalogNext));
                 notifyListeners(ctx, add, remove);
                 return new Round(new SyncResult(topic, add.size(), remove.size(), true, ""), more);
@@ -203,11 +235,27 @@ final class TopicRegistrar {
         NOTHING
     }
 
+    /**
+     * The table as of now: the last round's table refreshed (one catalog lookup of the metadata
+     * location, metadata.json read only when it moved), or loaded; null when there is none.
+     */
     private Table load(TableCatalog catalog) {
         try {
-            return catalog.catalog().loadTable(id);
+            if (cached != null && cachedCatalog == catalog) {
+                cached.refresh();
+                return cached;
+            }
+            cached = null;
+            Table t = catalog.catalog().loadTable(id);
+            cached = t;
+            cachedCatalog = catalog;
+            return t;
         } catch (NoSuchTableException e) {
+            cached = null;
             return null;
+        } catch (RuntimeException e) {
+            cached = null;
+            throw e;
         }
     }
 
@@ -240,9 +288,17 @@ final class TopicRegistrar {
             s = s.parentId() == null ? null : table.snapshot(s.parentId());
         }
         Map<String, LiveFile> fresh = new HashMap<>();
+        Set<String> twice = new java.util.HashSet<>();
         for (LiveFile f : TableFiles.live(table, io, cur)) {
-            fresh.put(f.key(), f);
+            if (fresh.put(f.key(), f) != null) {
+                twice.add(f.key());
+            }
         }
+        if (!twice.isEmpty()) {
+            LOG.warn("table {}: {} file(s) registered more than once, repairing", id, twice.size());
+        }
+        duplicates.clear();
+        duplicates.addAll(twice);
         mirror.putAll(fresh);
         mirror.keySet().retainAll(fresh.keySet());
         mirrorSnapshot = curId;
@@ -255,7 +311,8 @@ final class TopicRegistrar {
             Table table,
             List<ColdObject> add,
             List<LiveFile> remove,
-            boolean backfill) {
+            boolean backfill,
+            boolean repair) {
         Map<String, ParquetMetadata> footers = new LinkedHashMap<>();
         Schema schema = table == null ? null : table.schema();
         Schema initialFile = null;
@@ -276,6 +333,8 @@ final class TopicRegistrar {
                 accepted.add(o);
             } catch (IOException | TableSchemas.IncompatibleSchemaException | TableException e) {
                 refused.add(o.key() + ": " + e.getMessage());
+                String k = o.key();
+                remove.removeIf(f -> f.key().equals(k)); // a repair's re-add refused: keep it
             }
         }
         refusal = null;
@@ -315,7 +374,7 @@ final class TopicRegistrar {
         for (ColdObject o : add) {
             files.add(TableFiles.dataFile(table, ctx.io(), o, footers.get(o.key())));
         }
-        return commit(ctx, table, add, files, remove, backfill);
+        return commit(ctx, table, add, files, remove, backfill, repair);
     }
 
     private void check(ColdObject o, ParquetMetadata md) {
@@ -335,17 +394,22 @@ final class TopicRegistrar {
             List<ColdObject> add,
             List<DataFile> files,
             List<LiveFile> remove,
-            boolean backfill) {
+            boolean backfill,
+            boolean repair) {
         Set<Integer> touched = new TreeSet<>();
         add.forEach(o -> touched.add(o.partition()));
         remove.forEach(f -> touched.add(f.partition()));
-        boolean preserving = !add.isEmpty() && !remove.isEmpty() && dataPreserving(add, remove);
+        // a repair removes more entries than it adds: not data-preserving for the table
+        boolean preserving =
+                !repair && !add.isEmpty() && !remove.isEmpty() && dataPreserving(add, remove);
         String op =
-                add.isEmpty()
-                        ? "retention"
-                        : remove.isEmpty()
-                                ? (backfill ? "backfill" : "append")
-                                : preserving ? "replace" : "rewrite";
+                repair
+                        ? "repair"
+                        : add.isEmpty()
+                                ? "retention"
+                                : remove.isEmpty()
+                                        ? (backfill ? "backfill" : "append")
+                                        : preserving ? "replace" : "rewrite";
         String token = UUID.randomUUID().toString();
         Long base = mirrorSnapshot;
         SnapshotUpdate<?> update;
@@ -366,7 +430,7 @@ final class TopicRegistrar {
                     Expressions.in(TableSchemas.PARTITION_COLUMN, touched.toArray()));
             ow.validateNoConflictingData();
             ow.validateNoConflictingDeletes();
-            remove.forEach(f -> ow.deleteFile(f.file()));
+            remove.forEach(f -> ow.deleteFile(toDelete(table, f)));
             files.forEach(ow::addFile);
             update = ow;
         }
@@ -406,6 +470,20 @@ final class TopicRegistrar {
         lastCommitMs = ctx.setup().time().milliseconds();
         LOG.debug("table {}: {} +{} -{} files", id, op, files.size(), remove.size());
         return Outcome.DONE;
+    }
+
+    /**
+     * The entry to delete for {@code f}: a file found more than once is deleted by a copy without
+     * its manifest location, so every manifest holding the path is filtered, not only the one the
+     * scan read it from.
+     */
+    private DataFile toDelete(Table table, LiveFile f) {
+        if (!duplicates.contains(f.key())) {
+            return f.file();
+        }
+        return org.apache.iceberg.DataFiles.builder(table.specs().get(f.file().specId()))
+                .copy(f.file())
+                .build();
     }
 
     /** The snapshot with our token among those after {@code base}, or null. */

@@ -151,6 +151,8 @@ class IcebergTopicTablesTest {
         assertExactlyCatalog(t, "events", 2);
         assertThat(tables.pinned(o.key())).isTrue();
         assertThat(tables.pinned("events/0/" + "x")).isFalse();
+        // an object of a topic the catalog does not know (deleted): an orphan, not pinned
+        assertThat(tables.pinned(o.key().replace("events/", "gone/"))).isFalse();
     }
 
     @ParameterizedTest
@@ -283,6 +285,71 @@ class IcebergTopicTablesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"jdbc", "rest"})
+    void aForeignSchemaChangeWithoutASnapshotIsDriftAndPausesRegistration(String kind)
+            throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 1, Map.of());
+        fx.append("events", 0, 4);
+        IcebergTopicTables tables = open();
+        tables.sync("events");
+        Table t = table("events");
+        assertThat(t.properties())
+                .containsEntry("tierlog.schema.id", Integer.toString(t.schema().schemaId()));
+        long before = t.currentSnapshot().snapshotId();
+        // what Spark's ALTER TABLE ADD COLUMN does: a metadata-only commit, fresh field ids
+        t.updateSchema()
+                .addColumn("note", org.apache.iceberg.types.Types.StringType.get())
+                .commit();
+        fx.append("events", 0, 4);
+        assertThatThrownBy(() -> tables.sync("events"))
+                .isInstanceOf(TableException.class)
+                .hasMessageContaining("drift")
+                .hasMessageContaining("schema");
+        assertThat(tables.state("events").orElseThrow().drift()).isPresent();
+        assertThat(tables.audit("events").drift()).isPresent();
+        t.refresh();
+        assertThat(t.currentSnapshot().snapshotId()).isEqualTo(before); // nothing registered
+
+        // a fresh registrar (a restart) sees it too
+        IcebergTopicTables restarted = open();
+        assertThatThrownBy(() -> restarted.sync("events")).hasMessageContaining("drift");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void aFileRegisteredTwiceIsRepairedByTheNextRoundToOneEntry(String kind) throws Exception {
+        fixture(kind);
+        fx.catalog.createTopic("events", 2, Map.of());
+        ColdObject o = fx.append("events", 0, 4);
+        fx.append("events", 1, 3);
+        IcebergTopicTables tables = open();
+        tables.sync("events");
+        Table t = table("events");
+        DataFile again = null;
+        for (var task : t.newScan().planFiles()) {
+            if (task.file().location().endsWith(o.key())) {
+                again = DataFiles.builder(t.spec()).copy(task.file()).build();
+            }
+        }
+        // what an older registrar's duplicate append left behind: a tierlog snapshot, no drift
+        t.newFastAppend()
+                .appendFile(again)
+                .set("tierlog.writer", fx.catalog.id().toString())
+                .commit();
+        assertThat(tables.audit("events").duplicates()).containsExactly(o.key());
+        fx.append("events", 1, 2);
+
+        SyncResult r = tables.sync("events");
+        assertThat(r.committed()).isTrue();
+        assertThat(tables.audit("events")).matches(TableAudit::clean, "clean");
+        assertExactlyCatalog(t, "events", 2);
+        assertThat(t.currentSnapshot().summary()).containsEntry("tierlog.op", "repair");
+        assertThat(tables.state("events").orElseThrow().drift()).isEmpty();
+        assertThat(tables.sync("events").committed()).isFalse(); // converged
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
     void aBackfillOfExistingObjectsCommitsInBatches(String kind) throws Exception {
         fixture(kind);
         fx.catalog.createTopic("events", 2, Map.of());
@@ -344,6 +411,37 @@ class IcebergTopicTablesTest {
         assertThat(renamed.properties()).containsEntry("tierlog.owner", "released");
         assertThat(livePaths(renamed)).hasSize(1);
         assertThat(tables.pinned(o.key())).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc", "rest"})
+    void aReleasedTablesFilesStayPinnedAfterARestartWhileADroppedTopicsOrphansDoNot(String kind)
+            throws Exception {
+        fixture(kind);
+        fx.topicSettings.put("iceberg.drop.table.on.topic.delete", "false");
+        var rec = fx.catalog.createTopic("events", 1, Map.of());
+        ColdObject kept = fx.append("events", 0, 4);
+        ColdObject kept2 = fx.append("events", 0, 3);
+        try (IcebergTopicTables writer = fx.open()) {
+            writer.sync("events");
+            writer.dropTable("events", rec.id());
+        }
+        fx.catalog.deleteTopic("events");
+        ColdObject orphan = fx.write("gone", 0, 0, 2); // a topic unknown to both catalogs
+        try (IcebergTopicTables restarted = fx.open()) {
+            assertThat(restarted.pinned(kept.key())).isTrue();
+            assertThat(restarted.pinned(kept2.key())).isTrue();
+            assertThat(restarted.pinned(orphan.key())).isFalse();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void untilTheReleasedTablesAreListedObjectsOfUnknownTopicsStayPinned() throws Exception {
+        fixture("rest");
+        ColdObject orphan = fx.write("gone", 0, 0, 2); // maybe a released table's file
+        fx.rest.close(); // the listing cannot succeed
+        IcebergTopicTables tables = open();
+        assertThat(tables.pinned(orphan.key())).isTrue();
     }
 
     @ParameterizedTest

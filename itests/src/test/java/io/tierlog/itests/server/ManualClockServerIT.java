@@ -62,6 +62,9 @@ class ManualClockServerIT {
         s.put("num.network.threads", "2");
         s.put("num.partitions", "1");
         s.put("segment.ms", Long.toString(SEGMENT_MS));
+        // the topic is an Iceberg table (the default): a target of twice segment.ms leaves the
+        // roll at segment.ms (min(segment.ms, target/2)), by the test's clock like every roll
+        s.put("iceberg.freshness.target.ms", Long.toString(2 * SEGMENT_MS));
         s.put("local.retention.ms", "60000");
         s.put("retention.ms", "-1");
         s.put("offload.interval.ms", "100");
