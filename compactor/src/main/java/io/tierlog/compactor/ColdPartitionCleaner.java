@@ -7,7 +7,6 @@ import io.tierlog.catalog.CommitFailedException;
 import io.tierlog.catalog.CommitResult;
 import io.tierlog.catalog.CommitStateUnknownException;
 import io.tierlog.catalog.PartitionState;
-import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectKeys;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -161,7 +160,7 @@ final class ColdPartitionCleaner {
         long now = env.time().milliseconds();
         ColdRunRewriter rewriter =
                 new ColdRunRewriter(
-                        env.store(), env.coldOptions(), env.typed().get(), this::throttle);
+                        env.store(), env.coldOptions(), env.typed().get(), env::throttle);
         ColdKeyMap map = new ColdKeyMap(dedupeBytes);
         long end = plan.state().coldCleanedOffset() - 1;
         long read = 0;
@@ -216,7 +215,7 @@ final class ColdPartitionCleaner {
                 }
                 long at = env.time().milliseconds();
                 ColdObject replacement = replacement(run, r, file, at);
-                upload(replacement.key(), file, replacement.sizeInBytes());
+                env.uploadVerified(replacement.key(), file, replacement.sizeInBytes());
                 commit(
                         run,
                         replacement,
@@ -301,39 +300,6 @@ final class ColdPartitionCleaner {
                 Files.size(file),
                 key,
                 Instant.ofEpochMilli(at));
-    }
-
-    private void throttle(long bytes) {
-        env.rateLimiter()
-                .ifPresent(
-                        l -> {
-                            try {
-                                l.acquire(bytes);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        });
-    }
-
-    private void upload(String key, Path file, long size) throws Exception {
-        env.retrier()
-                .run(
-                        "upload of " + key,
-                        () -> {
-                            env.store().put(key, file);
-                            ObjectInfo info = env.store().head(key);
-                            if (info.size() != size) {
-                                throw new IOException(
-                                        "verification of "
-                                                + key
-                                                + " failed: stored size "
-                                                + info.size()
-                                                + " != local size "
-                                                + size);
-                            }
-                            return null;
-                        },
-                        Retrier::io);
     }
 
     private void commit(List<ColdObject> run, ColdObject obj, long cleanedOffset, long at)

@@ -76,7 +76,44 @@ final class PartitionOffloader {
             Time time,
             OffloadListener listener,
             java.util.function.Supplier<io.tierlog.catalog.CatalogGuard> guard,
-            java.util.function.Supplier<TypedColumnsSource> typed) {}
+            java.util.function.Supplier<TypedColumnsSource> typed) {
+
+        /** Waits for the upload rate limiter's leave to write {@code bytes} (if there is one). */
+        void throttle(long bytes) {
+            rateLimiter.ifPresent(
+                    l -> {
+                        try {
+                            l.acquire(bytes);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+        }
+
+        /**
+         * Uploads {@code file} as {@code key} with retries, each attempt verified by the stored
+         * size (a replacement object of a compaction or merge).
+         */
+        void uploadVerified(String key, java.nio.file.Path file, long size) throws Exception {
+            retrier.run(
+                    "upload of " + key,
+                    () -> {
+                        store.put(key, file);
+                        io.tierlog.cold.ObjectInfo info = store.head(key);
+                        if (info.size() != size) {
+                            throw new java.io.IOException(
+                                    "verification of "
+                                            + key
+                                            + " failed: stored size "
+                                            + info.size()
+                                            + " != local size "
+                                            + size);
+                        }
+                        return null;
+                    },
+                    Retrier::io);
+        }
+    }
 
     /** What one partition pass did. */
     record Outcome(long objects, long records, long sourceBytes, long objectBytes) {

@@ -8,7 +8,6 @@ import io.tierlog.catalog.CommitFailedException;
 import io.tierlog.catalog.CommitResult;
 import io.tierlog.catalog.CommitStateUnknownException;
 import io.tierlog.catalog.PartitionState;
-import io.tierlog.cold.ObjectInfo;
 import io.tierlog.cold.ObjectKeys;
 import io.tierlog.cold.WrittenObject;
 import java.io.IOException;
@@ -116,7 +115,7 @@ final class SmallObjectMerger {
         long cleaned = env.catalog().partitionState(tp.topic(), tp.partition()).coldCleanedOffset();
         ColdRunRewriter rewriter =
                 new ColdRunRewriter(
-                        env.store(), env.coldOptions(), env.typed().get(), this::throttle);
+                        env.store(), env.coldOptions(), env.typed().get(), env::throttle);
         int merged = 0;
         int replaced = 0;
         for (List<ColdObject> run : runs) {
@@ -136,7 +135,7 @@ final class SmallObjectMerger {
                 }
                 long at = env.time().milliseconds();
                 ColdObject replacement = replacement(run, w, file, at);
-                upload(replacement.key(), file, replacement.sizeInBytes());
+                env.uploadVerified(replacement.key(), file, replacement.sizeInBytes());
                 CommitResult result;
                 try {
                     result = commit(run, replacement, at);
@@ -197,39 +196,6 @@ final class SmallObjectMerger {
                 Files.size(file),
                 key,
                 Instant.ofEpochMilli(at));
-    }
-
-    private void throttle(long bytes) {
-        env.rateLimiter()
-                .ifPresent(
-                        l -> {
-                            try {
-                                l.acquire(bytes);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        });
-    }
-
-    private void upload(String key, Path file, long size) throws Exception {
-        env.retrier()
-                .run(
-                        "upload of " + key,
-                        () -> {
-                            env.store().put(key, file);
-                            ObjectInfo info = env.store().head(key);
-                            if (info.size() != size) {
-                                throw new IOException(
-                                        "verification of "
-                                                + key
-                                                + " failed: stored size "
-                                                + info.size()
-                                                + " != local size "
-                                                + size);
-                            }
-                            return null;
-                        },
-                        Retrier::io);
     }
 
     /**
