@@ -56,6 +56,14 @@ final class FreshnessTracker implements AppendListener, RegistrationListener {
     private final RestartFallback restartFallback;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
 
+    /**
+     * Whether each topic is a table, as last asked (at most once a second: an append must not build
+     * the topic's effective config each time).
+     */
+    private final Map<String, long[]> tableTopics = new ConcurrentHashMap<>();
+
+    private static final long ENABLED_RECHECK_MS = 1000;
+
     /** The append time of an offset this process has no sample of (appended before it started). */
     @FunctionalInterface
     interface RestartFallback {
@@ -249,10 +257,10 @@ final class FreshnessTracker implements AppendListener, RegistrationListener {
     @Override
     public void onAppend(TopicPartition tp, long highWatermark) {
         try {
-            if (!topics.enabled(tp.topic())) {
+            long now = time.milliseconds();
+            if (!isTable(tp.topic(), now)) {
                 return;
             }
-            long now = time.milliseconds();
             Partition p = partition(tp);
             p.appended(highWatermark, now);
         } catch (RuntimeException e) {
@@ -307,6 +315,16 @@ final class FreshnessTracker implements AppendListener, RegistrationListener {
                                     .forEach(registry::remove);
                             return true;
                         });
+    }
+
+    /** {@code topics.enabled(topic)}, asked again once {@link #ENABLED_RECHECK_MS} passed. */
+    private boolean isTable(String topic, long now) {
+        long[] e = tableTopics.get(topic);
+        if (e == null || now - e[1] >= ENABLED_RECHECK_MS || now < e[1]) {
+            e = new long[] {topics.enabled(topic) ? 1 : 0, now};
+            tableTopics.put(topic, e);
+        }
+        return e[0] == 1;
     }
 
     private Partition partition(TopicPartition tp) {

@@ -286,14 +286,9 @@ final class IcebergTopicTables implements TopicTables, Registrars {
             TopicRegistrar reg = registrars.get(topic);
             return reg == null ? Optional.empty() : Optional.of(reg.state());
         }
+        // in memory only: the append path asks it (freshness), and must never wait on a catalog
         TopicRegistrar reg = registrars.get(topic);
-        if (reg != null) {
-            return Optional.of(reg.state());
-        }
-        if (!enabled(topic) || setup.catalog().topic(topic).isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(registrar(topic).state());
+        return reg == null ? Optional.empty() : Optional.of(reg.state());
     }
 
     @Override

@@ -77,7 +77,10 @@ public interface TopicTables extends AutoCloseable {
      */
     List<SyncResult> syncAll();
 
-    /** The topic's table as of its last round; empty for a topic that is not a table. */
+    /**
+     * The topic's table as of its last round; empty for a topic that is not a table, or whose table
+     * no round has read yet. In memory: never waits on a catalog (the append path asks it).
+     */
     Optional<TableState> state(String topic);
 
     /**
